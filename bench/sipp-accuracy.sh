@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Accuracy of admission and pacing seen from the carrier, with real SIP traffic (SIPp), loopback only.
+#
+# (a) limit: a peer limited to {window = 1s, max = 100} offered 2 x RATE_A calls/s (default 2 x 150) for
+#     SECONDS_A s (default 30) through TWO gateway instances (redis.mode = standalone, one redis-server started
+#     here on a free port), one SIPp caller per gateway, to a SIPp carrier without pacing. At the carrier:
+#     the most INVITEs in any rolling 1 s (must be <= 100), and admitted calls against the strict maximum
+#     100 x (floor(offered seconds) + 1) (printed) and against the greedy optimum on the actual offer times
+#     (must be >= 97%). Also, from dumps of the peer's sliding log in Redis, the same window check on the
+#     limiter's own clock (Redis TIME at admission) and the delay admission -> arrival at the carrier.
+# (b) pacing: a carrier at cps = 50 (burst 1, max-wait 10s) offered RATE_B calls/s (default 150) for
+#     SECONDS_B s (default 20) through one gateway (embedded Redis): the gaps between consecutive INVITE
+#     arrivals at the carrier, share >= 19 ms (target 99%).
+# INVITE arrival times are the carrier's: bench/sipp/uas.xml logs [timestamp] (microseconds) per INVITE.
+# Analysis: bench/sipp_analyze.py (window, gaps).
+#
+# Each part first warms its fresh gateway(s) up for WARMUP_S s (default 5) with a separate carrier log.
+#
+#   bench/sipp-accuracy.sh             # both parts, ~2 minutes
+#   PART=a bench/sipp-accuracy.sh      # or PART=b
+#   KEEP=1 ...                         # keep the work directory (SIPp logs with every timestamp)
+# Output also in target/bench-sipp-accuracy.txt. Exit status 1 when a check fails.
+set -euo pipefail
+source "$(dirname "$0")/sipp/lib.sh"
+
+PART=${PART:-ab}
+RATE_A=${RATE_A:-150}; SECONDS_A=${SECONDS_A:-30}; LIMIT_A=${LIMIT_A:-100}
+RATE_B=${RATE_B:-150}; SECONDS_B=${SECONDS_B:-20}; CPS_B=${CPS_B:-50}
+MIN_GAP_MS=${MIN_GAP_MS:-19}
+WARMUP_S=${WARMUP_S:-5}          # warm-up of each fresh gateway (JIT) before the measured run
+
+sipp_init trunkgate-sipp-accuracy
+[ -n "${KEEP:-}" ] || trap 'sipp_cleanup; rm -rf "$WORK"' EXIT
+OUT=$REPO_DIR/target/bench-sipp-accuracy.txt
+mkdir -p "$REPO_DIR/target"
+exec > >(tee "$OUT") 2>&1
+echo "# $(machine_line) work=$WORK"
+ANALYZE="python3 $REPO_DIR/bench/sipp_analyze.py"
+status=0
+
+# uac NAME GW_PORT RATE SECONDS: one SIPp caller (uac-503.xml) in the background; sets UAC_PID_<NAME>.
+uac() {
+  local name=$1 port=$2 rate=$3 secs=$4
+  (cd "$WORK" && exec timeout "$((secs + 60))" sipp -sf "$SIPP_DIR/uac-503.xml" -i 127.0.0.1 \
+      -p "$(free_sip_port 127.0.0.1)" "127.0.0.1:$port" -s 4420555 -r "$rate" -m "$((rate * secs))" -l 20000 \
+      -d 0 -nostdin -buff_size 4194304 -timeout "$((secs + 45))s" -timeout_error \
+      -trace_logs -log_file "${name}_offers.log" -trace_err -error_file "${name}_errors.log" \
+      -trace_stat -stf "${name}_stat.csv" -fd 1 -trace_screen -screen_file "${name}_screen.log" \
+      >"$WORK/$name.out" 2>&1) &
+  PIDS+=("$!")
+  printf -v "UAC_PID_$name" '%s' "$!"
+}
+
+# wait_uac NAME: waits for the caller; prints its counters; returns its exit code.
+wait_uac() {
+  local pidvar="UAC_PID_$1" rc=0
+  wait "${!pidvar}" || rc=$?
+  echo "  caller $1: sipp exit $rc; $($ANALYZE stat "$WORK/$1_stat.csv" 2>&1 || true);" \
+    "503 received: $(grep -c '^REJECT' "$WORK/$1_offers.log" 2>/dev/null || echo 0)"
+  return "$rc"
+}
+
+if [[ $PART == *a* ]]; then
+  echo "## (a) peer limit {1s, $LIMIT_A}: 2 gateways x $RATE_A calls/s for $SECONDS_A s, one standalone Redis"
+  echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  start_redis
+  UAS_PORT=$(free_sip_port 127.0.0.2)
+  GW1=$(free_sip_port 127.0.0.1); GW2=$(free_sip_port 127.0.0.1)
+  [ "$GW1" != "$GW2" ] || GW2=$(free_sip_port 127.0.0.1)
+  for i in 1 2; do
+    port_var="GW$i"
+    start_gateway "gwa$i" "$SIPP_DIR/conf-limit/gateway.conf" TG_SIP_PORT="${!port_var}" \
+      TG_ADMIN_PORT="$(free_port 127.0.0.1)" TG_INSTANCE_ID="sipp-a$i" \
+      TG_REDIS="redis://127.0.0.1:$REDIS_PORT" TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp"
+  done
+  if [ "$LIMIT_A" != 100 ]; then echo "note: conf-limit/peers/sipp-caller.conf says max = 100"; fi
+  # Warm-up (JIT) of both gateways, with its own carrier log; then 2 s so the peer's window is empty again.
+  sipp_uas uasw 127.0.0.2 "$UAS_PORT" -timeout 60s
+  uac warma1 "$GW1" "$RATE_A" "$WARMUP_S"; uac warma2 "$GW2" "$RATE_A" "$WARMUP_S"
+  wait_uac warma1 >/dev/null || true; wait_uac warma2 >/dev/null || true
+  sleep 1; stop_uas uasw 0; sleep 1
+  echo "  warm-up: $WARMUP_S s at 2 x $RATE_A calls/s done"
+  sipp_uas uasa 127.0.0.2 "$UAS_PORT" -timeout "$((SECONDS_A + 90))s"
+  # The limiter's own clock: every admitted call is a member of the peer's 1 s sliding log, scored with the
+  # Redis TIME (microseconds) of its admission, and stays there >= 1 s; a dump every 0.25 s sees them all.
+  ZKEY="tgbench:{p:sipp-caller}:peer:sipp-caller:1000"   # key-prefix : {p:peer} : peer : id : window ms
+  if [ -z "${NO_ZDUMP:-}" ] && command -v redis-cli >/dev/null 2>&1; then
+    ( end=$((SECONDS + SECONDS_A + 60))
+      while [ $SECONDS -lt $end ]; do
+        redis-cli -p "$REDIS_PORT" zrange "$ZKEY" 0 -1 withscores; sleep 0.25
+      done ) >"$WORK/zset.log" 2>&1 &
+    PIDS+=("$!")
+  fi
+  uac uaca1 "$GW1" "$RATE_A" "$SECONDS_A"
+  uac uaca2 "$GW2" "$RATE_A" "$SECONDS_A"
+  wait_uac uaca1 || status=1
+  wait_uac uaca2 || status=1
+  sleep 1.5
+  stop_uas uasa 0
+  stop_gateway gwa1 || status=1
+  stop_gateway gwa2 || status=1
+  echo "  carrier: $($ANALYZE stat "$WORK/uasa_stat.csv" 2>&1 || true)"
+  echo "  gateways: admitted (final=200) $(cat "$WORK"/gwa*.log | grep -c 'admission=admitted.*final=200' || true)," \
+    "refused by the limit $(cat "$WORK"/gwa*.log | grep -c 'admission=rejected' || true)"
+  $ANALYZE window "$WORK/uasa_invites.log" --window 1 --max "$LIMIT_A" --min-optimum-ratio 0.97 \
+    --offered "$WORK/uaca1_offers.log" "$WORK/uaca2_offers.log" | sed 's/^/  /' || status=1
+  if [ -s "$WORK/zset.log" ]; then
+    $ANALYZE admissions "$WORK/zset.log" "$WORK/uasa_invites.log" --window 1 --max "$LIMIT_A" \
+      --offered "$WORK/uaca1_offers.log" "$WORK/uaca2_offers.log" | sed 's/^/  /' || status=1
+  fi
+  echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  sipp_cleanup   # the redis-server of part (a), the dump loop
+fi
+
+if [[ $PART == *b* ]]; then
+  echo "## (b) carrier pacing cps=$CPS_B (burst 1, max-wait 10s): $RATE_B calls/s offered for $SECONDS_B s, one gateway"
+  echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  UAS_PORT=$(free_sip_port 127.0.0.2)
+  GWB=$(free_sip_port 127.0.0.1)
+  start_gateway gwb "$SIPP_DIR/conf-pace/gateway.conf" TG_SIP_PORT="$GWB" \
+    TG_ADMIN_PORT="$(free_port 127.0.0.1)" TG_INSTANCE_ID="sipp-b" \
+    TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp"
+  if [ "$CPS_B" != 50 ]; then echo "note: conf-pace/carriers/sipp-uas.conf says cps = 50"; fi
+  # Warm-up below the carrier's rate (no backlog left behind), with its own carrier log.
+  sipp_uas uasw 127.0.0.2 "$UAS_PORT" -timeout 60s
+  uac warmb "$GWB" "$((CPS_B * 4 / 5))" "$WARMUP_S"
+  wait_uac warmb >/dev/null || true
+  sleep 1; stop_uas uasw 0; sleep 1
+  echo "  warm-up: $WARMUP_S s at $((CPS_B * 4 / 5)) calls/s done"
+  sipp_uas uasb 127.0.0.2 "$UAS_PORT" -timeout "$((SECONDS_B + 90))s"
+  uac uacb "$GWB" "$RATE_B" "$SECONDS_B"
+  wait_uac uacb || status=1
+  sleep 1.5
+  stop_uas uasb 0
+  stop_gateway gwb || status=1
+  echo "  carrier: $($ANALYZE stat "$WORK/uasb_stat.csv" 2>&1 || true)"
+  echo "  gateway: forwarded and answered $(grep -c 'final=200' "$WORK/gwb.log" || true)," \
+    "503 no slot within max-wait $(grep -c 'final=503' "$WORK/gwb.log" || true)," \
+    "held ms max $(grep -o 'held=[0-9]*' "$WORK/gwb.log" | cut -d= -f2 | sort -n | tail -1)"
+  $ANALYZE gaps "$WORK/uasb_invites.log" --min-ms "$MIN_GAP_MS" --target 0.99 | sed 's/^/  /' || status=1
+  echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+echo "# exit status $status"
+exit "$status"

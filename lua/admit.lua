@@ -1,0 +1,123 @@
+-- admit.lua: admit one call against every limit of every scope at once, or refuse it without
+-- recording anything, so that only admitted calls use capacity. Redis TIME is the clock.
+--
+-- KEYS: for each scope in order, its block key, then one key per limit of that scope.
+--       All keys of one call share one hash tag (Redis Cluster).
+-- ARGV: member, weight, scope count, then for each scope: its limit count n, then n triples
+--       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length).
+-- Reply: {admitted 1|0, retry_after_ms, scope (1-based, 0 = none), limit (1-based, 0 = none),
+--         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"}
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local member = ARGV[1]
+local weight = tonumber(ARGV[2])
+
+local function id(n) return string.format('%d', n) end
+
+local blocks, limits = {}, {}
+local a, k = 4, 1
+for s = 1, tonumber(ARGV[3]) do
+  blocks[s] = KEYS[k]; k = k + 1
+  local n = tonumber(ARGV[a]); a = a + 1
+  for l = 1, n do
+    limits[#limits + 1] = { scope = s, index = l, key = KEYS[k], window_ms = tonumber(ARGV[a]),
+      window = tonumber(ARGV[a]) * 1000, max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000 }
+    k = k + 1; a = a + 3
+  end
+end
+
+for s, key in ipairs(blocks) do
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked' } end
+end
+
+-- Exact window: a call admitted at time x counts while x >= now - window.
+local function exact_count(l)
+  redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. id(now - l.window))
+  return redis.call('ZCARD', l.key)
+end
+
+-- The excess-th oldest call leaves the window one microsecond after its time + window.
+local function exact_retry(l, excess)
+  local e = redis.call('ZRANGE', l.key, excess - 1, excess - 1, 'WITHSCORES')
+  return tonumber(e[2]) + l.window + 1 - now
+end
+
+-- Sub-bucket window: a hash of bucket id -> count, plus 'n' (sum) and 'o' (oldest bucket kept).
+-- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing.
+local function bucketed_count(l)
+  local oldest = tonumber(redis.call('HGET', l.key, 'o'))
+  if not oldest then return 0 end
+  local first = math.floor((now - l.window) / l.precision)
+  if first - oldest > l.window / l.precision + 1 then
+    redis.call('DEL', l.key)
+    return 0
+  end
+  local n = tonumber(redis.call('HGET', l.key, 'n'))
+  if oldest < first then
+    for b = oldest, first - 1 do
+      local c = redis.call('HGET', l.key, id(b))
+      if c then n = n - tonumber(c); redis.call('HDEL', l.key, id(b)) end
+    end
+    redis.call('HSET', l.key, 'o', id(first), 'n', n)
+  end
+  return n
+end
+
+-- Walk buckets from the oldest until enough capacity leaves; bucket b leaves at (b + 1) * precision + window.
+local function bucketed_retry(l, excess)
+  local h = redis.call('HGETALL', l.key)
+  local counts = {}
+  for i = 1, #h, 2 do counts[h[i]] = tonumber(h[i + 1]) end
+  local freed = 0
+  for b = tonumber(counts['o']), math.floor(now / l.precision) do
+    freed = freed + (counts[id(b)] or 0)
+    if freed >= excess then return (b + 1) * l.precision + l.window - now end
+  end
+  return l.window
+end
+
+local remaining = nil
+local refused, refused_retry = nil, 0
+for _, l in ipairs(limits) do
+  if l.precision == 0 then l.count = exact_count(l) else l.count = bucketed_count(l) end
+  if weight > l.max then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy' } end
+  local left = l.max - l.count - weight
+  if left < 0 then
+    local retry
+    if l.precision == 0 then retry = exact_retry(l, -left) else retry = bucketed_retry(l, -left) end
+    if retry > refused_retry then refused, refused_retry = l, retry end
+  elseif remaining == nil or left < remaining then
+    remaining = left
+  end
+end
+
+-- A retransmission or failover attempt of an admitted call (same member) counts once.
+for _, l in ipairs(limits) do
+  if l.precision == 0 then
+    if redis.call('ZSCORE', l.key, member) then
+      return { 1, 0, 0, 0, math.max(remaining or 0, 0), now, 'duplicate' }
+    end
+    break
+  end
+end
+
+if refused then
+  return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit' }
+end
+
+for _, l in ipairs(limits) do
+  if l.precision == 0 then
+    redis.call('ZADD', l.key, now, member)
+    for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
+    redis.call('PEXPIRE', l.key, l.window_ms + 1)
+  else
+    local b = id(math.floor(now / l.precision))
+    redis.call('HINCRBY', l.key, b, weight)
+    redis.call('HINCRBY', l.key, 'n', weight)
+    redis.call('HSETNX', l.key, 'o', b)
+    redis.call('PEXPIRE', l.key, l.window_ms + l.precision / 1000)
+  end
+end
+return { 1, 0, 0, 0, remaining or -1, now, 'ok' }

@@ -1,0 +1,278 @@
+package io.trunkgate.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.ConfigError;
+import io.trunkgate.config.PeerConfig;
+import io.trunkgate.gateway.ActiveConfig;
+import io.trunkgate.gateway.ConfigReloader;
+import io.trunkgate.limit.BlockRegistry;
+import io.trunkgate.limit.Limit;
+import io.trunkgate.limit.internal.WindowUsageReader;
+import io.trunkgate.limit.internal.WindowUsageReader.LimitUsage;
+import io.trunkgate.metrics.GatewayMetrics;
+import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.internal.RedisSlotReserver;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.redisson.api.RedissonClient;
+
+/** The admin endpoints: what each one reads or changes, and the JSON it answers with. */
+public final class AdminApi {
+
+    /** Calls listed per exact window by GET /api/peers/{id}. */
+    static final int LISTED_CALLS = 100;
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)");
+    private static final String STATUS_PAGE = resource("/admin/status.html");
+
+    record RedisHealth(boolean reachable, double latencyMs, String error) {
+    }
+
+    /** A configuration error: the file as the loader names it, the line (0 = unknown), the key, the problem. */
+    record ErrorView(String file, int line, String key, String message) {
+        static List<ErrorView> of(List<ConfigError> errors) {
+            return errors.isEmpty() ? null : errors.stream()
+                    .map(e -> new ErrorView(e.file().toString(), e.line(), e.key(), e.message())).toList();
+        }
+    }
+
+    record ReloadReport(String at, String trigger, boolean applied, long generation, List<ErrorView> errors) {
+        static ReloadReport of(ConfigReloader.Attempt attempt) {
+            return new ReloadReport(attempt.at().toString(), attempt.trigger(), attempt.applied(),
+                    attempt.generation(), ErrorView.of(attempt.errors()));
+        }
+    }
+
+    record ConfigHealth(long generation, String source, ReloadReport lastReload) {
+    }
+
+    record Health(String status, boolean live, boolean ready, String instance, RedisHealth redis,
+                  ConfigHealth config, int invitesInFlight) {
+    }
+
+    record CallView(String member, String admittedAt, double ageMs) {
+    }
+
+    record LimitView(String scope, long windowMs, long max, Long precisionMs, long used, long remaining, double cps,
+                     List<CallView> calls) {
+    }
+
+    record PeerView(String id, String group, Long blockedForMs, List<LimitView> limits) {
+    }
+
+    record CarrierView(String id, double cps, int burst, long maxWaitMs, double waitMs, int held) {
+    }
+
+    record BlockView(String peer, boolean blocked, Long remainingMs, Boolean lifted) {
+    }
+
+    record ReloadResult(boolean applied, long generation, String error, List<ErrorView> errors) {
+    }
+
+    private final Supplier<ActiveConfig> config;
+    private final Supplier<Integer> invitesInFlight;
+    private final RedissonClient redis;
+    private final BlockRegistry blocks;
+    private final WindowUsageReader usage;
+    private final CarrierPacer pacer;
+    private final RedisSlotReserver slots;
+    private final GatewayMetrics metrics;
+    private final ConfigReloader reloader;
+
+    public AdminApi(Supplier<ActiveConfig> config, Supplier<Integer> invitesInFlight, RedissonClient redis,
+                    BlockRegistry blocks, WindowUsageReader usage, CarrierPacer pacer, RedisSlotReserver slots,
+                    GatewayMetrics metrics, ConfigReloader reloader) {
+        this.config = config;
+        this.invitesInFlight = invitesInFlight;
+        this.redis = redis;
+        this.blocks = blocks;
+        this.usage = usage;
+        this.pacer = pacer;
+        this.slots = slots;
+        this.metrics = metrics;
+        this.reloader = reloader;
+    }
+
+    CompletionStage<Reply> statusPage() {
+        return CompletableFuture.completedFuture(Reply.text("text/html; charset=utf-8", STATUS_PAGE));
+    }
+
+    CompletionStage<Reply> metrics() {
+        return CompletableFuture.completedFuture(Reply.text(GatewayMetrics.contentType(), metrics.scrape()));
+    }
+
+    /** 200 when ready (Redis answers), else 503; "degraded" while the last reload was refused. */
+    CompletionStage<Reply> health() {
+        ActiveConfig active = config.get();
+        long start = System.nanoTime();
+        return redis.getBucket(active.config().redis().keyPrefix() + ":health").isExistsAsync()
+                .handle((exists, error) -> new RedisHealth(error == null, (System.nanoTime() - start) / 1e6,
+                        error == null ? null : rootMessage(error)))
+                .thenApply(redisHealth -> {
+                    ReloadReport last = reloader.lastAttempt().map(ReloadReport::of).orElse(null);
+                    boolean reloadRefused = last != null && !last.applied();
+                    String status = !redisHealth.reachable() ? "unready" : reloadRefused ? "degraded" : "ok";
+                    Health health = new Health(status, true, redisHealth.reachable(), active.config().instanceId(),
+                            redisHealth, new ConfigHealth(active.generation(), active.config().source().toString(), last),
+                            invitesInFlight.get());
+                    return Reply.json(redisHealth.reachable() ? HttpResponseStatus.OK
+                            : HttpResponseStatus.SERVICE_UNAVAILABLE, health);
+                });
+    }
+
+    CompletionStage<Reply> peers() {
+        ActiveConfig active = config.get();
+        List<CompletableFuture<PeerView>> views = active.config().peers().values().stream()
+                .sorted(Comparator.comparing(PeerConfig::id))
+                .map(peer -> peerView(active, peer, 0).toCompletableFuture()).toList();
+        return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
+                .thenApply(done -> Reply.ok(Map.of("peers", views.stream().map(CompletableFuture::join).toList())));
+    }
+
+    CompletionStage<Reply> peer(AdminRouter.Request request) {
+        ActiveConfig active = config.get();
+        return peerView(active, knownPeer(active, request.pathParameter()), LISTED_CALLS).thenApply(Reply::ok);
+    }
+
+    CompletionStage<Reply> carriers() {
+        ActiveConfig active = config.get();
+        List<CompletableFuture<CarrierView>> views = active.config().carriers().values().stream()
+                .sorted(Comparator.comparing(CarrierConfig::id))
+                .map(carrier -> slots.nextSlotWait(carrier).thenApply(wait -> new CarrierView(carrier.id(),
+                        carrier.cps(), carrier.burst(), carrier.maxWait().toMillis(), wait.toNanos() / 1e6,
+                        pacer.heldCount(carrier.id()))).toCompletableFuture())
+                .toList();
+        return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
+                .thenApply(done -> Reply.ok(Map.of("carriers", views.stream().map(CompletableFuture::join).toList())));
+    }
+
+    CompletionStage<Reply> block(AdminRouter.Request request) {
+        PeerConfig peer = knownPeer(config.get(), request.pathParameter());
+        return blocks.remaining(peer.id(), peer.group()).thenApply(left -> Reply.ok(new BlockView(peer.id(),
+                left.isPresent(), left.map(Duration::toMillis).orElse(null), null)));
+    }
+
+    /** Blocks the peer fleet-wide for {@code ?duration=} or a JSON body {@code {"duration": "10m"}}. */
+    CompletionStage<Reply> putBlock(AdminRouter.Request request) {
+        PeerConfig peer = knownPeer(config.get(), request.pathParameter());
+        Duration duration = parseDuration(Optional.ofNullable(request.queryValue("duration"))
+                .orElseGet(() -> bodyField(request.body(), "duration")));
+        return blocks.block(peer.id(), peer.group(), duration).thenCompose(done -> block(request));
+    }
+
+    CompletionStage<Reply> deleteBlock(AdminRouter.Request request) {
+        PeerConfig peer = knownPeer(config.get(), request.pathParameter());
+        return blocks.unblock(peer.id(), peer.group())
+                .thenApply(lifted -> Reply.ok(new BlockView(peer.id(), false, null, lifted)));
+    }
+
+    /** 200 when the configuration was applied; 422 with every error when it was refused (the old one runs on). */
+    CompletionStage<Reply> reload() {
+        return reloader.reload().thenApply(attempt -> attempt.applied()
+                ? Reply.ok(new ReloadResult(true, attempt.generation(), null, null))
+                : Reply.json(HttpResponseStatus.UNPROCESSABLE_ENTITY, new ReloadResult(false, attempt.generation(),
+                        "configuration refused; generation " + attempt.generation() + " keeps running",
+                        ErrorView.of(attempt.errors()))));
+    }
+
+    private CompletionStage<PeerView> peerView(ActiveConfig active, PeerConfig peer, int listCalls) {
+        CompletionStage<List<LimitUsage>> read = usage.read(active.peerScope(peer), active.groupScope(peer), listCalls);
+        CompletionStage<Optional<Duration>> blocked = blocks.remaining(peer.id(), peer.group());
+        return read.thenCombine(blocked, (limits, block) -> new PeerView(peer.id(), peer.group().orElse(null),
+                block.map(Duration::toMillis).orElse(null),
+                limits.stream().map(l -> limitView(l, listCalls > 0)).toList()));
+    }
+
+    private static LimitView limitView(LimitUsage usage, boolean withCalls) {
+        Limit limit = usage.limit();
+        List<CallView> calls = !withCalls || !limit.isExact() ? null : usage.calls().stream()
+                .map(c -> new CallView(c.member(), Instant.EPOCH.plusNanos(c.admittedMicros() * 1000).toString(),
+                        (usage.serverTimeMicros() - c.admittedMicros()) / 1000.0))
+                .toList();
+        double windowSeconds = limit.window().toNanos() / 1e9;
+        return new LimitView(usage.scope().toString(), limit.window().toMillis(), limit.max(),
+                limit.precision().map(Duration::toMillis).orElse(null), usage.used(),
+                Math.max(0, limit.max() - usage.used()), usage.used() / windowSeconds, calls);
+    }
+
+    private static PeerConfig knownPeer(ActiveConfig active, String id) {
+        PeerConfig peer = active.config().peers().get(id);
+        if (peer == null) {
+            throw new ApiException(HttpResponseStatus.NOT_FOUND, "no such peer: " + id);
+        }
+        return peer;
+    }
+
+    /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d}; at least 1 ms. */
+    static Duration parseDuration(String text) {
+        if (text == null || text.isBlank()) {
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST,
+                    "a duration is required: ?duration=10m or a JSON body {\"duration\": \"10m\"}");
+        }
+        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "bad duration \"" + text
+                    + "\" (use e.g. 500ms, 30s, 10m, 2h, 1d)");
+        }
+        double unitMillis = switch (m.group(2)) {
+            case "ms" -> 1;
+            case "s" -> 1_000;
+            case "m" -> 60_000;
+            case "h" -> 3_600_000;
+            default -> 86_400_000;
+        };
+        long millis = Math.round(Double.parseDouble(m.group(1)) * unitMillis);
+        if (millis < 1) {
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a block lasts at least 1ms: " + text);
+        }
+        return Duration.ofMillis(millis);
+    }
+
+    private static String bodyField(String body, String field) {
+        if (body == null || body.isBlank()) {
+            return null;
+        }
+        try {
+            JsonNode value = JsonReplyEncoder.MAPPER.readTree(body).get(field);
+            return value == null || !value.isTextual() ? null : value.asText();
+        } catch (JsonProcessingException e) {
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "the body is not valid JSON: "
+                    + e.getOriginalMessage());
+        }
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = AdminApi.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.trunkgate.admin;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin HTTP server on Netty: one event-loop thread, requests of at most 64 KiB. Each connection's
+ * pipeline: HTTP codec, aggregation into whole requests, {@link JsonReplyEncoder} for the answers,
+ * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
+ * {@link AdminApi}.
+ */
+public final class AdminServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+    private static final int MAX_REQUEST_BYTES = 64 * 1024;
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+
+    private AdminServer(EventLoopGroup group, Channel channel) {
+        this.group = group;
+        this.channel = channel;
+    }
+
+    /** Binds {@code host:port} (port 0: any free port) and serves {@code api}; the token is read per request. */
+    public static AdminServer start(String host, int port, AdminApi api, Supplier<Optional<String>> token)
+            throws Exception {
+        AdminRouter router = new AdminRouter()
+                .route(HttpMethod.GET, "/", request -> api.statusPage())
+                .route(HttpMethod.GET, "/health", request -> api.health())
+                .route(HttpMethod.GET, "/metrics", request -> api.metrics())
+                .route(HttpMethod.GET, "/api/peers", request -> api.peers())
+                .route(HttpMethod.GET, "/api/peers/([^/]+)", api::peer)
+                .route(HttpMethod.GET, "/api/carriers", request -> api.carriers())
+                .route(HttpMethod.GET, "/api/blocks/([^/]+)", api::block)
+                .route(HttpMethod.PUT, "/api/blocks/([^/]+)", api::putBlock)
+                .route(HttpMethod.DELETE, "/api/blocks/([^/]+)", api::deleteBlock)
+                .route(HttpMethod.POST, "/api/reload", request -> api.reload());
+        BearerAuth auth = new BearerAuth(token);
+        JsonReplyEncoder encoder = new JsonReplyEncoder();
+        EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
+        try {
+            Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                                    encoder, auth, router);
+                        }
+                    })
+                    .bind(host, port).sync().channel();
+            AdminServer server = new AdminServer(group, channel);
+            log.info("admin HTTP on http://{}:{}/", host, server.address().getPort());
+            return server;
+        } catch (Exception e) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

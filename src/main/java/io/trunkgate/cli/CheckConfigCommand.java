@@ -1,0 +1,34 @@
+package io.trunkgate.cli;
+
+import io.trunkgate.config.ConfigError;
+import io.trunkgate.config.ConfigException;
+import io.trunkgate.config.ConfigLoader;
+import io.trunkgate.config.GatewayConfig;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Validates gateway.conf and every peer, group, carrier and route file; prints each error with file, line and key. */
+@Command(name = "check-config", description = "Validate the configuration; exit 0 when valid, 1 otherwise.")
+final class CheckConfigCommand implements Callable<Integer> {
+
+    @Option(names = "--config", required = true, description = "path to gateway.conf")
+    Path config;
+
+    @Override
+    public Integer call() {
+        try {
+            GatewayConfig loaded = ConfigLoader.load(config);
+            System.out.printf("%s: OK (%d peers, %d groups, %d carriers, %d routes)%n", config,
+                    loaded.peers().size(), loaded.groups().size(), loaded.carriers().size(), loaded.routes().size());
+            return 0;
+        } catch (ConfigException e) {
+            for (ConfigError error : e.errors()) {
+                System.err.println(error);
+            }
+            System.err.printf("%s: %d error(s)%n", config, e.errors().size());
+            return 1;
+        }
+    }
+}

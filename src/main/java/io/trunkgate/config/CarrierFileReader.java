@@ -1,0 +1,79 @@
+package io.trunkgate.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** One file of the carriers directory. */
+final class CarrierFileReader {
+
+    private static final String TIMEOUT = "timeout";
+    private static final Duration ONE_MILLI = Duration.ofMillis(1);
+
+    private CarrierFileReader() {
+    }
+
+    static Optional<CarrierConfig> read(ConfigSection file, IdIndex carriers) {
+        Field idField = file.required("id");
+        Optional<String> id = idField.id();
+        id.ifPresent(value -> carriers.define(value, idField.at()));
+
+        Optional<SipUri> uri = file.required("uri").parsed(SipUri::parse);
+        Optional<Double> cps = file.required("cps").number(n -> n > 0 && Double.isFinite(n), "must be greater than 0");
+        int burst = file.optional("burst").integer(1, Integer.MAX_VALUE).orElse(1);
+        Duration maxWait = file.optional("max-wait").duration(Duration.ZERO).orElse(Duration.ofSeconds(2));
+
+        Failover failover = Failover.read(file.optional("failover-on"));
+
+        List<String> alternates = new ArrayList<>();
+        for (Field element : file.optional("alternates").elements().orElse(List.of())) {
+            element.id().ifPresent(alternate -> {
+                if (id.isPresent() && alternate.equals(id.get())) {
+                    element.error("a carrier cannot be its own alternate");
+                } else {
+                    carriers.refer(alternate, element.at());
+                    alternates.add(alternate);
+                }
+            });
+        }
+
+        int maxHeld = file.optional("max-held").integer(1, Integer.MAX_VALUE).orElse(1000);
+        Duration answerTimeout = file.optional("answer-timeout").duration(ONE_MILLI).orElse(Duration.ofSeconds(8));
+
+        if (id.isEmpty() || uri.isEmpty() || cps.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
+                failover.onTimeout(), alternates, maxHeld, answerTimeout));
+    }
+
+    /** The failover-on list: final response codes, and "timeout" for no final answer in time. */
+    private record Failover(Set<Integer> codes, boolean onTimeout) {
+
+        private static final Pattern CODE = Pattern.compile("[3-6][0-9][0-9]");
+
+        static Failover read(Field field) {
+            Optional<List<Field>> entries = field.elements();
+            if (entries.isEmpty()) {
+                return new Failover(Set.of(503, 408), true);
+            }
+            Set<Integer> codes = new HashSet<>();
+            boolean onTimeout = false;
+            for (Field entry : entries.get()) {
+                Optional<String> text = entry.string().map(String::trim);
+                if (text.filter(TIMEOUT::equalsIgnoreCase).isPresent()) {
+                    onTimeout = true;
+                } else if (text.filter(CODE.asMatchPredicate()).isPresent()) {
+                    codes.add(Integer.parseInt(text.get()));
+                } else if (text.isPresent()) {
+                    entry.error("must be a SIP status code 300..699 or \"timeout\" (got " + entry.written() + ")");
+                }
+            }
+            return new Failover(codes, onTimeout);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.trunkgate.config;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * Reads and validates gateway.conf and the peer, group and carrier files and routes.conf next to it.
+ * Every problem in every file is collected before giving up, so an operator fixes them in one pass.
+ */
+public final class ConfigLoader {
+
+    private final List<ConfigError> errors = new ArrayList<>();
+    private final IdIndex peerIds = new IdIndex("peer", errors);
+    private final IdIndex groupIds = new IdIndex("group", errors);
+    private final IdIndex carrierIds = new IdIndex("carrier", errors);
+    private final SourceClaims sourceClaims = new SourceClaims(errors);
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * Loads the configuration rooted at {@code gatewayConf}.
+     *
+     * @throws ConfigException listing every error found, each with file, line and key
+     */
+    public static GatewayConfig load(Path gatewayConf) throws ConfigException {
+        return new ConfigLoader().loadAll(gatewayConf);
+    }
+
+    /**
+     * Where the configuration rooted at {@code gatewayConf} is read from: gateway.conf, the peer, group and
+     * carrier directories and routes.conf (as gateway.conf places them, else the defaults). For watching
+     * them; problems in gateway.conf are left to {@link #load}.
+     */
+    public static List<Path> sources(Path gatewayConf) {
+        Path baseDir = Optional.ofNullable(gatewayConf.getParent()).orElse(Path.of(""));
+        FileLayout layout = HoconFile.read(gatewayConf, new ArrayList<>()).map(file -> FileLayout.read(file, baseDir))
+                .orElseGet(() -> FileLayout.defaults(baseDir));
+        return List.of(gatewayConf, layout.peersDir(), layout.groupsDir(), layout.carriersDir(), layout.routesFile());
+    }
+
+    private GatewayConfig loadAll(Path gatewayConf) throws ConfigException {
+        if (!Files.isRegularFile(gatewayConf)) {
+            throw new ConfigException(List.of(new ConfigError(gatewayConf, 0, "", "file not found")));
+        }
+        Path baseDir = Optional.ofNullable(gatewayConf.getParent()).orElse(Path.of(""));
+        Optional<ConfigSection> gatewayFile = HoconFile.read(gatewayConf, errors);
+        Optional<GatewaySettings> settings = gatewayFile.map(GatewayFileReader::read);
+        // Without a readable gateway.conf the default layout is still checked, to report all errors at once.
+        FileLayout layout = gatewayFile.map(file -> FileLayout.read(file, baseDir))
+                .orElseGet(() -> FileLayout.defaults(baseDir));
+        gatewayFile.ifPresent(ConfigSection::reportUnknownKeys);
+
+        List<GroupConfig> groups = readDirectory(layout.groupsDir(), file -> GroupFileReader.read(file, groupIds));
+        List<PeerConfig> peers = readDirectory(layout.peersDir(),
+                file -> PeerFileReader.read(file, peerIds, groupIds, sourceClaims));
+        List<CarrierConfig> carriers = readDirectory(layout.carriersDir(),
+                file -> CarrierFileReader.read(file, carrierIds));
+        List<RouteConfig> routes = Files.exists(layout.routesFile())
+                ? readFile(layout.routesFile(), file -> Optional.of(RoutesFileReader.read(file, carrierIds)))
+                        .orElse(List.of())
+                : List.of();
+        groupIds.reportUnknownReferences();
+        carrierIds.reportUnknownReferences();
+
+        if (!errors.isEmpty() || settings.isEmpty()) {
+            errors.sort(Comparator.comparing((ConfigError e) -> e.file().toString()).thenComparingInt(ConfigError::line));
+            throw new ConfigException(errors);
+        }
+        GatewaySettings s = settings.get();
+        return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.listeners(), s.redis(), s.admission(),
+                s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
+                byId(carriers, CarrierConfig::id), routes, s.sipWorkerThreads(), s.maxCallsInProgress(),
+                s.rerouteHook());
+    }
+
+    private <T> List<T> readDirectory(Path dir, Function<ConfigSection, Optional<T>> reader) {
+        List<T> read = new ArrayList<>();
+        for (Path file : confFiles(dir)) {
+            readFile(file, reader).ifPresent(read::add);
+        }
+        return read;
+    }
+
+    private <T> Optional<T> readFile(Path path, Function<ConfigSection, Optional<T>> reader) {
+        Optional<ConfigSection> file = HoconFile.read(path, errors);
+        Optional<T> read = file.flatMap(reader);
+        file.ifPresent(ConfigSection::reportUnknownKeys);
+        return read;
+    }
+
+    /** The *.conf files of a directory in name order; a directory that does not exist holds none. */
+    private List<Path> confFiles(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(p -> p.getFileName().toString().endsWith(".conf") && Files.isRegularFile(p))
+                    .sorted().toList();
+        } catch (IOException e) {
+            errors.add(new ConfigError(dir, 0, "", "cannot list the directory: " + e.getMessage()));
+            return List.of();
+        }
+    }
+
+    private static <T> Map<String, T> byId(List<T> configs, Function<T, String> id) {
+        Map<String, T> map = new LinkedHashMap<>();
+        configs.forEach(config -> map.put(id.apply(config), config));
+        return map;
+    }
+}

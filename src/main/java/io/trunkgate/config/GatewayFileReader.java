@@ -1,0 +1,97 @@
+package io.trunkgate.config;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * gateway.conf: the instance, its SIP listeners, admission answers and admin server. The redis block is
+ * read by {@link RedisSettingsReader}, the file locations by {@link FileLayout}.
+ */
+final class GatewayFileReader {
+
+    private static final int MAX_PORT = 65535;
+    private static final List<SipListener> DEFAULT_LISTENERS = List.of(
+            new SipListener(Transport.UDP, "127.0.0.1", 5060), new SipListener(Transport.TCP, "127.0.0.1", 5060));
+    private static final String STATUS_RULE = "must be a SIP status code between 300 and 699";
+
+    private GatewayFileReader() {
+    }
+
+    static GatewaySettings read(ConfigSection file) {
+        String instanceId = file.optional("instance-id").id().orElseGet(GatewayFileReader::hostName);
+        int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
+        int sipWorkers = file.optional("sip.worker-threads").integer(1, 1024).orElse(16);
+        int maxCalls = file.optional("sip.max-calls-in-progress").integer(1, Integer.MAX_VALUE).orElse(10_000);
+        Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
+        return new GatewaySettings(instanceId, fleetSize, listeners(file), RedisSettingsReader.read(file),
+                admission(file), admin(file), sipWorkers, maxCalls, rerouteHook);
+    }
+
+    private static List<SipListener> listeners(ConfigSection file) {
+        Field field = file.optional("sip.listeners");
+        Optional<List<Field>> elements = field.elements();
+        if (elements.isEmpty()) {
+            return DEFAULT_LISTENERS;
+        }
+        if (elements.get().isEmpty()) {
+            field.error("must list at least one listener");
+        }
+        List<SipListener> listeners = new ArrayList<>();
+        Set<SipListener> seen = new HashSet<>();
+        for (Field element : elements.get()) {
+            element.object().flatMap(GatewayFileReader::listener).ifPresent(listener -> {
+                if (seen.add(listener)) {
+                    listeners.add(listener);
+                } else {
+                    element.error("the same listener is configured twice");
+                }
+            });
+        }
+        return listeners;
+    }
+
+    private static Optional<SipListener> listener(ConfigSection item) {
+        Optional<Transport> transport = item.required("transport").choice(Transport.class);
+        Optional<String> host = item.required("host").nonEmptyString();
+        int port = item.optional("port").integer(1, MAX_PORT).orElse(5060);
+        if (transport.isEmpty() || host.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new SipListener(transport.get(), host.get(), port));
+    }
+
+    private static AdmissionSettings admission(ConfigSection file) {
+        int rejectCode = file.optional("admission.reject-code").integer(300, 699).orElse(503);
+        int blockedCode = file.optional("admission.blocked-code").integer(300, 699).orElse(403);
+        int unknownPeerCode = file.optional("admission.unknown-peer-code")
+                .whole(code -> code == 0 || (code >= 300 && code <= 699), STATUS_RULE + ", or 0 to drop the INVITE")
+                .map(Long::intValue).orElse(403);
+        RedisDownPolicy redisDown = file.optional("admission.redis-down").choice(RedisDownPolicy.class)
+                .orElse(RedisDownPolicy.REJECT);
+        return new AdmissionSettings(rejectCode, blockedCode, unknownPeerCode, redisDown);
+    }
+
+    private static AdminSettings admin(ConfigSection file) {
+        String host = file.optional("admin.host").nonEmptyString().orElse("127.0.0.1");
+        int port = file.optional("admin.port").integer(1, MAX_PORT).orElse(8080);
+        Optional<String> token = file.optional("admin.token").nonEmptyString();
+        return new AdminSettings(host, port, token);
+    }
+
+    private static String hostName() {
+        String fromEnvironment = System.getenv("HOSTNAME");
+        if (fromEnvironment != null && Field.ID.matcher(fromEnvironment).matches()) {
+            return fromEnvironment;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "trunkgate";
+        }
+    }
+}

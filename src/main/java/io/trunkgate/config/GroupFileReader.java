@@ -1,0 +1,20 @@
+package io.trunkgate.config;
+
+import io.trunkgate.limit.Limit;
+import java.util.List;
+import java.util.Optional;
+
+/** One file of the groups directory. */
+final class GroupFileReader {
+
+    private GroupFileReader() {
+    }
+
+    static Optional<GroupConfig> read(ConfigSection file, IdIndex groups) {
+        Field idField = file.required("id");
+        Optional<String> id = idField.id();
+        id.ifPresent(value -> groups.define(value, idField.at()));
+        List<Limit> limits = LimitsReader.read(file);
+        return id.map(value -> new GroupConfig(value, limits));
+    }
+}

@@ -1,0 +1,42 @@
+package io.trunkgate.config;
+
+import io.trunkgate.limit.Limit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The {@code limits} list of a peer or group file. */
+final class LimitsReader {
+
+    private static final Duration ONE_MILLI = Duration.ofMillis(1);
+
+    private LimitsReader() {
+    }
+
+    static List<Limit> read(ConfigSection file) {
+        List<Limit> limits = new ArrayList<>();
+        for (Field element : file.optional("limits").elements().orElse(List.of())) {
+            element.object().flatMap(LimitsReader::limit).ifPresent(limits::add);
+        }
+        return limits;
+    }
+
+    private static Optional<Limit> limit(ConfigSection item) {
+        Field windowField = item.required("window");
+        Optional<Duration> window = windowField.duration(ONE_MILLI);
+        Optional<Long> max = item.required("max").whole(1, Long.MAX_VALUE);
+        Field precisionField = item.optional("precision");
+        Optional<Duration> precision = precisionField.duration(ONE_MILLI);
+        if (window.isEmpty() || max.isEmpty()) {
+            return Optional.empty();
+        }
+        if (precision.isPresent() && precision.get().compareTo(window.get()) > 0) {
+            precisionField.error("precision " + precisionField.written() + " is longer than the window "
+                    + windowField.written());
+            return Optional.empty();
+        }
+        return Optional.of(precision.map(p -> Limit.bucketed(window.get(), max.get(), p))
+                .orElseGet(() -> Limit.exact(window.get(), max.get())));
+    }
+}

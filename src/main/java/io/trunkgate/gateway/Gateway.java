@@ -1,0 +1,225 @@
+package io.trunkgate.gateway;
+
+import io.trunkgate.admin.AdminApi;
+import io.trunkgate.admin.AdminServer;
+import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.limit.BlockRegistry;
+import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
+import io.trunkgate.limit.internal.LocalAdmissionLimiter;
+import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.limit.internal.RedisBlockRegistry;
+import io.trunkgate.limit.internal.WindowUsageReader;
+import io.trunkgate.metrics.GatewayMetrics;
+import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.internal.GuardedSlotReserver;
+import io.trunkgate.pace.internal.LocalSlotReserver;
+import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.pace.internal.TimerCarrierPacer;
+import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisRuntime;
+import io.trunkgate.route.RerouteHook;
+import io.trunkgate.route.RerouteHooks;
+import io.trunkgate.sip.CallRegistry;
+import io.trunkgate.sip.ProxyServices;
+import io.trunkgate.sip.SipMessages;
+import io.trunkgate.sip.SipProxy;
+import io.trunkgate.sip.SipStackFactory;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.function.LongSupplier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sip.SipProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running gateway: Redis, admission, pacing, the SIP proxy, metrics, the admin server and live reload,
+ * started and stopped together.
+ */
+public final class Gateway implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Gateway.class);
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration RELOAD_POLL = Duration.ofSeconds(1);
+
+    private final AtomicReference<ActiveConfig> active;
+    private final RedisRuntime redis;
+    private final RedisGuard guard;
+    private final CarrierPacer pacer;
+    private final BlockRegistry blocks;
+    private final ScheduledExecutorService timers;
+    private final SipStackFactory.Stack sip;
+    private final CallRegistry calls;
+    private final SipProxy proxy;
+    private final GatewayMetrics metrics;
+    private final ConfigReloader reloader;
+    private AdminServer admin;
+
+    private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, CarrierPacer pacer,
+                    BlockRegistry blocks, ScheduledExecutorService timers, SipStackFactory.Stack sip,
+                    CallRegistry calls, SipProxy proxy, GatewayMetrics metrics) {
+        this.active = active;
+        this.redis = redis;
+        this.guard = guard;
+        this.pacer = pacer;
+        this.blocks = blocks;
+        this.timers = timers;
+        this.sip = sip;
+        this.calls = calls;
+        this.proxy = proxy;
+        this.metrics = metrics;
+        this.reloader = new ConfigReloader(active.get().config().source(), this::apply,
+                () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL);
+    }
+
+    public static Gateway start(GatewayConfig config) throws Exception {
+        AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
+        RedisRuntime redis = RedisRuntime.open(config.redis());
+        String prefix = config.redis().keyPrefix();
+        GatewayMetrics metrics = new GatewayMetrics(config.instanceId());
+        RedisGuard guard = RedisGuard.withTimeout(config.redis().timeout());
+        LongSupplier wallMicros = () -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+        RedisSlotReserver slots = new RedisSlotReserver(redis.client(), prefix);
+        CarrierPacer pacer = new TimerCarrierPacer(new FallbackSlotReserver(
+                new GuardedSlotReserver(metrics.timed(slots), guard),
+                new LocalSlotReserver(config.fleetSize(), wallMicros),
+                () -> active.get().config().admission().redisDown()));
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "sip-timers");
+            thread.setDaemon(true);
+            return thread;
+        });
+        Gateway gateway;
+        try {
+            RerouteHook hook = metrics.counting(RerouteHooks.load(config.rerouteHook()));
+            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.listeners(),
+                    config.sipWorkerThreads());
+            CallRegistry calls = new CallRegistry();
+            ProxyServices services = new ProxyServices(active::get,
+                    new CallAdmission(new GuardedAdmissionLimiter(
+                            metrics.timed(new RedisAdmissionLimiter(redis.client(), prefix)), guard),
+                            new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
+                    () -> hook, timers, new SipMessages(), sip.providers(), calls, metrics);
+            SipProxy proxy = new SipProxy(services);
+            for (SipProvider provider : sip.providers()) {
+                provider.addSipListener(proxy);
+            }
+            sip.stack().start();
+            config.listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
+            gateway = new Gateway(active, redis, guard, pacer, new RedisBlockRegistry(redis.client(), prefix), timers,
+                    sip, calls, proxy, metrics);
+        } catch (Exception e) {
+            pacer.close();
+            timers.shutdownNow();
+            redis.close();
+            throw e;
+        }
+        return gateway.startOperations(slots);
+    }
+
+    /** Metrics, the admin server and live reload; on failure the gateway is closed again. */
+    private Gateway startOperations(RedisSlotReserver slots) throws Exception {
+        try {
+            metrics.trackInvitesInFlight(calls::size);
+            metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
+            metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer::heldCount);
+            GatewayConfig config = activeConfig().config();
+            AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), blocks,
+                    new WindowUsageReader(redis.client(), config.redis().keyPrefix()), pacer, slots, metrics, reloader);
+            admin = AdminServer.start(config.admin().host(), config.admin().port(), api,
+                    () -> activeConfig().config().admin().token());
+            return this;
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+    }
+
+    public ActiveConfig activeConfig() {
+        return active.get();
+    }
+
+    /** Swaps in a new, already validated configuration; calls under way keep the one they started with. */
+    public void apply(GatewayConfig config) {
+        ActiveConfig previous = active.get();
+        ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
+        metrics.trackCarriers(config.carriers().keySet(), pacer::heldCount);
+        if (!restartSettings(previous.config()).equals(restartSettings(config))) {
+            log.warn("instance-id, sip, redis and admin host/port changes take effect at the next restart");
+        }
+        log.info("config generation {} active", next.generation());
+    }
+
+    /** What only a restart changes: the listeners, Redis and the admin server's address. */
+    private static List<Object> restartSettings(GatewayConfig config) {
+        return List.of(config.instanceId(), config.listeners(), config.sipWorkerThreads(), config.redis(),
+                config.admin().host(), config.admin().port());
+    }
+
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    public ConfigReloader reloader() {
+        return reloader;
+    }
+
+    /** Where the admin HTTP server listens (its port when admin.port picked a free one). */
+    public InetSocketAddress adminAddress() {
+        return admin.address();
+    }
+
+    public BlockRegistry blocks() {
+        return blocks;
+    }
+
+    public RedisRuntime redis() {
+        return redis;
+    }
+
+    /** Whether decisions currently come from Redis (circuit CLOSED) or from the Redis-down policy. */
+    public RedisGuard redisGuard() {
+        return guard;
+    }
+
+    public CarrierPacer pacer() {
+        return pacer;
+    }
+
+    public CallRegistry calls() {
+        return calls;
+    }
+
+    /**
+     * Stops taking calls, answers held ones with 503, gives calls at carriers a bounded time to finish,
+     * then stops SIP, the timers and Redis (and the embedded redis-server).
+     */
+    @Override
+    public void close() {
+        reloader.close();
+        if (admin != null) {
+            admin.close();
+        }
+        proxy.drain();
+        calls.abortAll();
+        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        while (calls.size() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        sip.stack().stop();
+        pacer.close();
+        timers.shutdownNow();
+        redis.close();
+        log.info("gateway stopped");
+    }
+}

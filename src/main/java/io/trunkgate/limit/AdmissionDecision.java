@@ -1,0 +1,37 @@
+package io.trunkgate.limit;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The answer to one admission request.
+ *
+ * @param outcome          what happened
+ * @param retryAfter       for a refusal, how long until this call would be admitted (zero when admitted;
+ *                         for {@link Outcome#TOO_HEAVY} it would never be)
+ * @param refusedBy        the scope whose limit or block refused the call
+ * @param refusedLimit     the limit that refused it (empty for a block)
+ * @param remaining        the smallest capacity left among all limits after this decision; -1 when the
+ *                         call met no limit at all
+ * @param serverTimeMicros the Redis server time the decision was made at, in microseconds since the epoch
+ */
+public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
+                                Optional<Limit> refusedLimit, long remaining, long serverTimeMicros) {
+
+    public enum Outcome {
+        /** Admitted and counted in every limit. */
+        ADMITTED,
+        /** The same call was admitted before; admitted again without counting. */
+        DUPLICATE,
+        /** Over a limit; nothing was counted. */
+        LIMITED,
+        /** The scope is blocked by an operator. */
+        BLOCKED,
+        /** The call's weight exceeds a limit's max, so it can never be admitted. */
+        TOO_HEAVY
+    }
+
+    public boolean admitted() {
+        return outcome == Outcome.ADMITTED || outcome == Outcome.DUPLICATE;
+    }
+}

@@ -1,0 +1,77 @@
+package io.trunkgate.limit.internal;
+
+import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.AdmissionLimiter;
+import io.trunkgate.limit.AdmissionRequest;
+import io.trunkgate.limit.Limit;
+import io.trunkgate.limit.LimiterUnavailableException;
+import io.trunkgate.limit.Scope;
+import io.trunkgate.redis.LuaScript;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.redisson.api.RedissonClient;
+
+/** Admission through lua/admit.lua: one script call per decision, whatever the number of limits. */
+public final class RedisAdmissionLimiter implements AdmissionLimiter {
+
+    private static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
+
+    private final RedissonClient redis;
+    private final KeyLayout layout;
+    private final ConcurrentMap<List<Scope>, AdmissionPlan> plans = new ConcurrentHashMap<>();
+
+    public RedisAdmissionLimiter(RedissonClient redis, String keyPrefix) {
+        this.redis = redis;
+        this.layout = new KeyLayout(keyPrefix);
+    }
+
+    @Override
+    public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
+        List<Scope> scopes = request.scopes();
+        AdmissionPlan plan = plans.computeIfAbsent(scopes, s -> AdmissionPlan.build(layout,
+                layout.tag(request.peer().id(), request.group().map(Scope::id)), s));
+        return ADMIT.run(redis, plan.keys(), plan.args(CallMember.of(request.callId()), request.weight()))
+                .thenApply(reply -> decode(plan, reply))
+                .exceptionallyCompose(error -> CompletableFuture.failedFuture(new LimiterUnavailableException(
+                        "admission for " + request.peer() + " failed: " + rootMessage(error), error)));
+    }
+
+    /** Forgets cached key plans, e.g. after a config reload replaced the scopes in use. */
+    public void clearPlans() {
+        plans.clear();
+    }
+
+    static AdmissionDecision decode(AdmissionPlan plan, List<Object> reply) {
+        long retryMs = (Long) reply.get(1);
+        int scopeIndex = ((Long) reply.get(2)).intValue();
+        int limitIndex = ((Long) reply.get(3)).intValue();
+        long remaining = (Long) reply.get(4);
+        long now = (Long) reply.get(5);
+        Outcome outcome = switch ((String) reply.get(6)) {
+            case "ok" -> Outcome.ADMITTED;
+            case "duplicate" -> Outcome.DUPLICATE;
+            case "limit" -> Outcome.LIMITED;
+            case "blocked" -> Outcome.BLOCKED;
+            case "too-heavy" -> Outcome.TOO_HEAVY;
+            default -> throw new IllegalStateException("admit.lua replied with unknown reason " + reply.get(6));
+        };
+        Optional<Scope> scope = scopeIndex > 0 ? Optional.of(plan.scopes().get(scopeIndex - 1)) : Optional.empty();
+        Optional<Limit> limit = scope.filter(s -> limitIndex > 0).map(s -> s.limits().get(limitIndex - 1));
+        Duration retryAfter = retryMs > 0 ? Duration.ofMillis(retryMs) : Duration.ZERO;
+        return new AdmissionDecision(outcome, retryAfter, scope, limit, remaining, now);
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable t = error;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+}

@@ -1,0 +1,137 @@
+package io.trunkgate.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.trunkgate.limit.AdmissionLimiter;
+import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.route.RerouteHook;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.concurrent.CompletionStage;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
+
+/**
+ * The gateway's meters, in one Micrometer registry scraped in the Prometheus text format. Components record
+ * through the methods here; every meter carries the tag {@code gateway} (the instance id).
+ */
+public final class GatewayMetrics {
+
+    private static final Duration[] PACING_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(5),
+            Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
+            Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+            Duration.ofSeconds(5), Duration.ofSeconds(10)};
+    private static final Duration[] REDIS_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(2),
+            Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+            Duration.ofMillis(100), Duration.ofMillis(250)};
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final MultiGauge heldCalls;
+
+    public GatewayMetrics(String instanceId) {
+        registry.config().commonTags("gateway", instanceId);
+        heldCalls = MultiGauge.builder("trunkgate.pacing.held.calls")
+                .description("Calls this gateway holds for the carrier's next slot right now")
+                .register(registry);
+    }
+
+    /** The Prometheus text exposition of every meter. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** Content-Type of {@link #scrape()}. */
+    public static String contentType() {
+        return "text/plain; version=0.0.4; charset=utf-8";
+    }
+
+    /** One call that got its admission decision and was let in (its final status may still be a failure). */
+    public void callAdmitted(String peer) {
+        Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")
+                .tag("peer", peer).register(registry).increment();
+    }
+
+    /**
+     * One call refused at admission. {@code reason}: {@code limited}, {@code blocked}, {@code too_heavy} or
+     * {@code redis_unavailable} (the Redis-down policy refused it).
+     */
+    public void callRejected(String peer, String reason) {
+        Counter.builder("trunkgate.calls.rejected").description("Calls rejected at admission, by peer and reason")
+                .tags("peer", peer, "reason", reason).register(registry).increment();
+    }
+
+    /** One call sent to a carrier after being held {@code held} in total for pacing slots. */
+    public void callSent(String carrier, Duration held) {
+        Timer.builder("trunkgate.pacing.delay")
+                .description("Time a call was held for pacing, by the carrier it was finally sent to")
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(registry).record(held);
+    }
+
+    /** Tracks the held calls of exactly these carriers (called at start and on every config change). */
+    public void trackCarriers(Collection<String> carrierIds, ToIntFunction<String> heldCount) {
+        heldCalls.register(carrierIds.stream()
+                .map(id -> MultiGauge.Row.of(Tags.of("carrier", id), () -> heldCount.applyAsInt(id)))
+                .toList(), true);
+    }
+
+    /** INVITE server transactions in flight: received and not yet answered finally. */
+    public void trackInvitesInFlight(IntSupplier inFlight) {
+        Gauge.builder("trunkgate.sip.transactions.in.flight", inFlight::getAsInt)
+                .description("INVITE server transactions not yet answered with a final response")
+                .register(registry);
+    }
+
+    /** The active config generation. */
+    public void trackConfigGeneration(IntSupplier generation) {
+        Gauge.builder("trunkgate.config.generation", generation::getAsInt)
+                .description("Generation of the active configuration (1 at start, +1 per applied reload)")
+                .register(registry);
+    }
+
+    /** One reload refused because the changed configuration did not validate. */
+    public void reloadRefused() {
+        Counter.builder("trunkgate.config.reload.refused")
+                .description("Configuration reloads refused (the previous configuration kept running)")
+                .register(registry).increment();
+    }
+
+    /** Times the calls an admission limiter makes to Redis and counts their failures. */
+    public AdmissionLimiter timed(AdmissionLimiter limiter) {
+        return request -> timeRedis("admit", () -> limiter.admit(request));
+    }
+
+    /** Times the slot reservations of a reserver in Redis and counts their failures. */
+    public SlotReserver timed(SlotReserver reserver) {
+        return (carrier, maxWait) -> timeRedis("pace", () -> reserver.reserve(carrier, maxWait));
+    }
+
+    /** Counts reroutes by the carrier left and the reason, then lets {@code hook} decide. */
+    public RerouteHook counting(RerouteHook hook) {
+        return context -> {
+            Counter.builder("trunkgate.reroutes").description("Calls moved to another carrier, by carrier left and reason")
+                    .tags("carrier", context.fromCarrier(), "reason", context.reason().name().toLowerCase(Locale.ROOT))
+                    .register(registry).increment();
+            return hook.reroute(context);
+        };
+    }
+
+    private <T> CompletionStage<T> timeRedis(String operation, Supplier<CompletionStage<T>> call) {
+        long start = System.nanoTime();
+        return call.get().whenComplete((result, error) -> {
+            Timer.builder("trunkgate.redis.latency").description("Latency of the gateway's Redis script calls")
+                    .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(registry)
+                    .record(Duration.ofNanos(System.nanoTime() - start));
+            if (error != null) {
+                Counter.builder("trunkgate.redis.errors").description("Redis script calls that failed or timed out")
+                        .tag("op", operation).register(registry).increment();
+            }
+        });
+    }
+}

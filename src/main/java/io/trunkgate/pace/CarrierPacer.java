@@ -1,0 +1,20 @@
+package io.trunkgate.pace;
+
+import io.trunkgate.config.CarrierConfig;
+
+/**
+ * Holds calls until their carrier's slot. Each call reserves the carrier's next slot fleet-wide and is
+ * released from a timer at that time; no thread waits per held call.
+ */
+public interface CarrierPacer extends AutoCloseable {
+
+    /** Reserves the carrier's next slot for one call and holds the call until then. */
+    HeldCall hold(CarrierConfig carrier);
+
+    /** How many calls this gateway holds for the carrier right now. */
+    int heldCount(String carrierId);
+
+    /** Stops the timer; calls still held complete as cancelled. */
+    @Override
+    void close();
+}

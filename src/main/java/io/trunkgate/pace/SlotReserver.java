@@ -1,0 +1,15 @@
+package io.trunkgate.pace;
+
+import io.trunkgate.config.CarrierConfig;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/** Reserves a carrier's next send slot, fleet-wide; returns the wait rather than waiting. */
+public interface SlotReserver {
+
+    /**
+     * Takes the carrier's next slot if it is at most {@code maxWait} away. Completes exceptionally with
+     * {@link PacerUnavailableException} when the shared ledger cannot be reached.
+     */
+    CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait);
+}

@@ -1,0 +1,27 @@
+package io.trunkgate.pace.internal;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.pace.PacerUnavailableException;
+import io.trunkgate.pace.Reservation;
+import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.redis.RedisGuard;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/** A slot reserver whose calls are bounded by the Redis timeout and circuit breaker. */
+public final class GuardedSlotReserver implements SlotReserver {
+
+    private final SlotReserver redis;
+    private final RedisGuard guard;
+
+    public GuardedSlotReserver(SlotReserver redis, RedisGuard guard) {
+        this.redis = redis;
+        this.guard = guard;
+    }
+
+    @Override
+    public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
+        return guard.call(() -> redis.reserve(carrier, maxWait), (message, cause) ->
+                new PacerUnavailableException("pacing for carrier " + carrier.id() + " unavailable: " + message, cause));
+    }
+}

@@ -1,0 +1,53 @@
+package io.trunkgate.pace.internal;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.pace.PacerUnavailableException;
+import io.trunkgate.pace.Reservation;
+import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.redis.LuaScript;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.redisson.api.RedissonClient;
+
+/** Slots reserved through lua/pace.lua; the key of carrier c is {@code <prefix>:{c:<id>}:pace}. */
+public final class RedisSlotReserver implements SlotReserver {
+
+    private static final LuaScript PACE = LuaScript.fromResource("pace.lua");
+    private static final LuaScript NEXT_SLOT = LuaScript.fromResource("next-slot.lua");
+
+    private final RedissonClient redis;
+    private final String keyPrefix;
+
+    public RedisSlotReserver(RedissonClient redis, String keyPrefix) {
+        this.redis = redis;
+        this.keyPrefix = keyPrefix;
+    }
+
+    public String key(String carrierId) {
+        return keyPrefix + ":{c:" + carrierId + "}:pace";
+    }
+
+    @Override
+    public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
+        return PACE.run(redis, List.of(key(carrier.id())), Long.toString(intervalMicros(carrier)),
+                        Integer.toString(carrier.burst()), Long.toString(maxWait.toNanos() / 1000))
+                .thenApply(reply -> new Reservation((Long) reply.get(0) == 1,
+                        Duration.ofNanos((Long) reply.get(1) * 1000), (Long) reply.get(2), (Long) reply.get(3),
+                        Reservation.Clock.REDIS))
+                .exceptionallyCompose(error -> CompletableFuture.failedFuture(new PacerUnavailableException(
+                        "pacing for carrier " + carrier.id() + " failed: " + error.getMessage(), error)));
+    }
+
+    /** How long a call arriving now would wait for the carrier's slot; reads the ledger, reserves nothing. */
+    public CompletionStage<Duration> nextSlotWait(CarrierConfig carrier) {
+        return NEXT_SLOT.run(redis, List.of(key(carrier.id())), Long.toString(intervalMicros(carrier)),
+                Integer.toString(carrier.burst())).thenApply(reply -> Duration.ofNanos((Long) reply.get(0) * 1000));
+    }
+
+    /** Rounded up: a carrier must never see more than its cps, even by a microsecond per call. */
+    private static long intervalMicros(CarrierConfig carrier) {
+        return Math.max(1, (long) Math.ceil(1_000_000 / carrier.cps()));
+    }
+}

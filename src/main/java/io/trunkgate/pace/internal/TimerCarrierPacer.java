@@ -1,0 +1,105 @@
+package io.trunkgate.pace.internal;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.HeldCall;
+import io.trunkgate.pace.PacingResult;
+import io.trunkgate.pace.PacingResult.Status;
+import io.trunkgate.pace.Reservation;
+import io.trunkgate.pace.SlotReserver;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Reserves each call's slot, then releases it from one timer thread at the slot time. A carrier's held
+ * calls are counted against its max-held before anything is reserved, so a full queue wastes no slot.
+ */
+public final class TimerCarrierPacer implements CarrierPacer {
+
+    private final SlotReserver reserver;
+    private final ScheduledThreadPoolExecutor timer;
+    private final ConcurrentMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
+    private final Set<PacedCall> pending = ConcurrentHashMap.newKeySet();
+    private final ServerClock clock = new ServerClock();
+    private final ConcurrentMap<String, ReleaseLedger> ledgers = new ConcurrentHashMap<>();
+
+    public TimerCarrierPacer(SlotReserver reserver) {
+        this.reserver = reserver;
+        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "pacer-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timer.setRemoveOnCancelPolicy(true);
+    }
+
+    @Override
+    public HeldCall hold(CarrierConfig carrier) {
+        PacedCall call = new PacedCall();
+        AtomicInteger count = held.computeIfAbsent(carrier.id(), id -> new AtomicInteger());
+        if (count.incrementAndGet() > carrier.maxHeld()) {
+            count.decrementAndGet();
+            call.complete(new PacingResult(Status.HOLD_FULL, Duration.ZERO));
+            return call;
+        }
+        pending.add(call);
+        call.result().whenComplete((result, error) -> {
+            count.decrementAndGet();
+            pending.remove(call);
+        });
+        reserver.reserve(carrier, carrier.maxWait()).whenComplete((reservation, error) -> {
+            long arrived = System.nanoTime();
+            if (reservation != null && reservation.clock() == Reservation.Clock.REDIS) {
+                clock.observe(reservation.serverTimeMicros(), arrived);
+            }
+            if (error != null) {
+                call.fail(error);
+            } else if (!reservation.reserved()) {
+                call.complete(new PacingResult(Status.OVER_MAX_WAIT, reservation.delay()));
+            } else {
+                long releaseIn = reservation.clock() == Reservation.Clock.REDIS
+                        ? clock.toLocalNanos(reservation.slotMicros()) - arrived : reservation.delay().toNanos();
+                PacingResult released = new PacingResult(Status.RELEASED, reservation.delay());
+                scheduleRelease(call, carrier, released, Math.max(0, releaseIn));
+            }
+        });
+        return call;
+    }
+
+    /** Releases the call after {@code delayNanos}, or later if the carrier's release ledger says so. */
+    private void scheduleRelease(PacedCall call, CarrierConfig carrier, PacingResult released, long delayNanos) {
+        if (call.isDone()) {
+            return;
+        }
+        if (delayNanos > 0) {
+            call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, 0), delayNanos,
+                    TimeUnit.NANOSECONDS));
+            return;
+        }
+        long intervalNanos = (long) Math.ceil(1e9 / carrier.cps());
+        long wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
+                .tryRelease(System.nanoTime(), intervalNanos, carrier.burst());
+        if (wait == 0) {
+            call.complete(released);
+        } else {
+            scheduleRelease(call, carrier, released, wait);
+        }
+    }
+
+    @Override
+    public int heldCount(String carrierId) {
+        AtomicInteger count = held.get(carrierId);
+        return count == null ? 0 : count.get();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        pending.forEach(PacedCall::cancel);
+    }
+}

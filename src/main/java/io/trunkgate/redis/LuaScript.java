@@ -1,0 +1,90 @@
+package io.trunkgate.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * One of the scripts in lua/, run by its SHA. Redis forgets scripts on SCRIPT FLUSH, restart or failover
+ * to a replica; a NOSCRIPT reply loads the script on the node that owns the key and runs it once more.
+ */
+public final class LuaScript {
+
+    private final String name;
+    private final String source;
+    private final String sha;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha = sha1(source);
+    }
+
+    /** Loads {@code lua/<name>} from the classpath (the jar carries the lua/ folder). */
+    public static LuaScript fromResource(String name) {
+        try (InputStream in = LuaScript.class.getResourceAsStream("/lua/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("script lua/" + name + " is missing from the classpath");
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read lua/" + name, e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String sha() {
+        return sha;
+    }
+
+    /**
+     * Runs the script with {@code keys} (all in one hash slot: the first key routes the call) and
+     * {@code args}; the reply is the script's array, integers as Long and strings as String.
+     */
+    public CompletionStage<List<Object>> run(RedissonClient redis, List<Object> keys, Object... args) {
+        RScript script = redis.getScript(StringCodec.INSTANCE);
+        String routingKey = (String) keys.get(0);
+        return this.<List<Object>>evalSha(script, routingKey, keys, args).exceptionallyCompose(error -> {
+            if (!isNoScript(error)) {
+                return CompletableFuture.failedFuture(error);
+            }
+            return script.scriptLoadAsync(routingKey, source)
+                    .thenCompose(loaded -> this.<List<Object>>evalSha(script, routingKey, keys, args));
+        });
+    }
+
+    private <R> CompletionStage<R> evalSha(RScript script, String routingKey, List<Object> keys, Object[] args) {
+        return script.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, keys, args);
+    }
+
+    private static boolean isNoScript(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("NOSCRIPT")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String sha1(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is missing from this JVM", e);
+        }
+    }
+}

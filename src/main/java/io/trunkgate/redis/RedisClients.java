@@ -1,0 +1,67 @@
+package io.trunkgate.redis;
+
+import io.trunkgate.config.RedisSettings;
+import java.time.Duration;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.ClusterServersConfig;
+import org.redisson.config.Config;
+import org.redisson.config.ConstantDelay;
+import org.redisson.config.ReadMode;
+import org.redisson.config.SentinelServersConfig;
+
+/**
+ * Builds the Redisson client for each Redis mode of gateway.conf. Reads go to masters: a block or a window
+ * read from a lagging replica would be stale. Commands are never retried (a decision must not wait for
+ * a retry; {@link RedisGuard} decides what happens instead) and a lost connection is re-tried every 100 ms,
+ * so decisions come from Redis again right after it returns.
+ */
+public final class RedisClients {
+
+    private static final Duration RECONNECT_DELAY = Duration.ofMillis(100);
+    private static final int CONNECT_TIMEOUT_MS = 1000;
+    /** How often the cluster topology is re-read, so a promoted replica is used soon after a failover. */
+    private static final int CLUSTER_SCAN_INTERVAL_MS = 1000;
+
+    private RedisClients() {
+    }
+
+    /**
+     * Connects to the Redis the settings name. In embedded mode {@code embeddedAddress} is the address of
+     * the server the gateway started (see {@link RedisServerProcess}).
+     */
+    public static RedissonClient connect(RedisSettings settings, String embeddedAddress) {
+        Config config = new Config();
+        config.setCodec(StringCodec.INSTANCE);
+        switch (settings.mode()) {
+            case EMBEDDED, STANDALONE -> {
+                String address = settings.addresses().isEmpty() ? embeddedAddress : settings.addresses().get(0);
+                common(config.useSingleServer().setAddress(address).setConnectionMinimumIdleSize(4), settings);
+            }
+            case SENTINEL -> {
+                SentinelServersConfig sentinel = common(config.useSentinelServers(), settings)
+                        .setMasterName(settings.sentinelMaster().orElseThrow())
+                        .setReadMode(ReadMode.MASTER)
+                        .setCheckSentinelsList(false);
+                settings.addresses().forEach(sentinel::addSentinelAddress);
+            }
+            case CLUSTER -> {
+                ClusterServersConfig cluster = common(config.useClusterServers(), settings)
+                        .setReadMode(ReadMode.MASTER)
+                        .setScanInterval(CLUSTER_SCAN_INTERVAL_MS);
+                settings.addresses().forEach(cluster::addNodeAddress);
+            }
+        }
+        return Redisson.create(config);
+    }
+
+    private static <T extends BaseConfig<T>> T common(T config, RedisSettings settings) {
+        settings.password().ifPresent(config::setPassword);
+        return config.setTimeout((int) Math.max(1, settings.timeout().toMillis()))
+                .setRetryAttempts(0)
+                .setConnectTimeout(CONNECT_TIMEOUT_MS)
+                .setReconnectionDelay(new ConstantDelay(RECONNECT_DELAY));
+    }
+}

@@ -1,0 +1,54 @@
+package io.trunkgate.redis;
+
+import io.trunkgate.config.RedisMode;
+import io.trunkgate.config.RedisSettings;
+import java.util.List;
+import java.util.Optional;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The gateway's Redis: the client, and in embedded mode the private redis-server it owns. */
+public final class RedisRuntime implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisRuntime.class);
+
+    private final RedissonClient client;
+    private final Optional<RedisServerProcess> embedded;
+
+    private RedisRuntime(RedissonClient client, Optional<RedisServerProcess> embedded) {
+        this.client = client;
+        this.embedded = embedded;
+    }
+
+    public static RedisRuntime open(RedisSettings settings) {
+        if (settings.mode() != RedisMode.EMBEDDED) {
+            return new RedisRuntime(RedisClients.connect(settings, null), Optional.empty());
+        }
+        RedisServerProcess server = RedisServerProcess.start(settings.embeddedPort(), List.of());
+        log.info("embedded redis-server started on 127.0.0.1:{}", server.port());
+        try {
+            return new RedisRuntime(RedisClients.connect(settings, server.address()), Optional.of(server));
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    public RedissonClient client() {
+        return client;
+    }
+
+    public Optional<RedisServerProcess> embeddedServer() {
+        return embedded;
+    }
+
+    @Override
+    public void close() {
+        client.shutdown();
+        embedded.ifPresent(server -> {
+            server.close();
+            log.info("embedded redis-server stopped");
+        });
+    }
+}

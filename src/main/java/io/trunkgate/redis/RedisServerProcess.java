@@ -1,0 +1,185 @@
+package io.trunkgate.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A redis-server child process on 127.0.0.1 that never outlives this JVM.
+ *
+ * <p>The server runs under a small shell that waits on our stdin pipe: when the JVM exits for any reason,
+ * even SIGKILL, the pipe closes and the shell kills the server, so no stray process is left behind.
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+    private static final String GUARD = "\"$0\" \"$@\" & p=$!; read _; kill $p 2>/dev/null; wait $p";
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Path binary;
+    private final int port;
+    private final Path dir;
+    private final Optional<Path> configFile;
+    private final List<String> extraArgs;
+    private Process guard;
+
+    private RedisServerProcess(Path binary, int port, Path dir, Optional<Path> configFile, List<String> extraArgs) {
+        this.binary = binary;
+        this.port = port;
+        this.dir = dir;
+        this.configFile = configFile;
+        this.extraArgs = List.copyOf(extraArgs);
+    }
+
+    /** Starts a server on {@code port} (0 picks a free one), keeping nothing on disk, and waits until it answers. */
+    public static RedisServerProcess start(int port, List<String> extraArgs) {
+        return start(port, Optional.empty(), extraArgs);
+    }
+
+    /**
+     * Starts a server whose settings come from {@code configFile} (passed first, as redis-server wants it,
+     * e.g. for sentinel mode) plus {@code extraArgs}.
+     */
+    public static RedisServerProcess start(int port, Optional<Path> configFile, List<String> extraArgs) {
+        try {
+            Path dir = Files.createTempDirectory("trunkgate-redis-");
+            RedisServerProcess server = new RedisServerProcess(RedisBinary.locate(), port == 0 ? freePort() : port,
+                    dir, configFile, extraArgs);
+            server.launch();
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start redis-server", e);
+        }
+    }
+
+    public static RedisServerProcess start() {
+        return start(0, List.of());
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String address() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    /** Kills the server without warning (SIGKILL), as a crash would. */
+    public synchronized void kill() {
+        if (guard != null) {
+            guard.descendants().forEach(ProcessHandle::destroyForcibly);
+            guard.destroyForcibly();
+            waitFor(guard);
+            guard = null;
+        }
+    }
+
+    /** Starts the server again on the same port after {@link #kill()} or {@link #close()}. */
+    public synchronized void restart() {
+        kill();
+        launch();
+    }
+
+    public synchronized boolean isRunning() {
+        return guard != null && guard.isAlive() && guard.descendants().anyMatch(ProcessHandle::isAlive);
+    }
+
+    /** Stops the server and waits for it to exit. */
+    @Override
+    public synchronized void close() {
+        if (guard != null) {
+            try {
+                guard.getOutputStream().close();
+            } catch (IOException ignored) {
+                // the guard shell is gone already; destroyForcibly below covers it
+            }
+            if (!waitFor(guard)) {
+                kill();
+            }
+            guard = null;
+        }
+    }
+
+    private synchronized void launch() {
+        List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString()));
+        configFile.ifPresent(file -> command.add(file.toString()));
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "no", "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString()));
+        command.addAll(extraArgs);
+        try {
+            guard = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + binary, e);
+        }
+        awaitReady();
+    }
+
+    private void awaitReady() {
+        long started = System.nanoTime();
+        long deadline = started + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (System.nanoTime() - started > 500_000_000L && !isRunning()) {
+                throw new IllegalStateException("redis-server exited at start; see " + dir.resolve("redis.log"));
+            }
+            if (answersPing()) {
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for redis-server", e);
+            }
+        }
+        kill();
+        throw new IllegalStateException("redis-server on port " + port + " did not answer within " + READY_TIMEOUT);
+    }
+
+    private boolean answersPing() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            socket.setSoTimeout(500);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] reply = in.readNBytes(7);
+            return new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean waitFor(Process process) {
+        try {
+            return process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    public static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port", e);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package io.trunkgate.route;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.HeldCall;
+import io.trunkgate.pace.PacingResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One call's way through its carrier chain: each attempt is paced for its own carrier; a carrier over its
+ * max-wait, or one that failed the call, hands it to the next candidate (as the reroute hook orders them).
+ * Not thread-safe for concurrent steps: the SIP layer drives one step of a call at a time.
+ */
+public final class CallRouting {
+
+    private static final Logger log = LoggerFactory.getLogger(CallRouting.class);
+
+    private final String callId;
+    private final String number;
+    private final RouteTable routes;
+    private final CarrierPacer pacer;
+    private final RerouteHook hook;
+    private final List<String> remaining;
+    private final Set<String> tried = new LinkedHashSet<>();
+    private final List<String> reroutes = new ArrayList<>();
+    private Optional<Duration> shortestRetry = Optional.empty();
+    private volatile HeldCall current;
+    private volatile boolean cancelled;
+
+    public CallRouting(String callId, String number, RouteTable routes, CarrierPacer pacer, RerouteHook hook) {
+        this.callId = callId;
+        this.number = number;
+        this.routes = routes;
+        this.pacer = pacer;
+        this.hook = hook;
+        this.remaining = new ArrayList<>(routes.chain(number).stream().map(CarrierConfig::id).toList());
+    }
+
+    /** Paces the call for the first carrier of its chain (or the next ones, if that one is full). */
+    public CompletionStage<RoutingStep> start() {
+        return attemptNext();
+    }
+
+    /** The carrier last sent to failed the call: move on to the next candidate. */
+    public CompletionStage<RoutingStep> failover(RerouteReason reason, int responseCode) {
+        String from = lastTried().orElseThrow(() -> new IllegalStateException("no carrier was tried yet"));
+        reroute(from, reason, responseCode);
+        return attemptNext();
+    }
+
+    /** The caller cancelled: a held call is never sent. Returns false if the call already left for a carrier. */
+    public boolean cancel() {
+        cancelled = true;
+        HeldCall held = current;
+        return held == null || held.cancel();
+    }
+
+    /** Carriers tried so far, in order. */
+    public List<String> tried() {
+        return List.copyOf(tried);
+    }
+
+    /** Every reroute so far, as "from->to:reason". */
+    public List<String> reroutes() {
+        return List.copyOf(reroutes);
+    }
+
+    private CompletionStage<RoutingStep> attemptNext() {
+        if (cancelled) {
+            return CompletableFuture.completedFuture(new RoutingStep.Cancelled());
+        }
+        Optional<CarrierConfig> next = takeNext();
+        if (next.isEmpty()) {
+            return CompletableFuture.completedFuture(new RoutingStep.Exhausted(shortestRetry));
+        }
+        CarrierConfig carrier = next.get();
+        tried.add(carrier.id());
+        HeldCall held = pacer.hold(carrier);
+        current = held;
+        if (cancelled) {
+            held.cancel();
+        }
+        return held.result().handle((result, error) -> {
+            if (error != null) {
+                reroute(carrier.id(), RerouteReason.PACER_UNAVAILABLE, 0);
+                return attemptNext();
+            }
+            return switch (result.status()) {
+                case RELEASED -> CompletableFuture.<RoutingStep>completedFuture(
+                        new RoutingStep.Send(carrier, result.delay()));
+                case CANCELLED -> CompletableFuture.<RoutingStep>completedFuture(new RoutingStep.Cancelled());
+                case OVER_MAX_WAIT -> {
+                    noteRetry(result.delay().minus(carrier.maxWait()));
+                    reroute(carrier.id(), RerouteReason.OVER_MAX_WAIT, 0);
+                    yield attemptNext();
+                }
+                case HOLD_FULL -> {
+                    noteRetry(carrier.maxWait().isZero() ? Duration.ofMillis(Math.round(1000 / carrier.cps()))
+                            : carrier.maxWait());
+                    reroute(carrier.id(), RerouteReason.HOLD_FULL, 0);
+                    yield attemptNext();
+                }
+            };
+        }).thenCompose(step -> step);
+    }
+
+    private Optional<CarrierConfig> takeNext() {
+        while (!remaining.isEmpty()) {
+            String id = remaining.remove(0);
+            Optional<CarrierConfig> carrier = routes.carrier(id);
+            if (carrier.isPresent() && !tried.contains(id)) {
+                return carrier;
+            }
+            if (carrier.isEmpty()) {
+                log.warn("call={} reroute hook named unknown carrier {}; skipped", callId, id);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private void reroute(String from, RerouteReason reason, int responseCode) {
+        List<String> chosen = hook.reroute(new RerouteContext(callId, number, from, reason, responseCode,
+                List.copyOf(tried), List.copyOf(remaining)));
+        remaining.clear();
+        chosen.stream().filter(id -> !tried.contains(id) && !remaining.contains(id)).forEach(remaining::add);
+        String to = remaining.isEmpty() ? "none" : remaining.get(0);
+        String detail = responseCode > 0 ? reason + "(" + responseCode + ")" : reason.toString();
+        reroutes.add(from + "->" + to + ":" + detail);
+        log.info("reroute call={} from={} to={} reason={}", callId, from, to, detail);
+    }
+
+    private void noteRetry(Duration retry) {
+        Duration positive = retry.isNegative() || retry.isZero() ? Duration.ofMillis(1) : retry;
+        if (shortestRetry.isEmpty() || positive.compareTo(shortestRetry.get()) < 0) {
+            shortestRetry = Optional.of(positive);
+        }
+    }
+
+    private Optional<String> lastTried() {
+        String last = null;
+        for (String id : tried) {
+            last = id;
+        }
+        return Optional.ofNullable(last);
+    }
+}

@@ -1,0 +1,20 @@
+package io.trunkgate.route;
+
+import java.util.List;
+
+/**
+ * Extension point: decides which carriers a call tries after leaving one. Implementations are found with
+ * {@link java.util.ServiceLoader} (META-INF/services/io.trunkgate.route.RerouteHook) or named in gateway.conf
+ * ({@code routing.reroute-hook}); they must be thread-safe and must not block.
+ */
+public interface RerouteHook {
+
+    /** The chain as configured: the remaining candidates, unchanged. */
+    RerouteHook CONFIGURED_CHAIN = RerouteContext::remaining;
+
+    /**
+     * Returns the carrier ids to try next, in order: {@code context.remaining()} reordered, shortened or
+     * extended. Ids already tried for this call and unknown ids are skipped.
+     */
+    List<String> reroute(RerouteContext context);
+}

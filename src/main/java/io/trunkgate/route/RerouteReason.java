@@ -1,0 +1,15 @@
+package io.trunkgate.route;
+
+/** Why a call left a carrier for the next candidate. */
+public enum RerouteReason {
+    /** The carrier's next slot was further away than its max-wait. */
+    OVER_MAX_WAIT,
+    /** This gateway already held max-held calls for the carrier. */
+    HOLD_FULL,
+    /** The carrier answered with a final response listed in its failover-on. */
+    FAILURE_RESPONSE,
+    /** The carrier gave no final answer within its answer-timeout. */
+    TIMEOUT,
+    /** The carrier's slot could not be reserved because Redis was unreachable. */
+    PACER_UNAVAILABLE
+}

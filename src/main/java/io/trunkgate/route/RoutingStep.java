@@ -1,0 +1,24 @@
+package io.trunkgate.route;
+
+import io.trunkgate.config.CarrierConfig;
+import java.time.Duration;
+import java.util.Optional;
+
+/** What to do next with a call: send it to a carrier now, or give up. */
+public sealed interface RoutingStep {
+
+    /** The carrier's slot has come: send the call now. {@code held} is how long it waited for the slot. */
+    record Send(CarrierConfig carrier, Duration held) implements RoutingStep {
+    }
+
+    /**
+     * No carrier is left. {@code retryAfter} is the shortest time after which some carrier tried would have
+     * had a slot within its max-wait; empty when no carrier was refused for pacing.
+     */
+    record Exhausted(Optional<Duration> retryAfter) implements RoutingStep {
+    }
+
+    /** The caller cancelled while the call was held; it was never sent. */
+    record Cancelled() implements RoutingStep {
+    }
+}

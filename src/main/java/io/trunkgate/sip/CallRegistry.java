@@ -1,0 +1,45 @@
+package io.trunkgate.sip;
+
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+
+/**
+ * The INVITEs in progress, by Call-ID and top Via branch, which is how a CANCEL names the INVITE it
+ * cancels (RFC 3261 §9.2).
+ */
+public final class CallRegistry {
+
+    private final ConcurrentMap<String, InviteCall> calls = new ConcurrentHashMap<>();
+
+    static String key(Request request) {
+        CallIdHeader callId = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        return callId.getCallId() + "|" + (via == null ? "" : via.getBranch());
+    }
+
+    void add(InviteCall call) {
+        calls.put(call.key(), call);
+    }
+
+    void remove(InviteCall call) {
+        calls.remove(call.key(), call);
+    }
+
+    Optional<InviteCall> find(Request cancel) {
+        return Optional.ofNullable(calls.get(key(cancel)));
+    }
+
+    /** INVITEs not yet answered finally, for metrics and shutdown. */
+    public int size() {
+        return calls.size();
+    }
+
+    /** Answers every held call with 503 and cancels forwarded ones, for shutdown. */
+    public void abortAll() {
+        calls.values().forEach(InviteCall::abort);
+    }
+}

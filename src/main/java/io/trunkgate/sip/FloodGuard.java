@@ -1,0 +1,54 @@
+package io.trunkgate.sip;
+
+import java.net.InetAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Per-source budget for requests from addresses that are no configured peer (like Kamailio's pike): each
+ * source gets {@code perSecond} answers a second with a burst of as many; beyond that its requests are
+ * dropped without an answer, so a flood costs one map lookup per message and cannot starve known peers.
+ * Memory is bounded: past {@code maxSources} tracked sources the table starts afresh.
+ */
+final class FloodGuard {
+
+    private static final class Budget {
+        private double tokens;
+        private long lastNanos;
+
+        Budget(double tokens, long nowNanos) {
+            this.tokens = tokens;
+            this.lastNanos = nowNanos;
+        }
+    }
+
+    private final double perSecond;
+    private final int maxSources;
+    private final LongSupplier nanoClock;
+    private final ConcurrentMap<InetAddress, Budget> budgets = new ConcurrentHashMap<>();
+
+    FloodGuard(double perSecond, int maxSources, LongSupplier nanoClock) {
+        this.perSecond = perSecond;
+        this.maxSources = maxSources;
+        this.nanoClock = nanoClock;
+    }
+
+    /** Whether a request from {@code source} may be answered now; spends one unit of its budget if so. */
+    boolean allow(InetAddress source) {
+        long now = nanoClock.getAsLong();
+        if (budgets.size() >= maxSources && !budgets.containsKey(source)) {
+            budgets.clear();
+        }
+        Budget budget = budgets.computeIfAbsent(source, s -> new Budget(perSecond, now));
+        synchronized (budget) {
+            budget.tokens = Math.min(perSecond, budget.tokens + (now - budget.lastNanos) * perSecond / 1e9);
+            budget.lastNanos = now;
+            if (budget.tokens < 1) {
+                return false;
+            }
+            budget.tokens -= 1;
+            return true;
+        }
+    }
+}

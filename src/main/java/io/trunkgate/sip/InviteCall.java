@@ -1,0 +1,369 @@
+package io.trunkgate.sip;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.PeerConfig;
+import io.trunkgate.gateway.ActiveConfig;
+import io.trunkgate.gateway.CallAdmission;
+import io.trunkgate.gateway.CallAdmission.Verdict;
+import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.route.CallRouting;
+import io.trunkgate.route.RerouteReason;
+import io.trunkgate.route.RoutingStep;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Locale;
+import javax.sip.ClientTransaction;
+import javax.sip.ListeningPoint;
+import javax.sip.ServerTransaction;
+import javax.sip.SipProvider;
+import javax.sip.address.SipURI;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One proxied INVITE, from its arrival to its final response upstream: admission, pacing for each carrier
+ * attempt, forwarding, failover on the carrier's failure responses or silence, and CANCEL at any stage.
+ * Events reach it from SIP workers, Redis replies and timers; its methods are synchronized so it sees them
+ * one at a time.
+ */
+final class InviteCall {
+
+    private static final Logger log = LoggerFactory.getLogger(InviteCall.class);
+    private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
+
+    private final ProxyServices services;
+    private final ActiveConfig active;
+    private final ServerTransaction server;
+    private final Request request;
+    private final PeerConfig peer;
+    private final String key;
+    private final String callId;
+    private final String number;
+    private final long arrivedNanos = System.nanoTime();
+
+    private CallRouting routing;
+    private String admission = "pending";
+    private Verdict verdict;
+    private CarrierConfig carrier;
+    private Duration held = Duration.ZERO;
+    private ClientTransaction client;
+    private ScheduledFuture<?> answerTimer;
+    private boolean provisionalSeen;
+    private boolean cancelled;
+    private boolean cancelSent;
+    private boolean finalSent;
+    private Response lastFailure;
+
+    InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, PeerConfig peer) {
+        this.services = services;
+        this.active = active;
+        this.server = server;
+        this.request = server.getRequest();
+        this.peer = peer;
+        this.key = CallRegistry.key(request);
+        this.callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+        this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
+    }
+
+    String key() {
+        return key;
+    }
+
+    void start() {
+        services.calls().add(this);
+        services.admission().admit(active, peer, callId).whenComplete((verdict, error) -> {
+            if (error != null) {
+                log.error("call={} admission failed unexpectedly", callId, error);
+                rejectAfterError();
+            } else {
+                onVerdict(verdict);
+            }
+        });
+    }
+
+    private synchronized void onVerdict(Verdict verdict) {
+        this.verdict = verdict;
+        admission = describe(verdict);
+        if (finalSent) {
+            return;
+        }
+        if (!verdict.admitted()) {
+            reject(verdict);
+            return;
+        }
+        routing = new CallRouting(callId, number, active.routes(), services.pacer(), services.rerouteHook().get());
+        if (cancelled) {
+            routing.cancel();
+        }
+        routing.start().whenComplete(this::onStep);
+    }
+
+    private void reject(Verdict verdict) {
+        var settings = active.config().admission();
+        if (verdict.decision().isEmpty()) {
+            sendOwn(settings.rejectCode(), "admission unavailable: redis unreachable", 0);
+            return;
+        }
+        AdmissionDecision decision = verdict.decision().get();
+        switch (decision.outcome()) {
+            case BLOCKED -> sendOwn(settings.blockedCode(), "peer " + peer.id() + " is blocked",
+                    CallAdmission.retryAfterSeconds(decision.retryAfter()));
+            case TOO_HEAVY -> sendOwn(settings.rejectCode(), "call weight exceeds limit "
+                    + decision.refusedLimit().map(Object::toString).orElse("?"), 0);
+            default -> sendOwn(settings.rejectCode(), "CPS limit " + decision.refusedLimit().map(Object::toString)
+                            .orElse("?") + " of " + decision.refusedBy().map(Object::toString).orElse(peer.id()),
+                    CallAdmission.retryAfterSeconds(decision.retryAfter()));
+        }
+    }
+
+    private synchronized void onStep(RoutingStep step, Throwable error) {
+        if (error != null) {
+            log.error("call={} routing failed unexpectedly", callId, error);
+            rejectAfterError();
+            return;
+        }
+        if (finalSent || cancelled) {
+            return;
+        }
+        if (step instanceof RoutingStep.Send send) {
+            forward(send);
+        } else if (step instanceof RoutingStep.Cancelled) {
+            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+        } else if (step instanceof RoutingStep.Exhausted exhausted) {
+            if (lastFailure != null && exhausted.retryAfter().isEmpty()) {
+                sendFinal(SipMessages.relayed(lastFailure));
+            } else if (routing.tried().isEmpty()) {
+                sendOwn(Response.NOT_FOUND, "no route for " + number, 0);
+            } else {
+                sendOwn(Response.SERVICE_UNAVAILABLE, "no carrier slot within max-wait",
+                        exhausted.retryAfter().map(CallAdmission::retryAfterSeconds).orElse(0L));
+            }
+        }
+    }
+
+    private void forward(RoutingStep.Send send) {
+        carrier = send.carrier();
+        held = held.plus(send.held());
+        provisionalSeen = false;
+        try {
+            String transport = carrier.uri().transport().name();
+            SipProvider outbound = services.providerFor(transport);
+            SipURI target = services.messages().addresses().createSipURI(number.isEmpty() ? null : number,
+                    carrier.uri().host());
+            target.setPort(carrier.uri().port());
+            target.setTransportParam(carrier.uri().transport().sipName());
+            String inbound = ((ViaHeader) request.getHeader(ViaHeader.NAME)).getTransport().toUpperCase(Locale.ROOT);
+            ListeningPoint outboundPoint = SipMessages.listeningPoint(outbound, transport);
+            List<ListeningPoint> recordRoutes = inbound.equals(transport) ? List.of(outboundPoint)
+                    : List.of(SipMessages.listeningPoint(services.providerFor(inbound), inbound), outboundPoint);
+            Request out = services.messages().forwarded(request, target, outbound, transport, recordRoutes);
+            SipMessages.popOwnRoute(out, outbound);
+            client = outbound.getNewClientTransaction(out);
+            client.setApplicationData(this);
+            client.sendRequest();
+            answerTimer = services.timers().schedule(() -> onAnswerTimeout(client),
+                    carrier.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            log.warn("call={} cannot forward to {}: {}", callId, carrier.id(), e.toString());
+            failover(RerouteReason.FAILURE_RESPONSE, Response.SERVICE_UNAVAILABLE);
+        }
+    }
+
+    synchronized void onResponse(ClientTransaction from, Response response) {
+        int status = response.getStatusCode();
+        if (from != client) {
+            if (status / 100 == 2) {
+                relayStateless(response);
+            }
+            return;
+        }
+        if (status == Response.TRYING) {
+            return;
+        }
+        if (status < 200) {
+            provisionalSeen = true;
+            if (cancelled && !cancelSent) {
+                sendCancel();
+            }
+            relayProvisional(response);
+            return;
+        }
+        stopAnswerTimer();
+        if (status < 300) {
+            sendFinal(SipMessages.relayed(response));
+            return;
+        }
+        if (!cancelled && status < 600 && carrier.failoverCodes().contains(status)) {
+            lastFailure = response;
+            failover(RerouteReason.FAILURE_RESPONSE, status);
+            return;
+        }
+        sendFinal(SipMessages.relayed(response));
+    }
+
+    /** The client transaction gave up (Timer B/F) without any final response. */
+    synchronized void onTransactionTimeout(ClientTransaction from) {
+        if (from == client && !finalSent) {
+            onAnswerTimeout(from);
+        }
+    }
+
+    private synchronized void onAnswerTimeout(ClientTransaction attempt) {
+        if (attempt != client || finalSent) {
+            return;
+        }
+        if (provisionalSeen && !cancelSent) {
+            sendCancel();
+        }
+        if (cancelled) {
+            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+        } else if (carrier.failoverOnTimeout()) {
+            client = null;
+            failover(RerouteReason.TIMEOUT, 0);
+        } else {
+            sendOwn(Response.REQUEST_TIMEOUT, "no answer from " + carrier.id(), 0);
+        }
+    }
+
+    private void failover(RerouteReason reason, int status) {
+        cancelSent = false;
+        routing.failover(reason, status).whenComplete(this::onStep);
+    }
+
+    /** A CANCEL for this INVITE arrived (already answered 200 by the caller of this method). */
+    synchronized void cancel() {
+        if (finalSent || cancelled) {
+            return;
+        }
+        cancelled = true;
+        if (client == null) {
+            if (routing != null) {
+                routing.cancel();
+            }
+            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+        } else if (provisionalSeen) {
+            sendCancel();
+        }
+    }
+
+    /** Shutdown: a call not yet forwarded gets 503; a forwarded one is cancelled at the carrier. */
+    synchronized void abort() {
+        if (finalSent) {
+            return;
+        }
+        if (client == null) {
+            sendOwn(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 0);
+            if (routing != null) {
+                routing.cancel();
+            }
+        } else {
+            cancelled = true;
+            if (provisionalSeen) {
+                sendCancel();
+            }
+        }
+    }
+
+    private void sendCancel() {
+        try {
+            Request cancel = client.createCancel();
+            SipProvider outbound = services.providerFor(carrier.uri().transport().name());
+            outbound.getNewClientTransaction(cancel).sendRequest();
+            cancelSent = true;
+        } catch (Exception e) {
+            log.warn("call={} cannot send CANCEL to {}: {}", callId, carrier.id(), e.toString());
+        }
+    }
+
+    private void relayProvisional(Response response) {
+        try {
+            server.sendResponse(SipMessages.relayed(response));
+        } catch (Exception e) {
+            log.debug("call={} provisional not relayed: {}", callId, e.toString());
+        }
+    }
+
+    private void relayStateless(Response response) {
+        try {
+            services.providers().get(0).sendResponse(SipMessages.relayed(response));
+        } catch (Exception e) {
+            log.debug("call={} late 2xx not relayed: {}", callId, e.toString());
+        }
+    }
+
+    private void rejectAfterError() {
+        synchronized (this) {
+            if (!finalSent) {
+                sendOwn(Response.SERVER_INTERNAL_ERROR, "internal error", 0);
+            }
+        }
+    }
+
+    private void sendOwn(int status, String reason, long retryAfterSeconds) {
+        try {
+            sendFinal(services.messages().refusal(status, request, reason, retryAfterSeconds));
+        } catch (Exception e) {
+            log.warn("call={} cannot build {} response: {}", callId, status, e.toString());
+            finish(status);
+        }
+    }
+
+    private void sendFinal(Response response) {
+        if (finalSent) {
+            return;
+        }
+        finalSent = true;
+        stopAnswerTimer();
+        try {
+            server.sendResponse(response);
+        } catch (Exception e) {
+            log.warn("call={} final response {} not sent: {}", callId, response.getStatusCode(), e.toString());
+        }
+        finish(response.getStatusCode());
+    }
+
+    private void finish(int status) {
+        finalSent = true;
+        services.calls().remove(this);
+        callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
+                callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
+                routing == null ? "[]" : routing.reroutes(), status,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
+        if (verdict != null && verdict.admitted()) {
+            services.metrics().callAdmitted(peer.id());
+        } else if (verdict != null) {
+            services.metrics().callRejected(peer.id(), verdict.decision()
+                    .map(d -> d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable"));
+        }
+        if (carrier != null) {
+            services.metrics().callSent(carrier.id(), held);
+        }
+    }
+
+    private void stopAnswerTimer() {
+        if (answerTimer != null) {
+            answerTimer.cancel(false);
+            answerTimer = null;
+        }
+    }
+
+    private static String describe(Verdict verdict) {
+        if (verdict.decision().isEmpty()) {
+            return (verdict.admitted() ? "admitted" : "rejected") + "(redis-unavailable)";
+        }
+        AdmissionDecision d = verdict.decision().get();
+        return switch (d.outcome()) {
+            case ADMITTED, DUPLICATE -> "admitted";
+            case BLOCKED -> "rejected(blocked)";
+            case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
+                    + d.refusedLimit().map(Object::toString).orElse("?") + ")";
+        };
+    }
+}

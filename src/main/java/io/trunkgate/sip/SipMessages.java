@@ -1,0 +1,142 @@
+package io.trunkgate.sip;
+
+import gov.nist.javax.sip.Utils;
+import java.text.ParseException;
+import java.util.List;
+import javax.sip.ListeningPoint;
+import javax.sip.SipFactory;
+import javax.sip.SipProvider;
+import javax.sip.address.AddressFactory;
+import javax.sip.address.SipURI;
+import javax.sip.header.HeaderFactory;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.ReasonHeader;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.MessageFactory;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/** Building the messages a proxy sends: its responses, and requests forwarded with its Via and Record-Route. */
+public final class SipMessages {
+
+    public static final int DEFAULT_MAX_FORWARDS = 70;
+
+    private final AddressFactory addresses;
+    private final HeaderFactory headers;
+    private final MessageFactory messages;
+
+    public SipMessages() {
+        try {
+            SipFactory factory = SipFactory.getInstance();
+            factory.setPathName("gov.nist");
+            this.addresses = factory.createAddressFactory();
+            this.headers = factory.createHeaderFactory();
+            this.messages = factory.createMessageFactory();
+        } catch (Exception e) {
+            throw new IllegalStateException("JAIN-SIP factories unavailable", e);
+        }
+    }
+
+    public AddressFactory addresses() {
+        return addresses;
+    }
+
+    public HeaderFactory headers() {
+        return headers;
+    }
+
+    /** A response of ours to {@code request}; a final one gets a To tag, as RFC 3261 §8.2.6.2 asks. */
+    public Response response(int status, Request request) throws ParseException {
+        Response response = messages.createResponse(status, request);
+        ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
+        if (status >= 200 && to != null && to.getTag() == null) {
+            to.setTag(Utils.getInstance().generateTag());
+        }
+        return response;
+    }
+
+    /** A refusal with the SIP Reason header and, when given, a Retry-After in whole seconds. */
+    public Response refusal(int status, Request request, String reason, long retryAfterSeconds) throws Exception {
+        Response response = response(status, request);
+        ReasonHeader header = headers.createReasonHeader("SIP", status, reason);
+        response.addHeader(header);
+        if (retryAfterSeconds > 0) {
+            response.addHeader(headers.createRetryAfterHeader((int) retryAfterSeconds));
+        }
+        return response;
+    }
+
+    /** A copy of a response with our Via removed, to relay upstream. */
+    public static Response relayed(Response response) {
+        Response copy = (Response) response.clone();
+        copy.removeFirst(ViaHeader.NAME);
+        return copy;
+    }
+
+    /**
+     * A copy of {@code request} to forward: Max-Forwards decremented (70 when absent), our Via on top, and
+     * a Record-Route for each of {@code recordRoutes}, in order: one for a dialog-creating request, two when
+     * the call changes transport (RFC 5658), so each side routes in-dialog requests over its own transport.
+     *
+     * @param requestUri where to send it, or null to keep the Request-URI
+     */
+    public Request forwarded(Request request, SipURI requestUri, SipProvider provider, String transport,
+                             List<ListeningPoint> recordRoutes) throws Exception {
+        Request copy = (Request) request.clone();
+        if (requestUri != null) {
+            copy.setRequestURI(requestUri);
+        }
+        MaxForwardsHeader maxForwards = (MaxForwardsHeader) copy.getHeader(MaxForwardsHeader.NAME);
+        if (maxForwards == null) {
+            copy.setHeader(headers.createMaxForwardsHeader(DEFAULT_MAX_FORWARDS - 1));
+        } else {
+            maxForwards.decrementMaxForwards();
+        }
+        ListeningPoint point = listeningPoint(provider, transport);
+        copy.addFirst(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
+                Utils.getInstance().generateBranchId()));
+        for (ListeningPoint recordRoute : recordRoutes) {
+            SipURI own = addresses.createSipURI(null, recordRoute.getIPAddress());
+            own.setPort(recordRoute.getPort());
+            own.setTransportParam(recordRoute.getTransport().toLowerCase(java.util.Locale.ROOT));
+            own.setLrParam();
+            copy.addFirst(headers.createRecordRouteHeader(addresses.createAddress(own)));
+        }
+        return copy;
+    }
+
+    /** Removes the top Route headers that name this proxy (loose routing, RFC 3261 §16.4; two after RFC 5658). */
+    public static void popOwnRoute(Request request, SipProvider provider) {
+        RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
+        while (route != null && route.getAddress().getURI() instanceof SipURI uri && isOwn(uri, provider)) {
+            request.removeFirst(RouteHeader.NAME);
+            route = (RouteHeader) request.getHeader(RouteHeader.NAME);
+        }
+    }
+
+    static boolean isOwn(SipURI uri, SipProvider provider) {
+        int port = uri.getPort() < 0 ? 5060 : uri.getPort();
+        for (ListeningPoint point : provider.getListeningPoints()) {
+            if (point.getIPAddress().equals(uri.getHost()) && point.getPort() == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public static ListeningPoint listeningPoint(SipProvider provider, String transport) {
+        ListeningPoint point = provider.getListeningPoint(transport);
+        if (point == null) {
+            throw new IllegalStateException("no " + transport + " listener to send from; add one to sip.listeners");
+        }
+        return point;
+    }
+
+    /** Whether the request still has hops left: Max-Forwards absent or above zero. */
+    public static boolean hasHopsLeft(Request request) {
+        MaxForwardsHeader maxForwards = (MaxForwardsHeader) request.getHeader(MaxForwardsHeader.NAME);
+        return maxForwards == null || maxForwards.getMaxForwards() > 0;
+    }
+}

@@ -1,0 +1,207 @@
+package io.trunkgate.sip;
+
+import gov.nist.javax.sip.message.SIPMessage;
+import io.trunkgate.config.PeerConfig;
+import io.trunkgate.gateway.ActiveConfig;
+import java.net.InetAddress;
+import java.util.Optional;
+import javax.sip.ClientTransaction;
+import javax.sip.DialogTerminatedEvent;
+import javax.sip.IOExceptionEvent;
+import javax.sip.RequestEvent;
+import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.SipListener;
+import javax.sip.SipProvider;
+import javax.sip.TimeoutEvent;
+import javax.sip.TransactionAlreadyExistsException;
+import javax.sip.TransactionTerminatedEvent;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stateful proxy's entry point: sorts what the stack delivers to the handler for it — new INVITEs,
+ * CANCELs, in-dialog requests, responses and transaction timeouts.
+ */
+public final class SipProxy implements SipListener {
+
+    private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
+    private static final double UNKNOWN_SOURCE_ANSWERS_PER_SECOND = 5;
+
+    private final ProxyServices services;
+    private final InDialogForwarder inDialog;
+    private final FloodGuard unknownSources = new FloodGuard(UNKNOWN_SOURCE_ANSWERS_PER_SECOND, 100_000,
+            System::nanoTime);
+    private volatile boolean draining;
+
+    public SipProxy(ProxyServices services) {
+        this.services = services;
+        this.inDialog = new InDialogForwarder(services);
+    }
+
+    /** From now on new INVITEs are answered 503: the gateway is shutting down. */
+    public void drain() {
+        draining = true;
+    }
+
+    @Override
+    public void processRequest(RequestEvent event) {
+        SipProvider provider = (SipProvider) event.getSource();
+        Request request = event.getRequest();
+        try {
+            String method = request.getMethod();
+            boolean withinDialog = ((ToHeader) request.getHeader(ToHeader.NAME)).getTag() != null;
+            if (Request.ACK.equals(method)) {
+                if (event.getServerTransaction() == null) {
+                    inDialog.forwardAck(request, provider);
+                }
+            } else if (Request.CANCEL.equals(method)) {
+                onCancel(event, provider);
+            } else if (withinDialog) {
+                serverTransaction(event, provider).ifPresent(st -> inDialog.forward(event, provider, st));
+            } else if (Request.INVITE.equals(method)) {
+                onInvite(event, provider);
+            } else if (Request.OPTIONS.equals(method)) {
+                provider.sendResponse(services.messages().response(Response.OK, request));
+            } else {
+                Response response = services.messages().response(Response.METHOD_NOT_ALLOWED, request);
+                response.addHeader(services.messages().headers().createAllowHeader("INVITE, ACK, BYE, CANCEL, OPTIONS"));
+                provider.sendResponse(response);
+            }
+        } catch (Exception e) {
+            log.info("{} from {} not handled: {}", request.getMethod(), source(request), e.toString());
+        }
+    }
+
+    private void onInvite(RequestEvent event, SipProvider provider) throws Exception {
+        Request request = event.getRequest();
+        ActiveConfig active = services.config().get();
+        Optional<PeerConfig> peer = active.peers().find(source(request));
+        if (peer.isEmpty()) {
+            int code = active.config().admission().unknownPeerCode();
+            if (!unknownSources.allow(source(request))) {
+                return;
+            }
+            log.info("INVITE from unknown source {} {}", source(request), code == 0 ? "dropped" : "answered " + code);
+            if (code != 0) {
+                provider.sendResponse(services.messages().refusal(code, request, "unknown source", 0));
+            }
+            return;
+        }
+        Optional<ServerTransaction> server = serverTransaction(event, provider);
+        if (server.isEmpty()) {
+            return;
+        }
+        if (!SipMessages.hasHopsLeft(request)) {
+            server.get().sendResponse(services.messages().refusal(Response.TOO_MANY_HOPS, request,
+                    "Max-Forwards exhausted", 0));
+            return;
+        }
+        if (draining) {
+            server.get().sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
+                    "gateway shutting down", 0));
+            return;
+        }
+        if (services.calls().size() >= active.config().maxCallsInProgress()) {
+            server.get().sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
+                    "gateway overloaded", 1));
+            return;
+        }
+        server.get().sendResponse(services.messages().response(Response.TRYING, request));
+        new InviteCall(services, active, server.get(), peer.get()).start();
+    }
+
+    private void onCancel(RequestEvent event, SipProvider provider) throws Exception {
+        Request cancel = event.getRequest();
+        Optional<InviteCall> call = services.calls().find(cancel);
+        Optional<ServerTransaction> server = serverTransaction(event, provider);
+        if (server.isEmpty()) {
+            return;
+        }
+        if (call.isEmpty()) {
+            server.get().sendResponse(services.messages().response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, cancel));
+            return;
+        }
+        server.get().sendResponse(services.messages().response(Response.OK, cancel));
+        call.get().cancel();
+    }
+
+    /** The request's server transaction, new if needed; empty for a retransmission the stack already has. */
+    private static Optional<ServerTransaction> serverTransaction(RequestEvent event, SipProvider provider)
+            throws Exception {
+        if (event.getServerTransaction() != null) {
+            return Optional.of(event.getServerTransaction());
+        }
+        try {
+            return Optional.of(provider.getNewServerTransaction(event.getRequest()));
+        } catch (TransactionAlreadyExistsException retransmission) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void processResponse(ResponseEvent event) {
+        ClientTransaction client = event.getClientTransaction();
+        Response response = event.getResponse();
+        if (client == null) {
+            relayStateless(response);
+        } else if (client.getApplicationData() instanceof InviteCall call) {
+            call.onResponse(client, response);
+        } else if (client.getApplicationData() instanceof InDialogForwarder.Forwarded forwarded) {
+            forwarded.relay(response);
+        }
+    }
+
+    /** A response no transaction knows, such as a retransmitted 2xx: relay it along its Via. */
+    private void relayStateless(Response response) {
+        if (response.getStatusCode() == Response.TRYING) {
+            return;
+        }
+        try {
+            services.providers().get(0).sendResponse(SipMessages.relayed(response));
+        } catch (Exception e) {
+            log.debug("stray response not relayed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void processTimeout(TimeoutEvent event) {
+        if (!event.isServerTransaction() && event.getClientTransaction() != null) {
+            Object data = event.getClientTransaction().getApplicationData();
+            if (data instanceof InviteCall call) {
+                call.onTransactionTimeout(event.getClientTransaction());
+            } else if (data instanceof InDialogForwarder.Forwarded forwarded) {
+                try {
+                    forwarded.server().sendResponse(services.messages().response(Response.REQUEST_TIMEOUT,
+                            forwarded.server().getRequest()));
+                } catch (Exception e) {
+                    log.debug("408 not sent: {}", e.toString());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void processIOException(IOExceptionEvent event) {
+        log.debug("I/O error with {}:{}/{}", event.getHost(), event.getPort(), event.getTransport());
+    }
+
+    @Override
+    public void processTransactionTerminated(TransactionTerminatedEvent event) {
+        // transactions clean up after themselves; calls leave the registry at their final response
+    }
+
+    @Override
+    public void processDialogTerminated(DialogTerminatedEvent event) {
+        // no dialogs: the proxy keeps no dialog state
+    }
+
+    private static InetAddress source(Request request) {
+        SIPMessage message = (SIPMessage) request;
+        return message.getPeerPacketSourceAddress() != null ? message.getPeerPacketSourceAddress()
+                : message.getRemoteAddress();
+    }
+}

@@ -1,0 +1,61 @@
+package io.trunkgate.sip;
+
+import io.trunkgate.config.SipListener;
+import io.trunkgate.config.Transport;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import javax.sip.ListeningPoint;
+import javax.sip.SipFactory;
+import javax.sip.SipProvider;
+import javax.sip.SipStack;
+
+/**
+ * Builds the JAIN-SIP stack the way a proxy needs it: no automatic dialogs, a worker pool with a
+ * re-entrant listener, large UDP buffers, NIO for TCP, and logging through SLF4J.
+ */
+public final class SipStackFactory {
+
+    private SipStackFactory() {
+    }
+
+    /** The stack and one provider per listening host:port, each with its UDP and/or TCP points. */
+    public record Stack(SipStack stack, List<SipProvider> providers) {
+    }
+
+    public static Stack create(String name, List<SipListener> listeners, int workerThreads) throws Exception {
+        SipFactory factory = SipFactory.getInstance();
+        factory.setPathName("gov.nist");
+        Properties properties = new Properties();
+        properties.setProperty("javax.sip.STACK_NAME", name);
+        properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
+        properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(workerThreads));
+        properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
+        properties.setProperty("gov.nist.javax.sip.RECEIVE_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
+        properties.setProperty("gov.nist.javax.sip.SEND_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
+        properties.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", Integer.toString(64 << 10));
+        properties.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
+                "gov.nist.javax.sip.stack.NioMessageProcessorFactory");
+        properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
+        properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
+        properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
+        properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
+        properties.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");
+        SipStack stack = factory.createSipStack(properties);
+
+        Map<String, SipProvider> byAddress = new LinkedHashMap<>();
+        for (SipListener listener : listeners) {
+            ListeningPoint point = stack.createListeningPoint(listener.host(), listener.port(),
+                    listener.transport() == Transport.UDP ? ListeningPoint.UDP : ListeningPoint.TCP);
+            String address = listener.host() + ":" + listener.port();
+            SipProvider provider = byAddress.get(address);
+            if (provider == null) {
+                byAddress.put(address, stack.createSipProvider(point));
+            } else {
+                provider.addListeningPoint(point);
+            }
+        }
+        return new Stack(stack, List.copyOf(byAddress.values()));
+    }
+}

@@ -1,0 +1,56 @@
+package io.trunkgate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CheckConfigCommandTest {
+
+    private record Result(int exit, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
+            int exit = new CommandLine(new Main()).execute(args);
+            return new Result(exit, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+    }
+
+    @Test
+    void theSampleConfigPasses() {
+        Result result = run("check-config", "--config", "conf/gateway.conf");
+        assertEquals(0, result.exit(), result.err());
+        assertTrue(result.out().contains("OK"), result.out());
+    }
+
+    @Test
+    void everyErrorIsPrintedWithFileLineAndKeyAndTheExitCodeIsOne(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("gateway.conf"), "redis.mode = embedded\nadmission.reject-code = 200\n");
+        Files.createDirectories(dir.resolve("peers"));
+        Files.writeString(dir.resolve("peers/acme.conf"),
+                "id = acme\nmatch.sources = [\"10.0.0.0/33\"]\nlimits = [ { window = 1x, max = 10 } ]\n");
+        Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
+        assertEquals(1, result.exit());
+        assertTrue(result.err().contains("gateway.conf:2: admission.reject-code"), result.err());
+        assertTrue(result.err().contains("acme.conf:2: match.sources[0]"), result.err());
+        assertTrue(result.err().contains("acme.conf:3: limits[0].window"), result.err());
+        assertTrue(result.err().contains("3 error(s)"), result.err());
+    }
+}

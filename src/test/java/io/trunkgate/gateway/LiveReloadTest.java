@@ -1,0 +1,193 @@
+package io.trunkgate.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trunkgate.config.ConfigLoader;
+import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.AdminClient.Answer;
+import io.trunkgate.testing.Metrics;
+import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.StandaloneRedis;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Live reload from real files: gateway.conf, a peer, two carriers and routes.conf in a temporary directory,
+ * edited while the gateway runs. The tests run in order and build on each other's configuration.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LiveReloadTest {
+
+    private static final String GW = "127.0.0.1";
+    private static final String TOKEN = "reload-token";
+
+    @TempDir
+    static Path dir;
+
+    private final List<SipAgent> agents = new ArrayList<>();
+    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+    private Gateway gateway;
+    private AdminClient admin;
+    private int sipPort;
+    private SipAgent caller;
+    private SipAgent slow;
+    private SipAgent fast;
+
+    private SipAgent agent(String host) throws Exception {
+        SipAgent agent = SipAgent.start(host);
+        agents.add(agent);
+        return agent;
+    }
+
+    @BeforeAll
+    void start() throws Exception {
+        caller = agent("127.0.0.61");
+        slow = agent("127.0.0.62");
+        fast = agent("127.0.0.63");
+        sipPort = RedisServerProcess.freePort();
+        write("gateway.conf", """
+                instance-id = reload-test
+                sip.listeners = [
+                  { transport = udp, host = "127.0.0.1", port = %d }
+                  { transport = tcp, host = "127.0.0.1", port = %d }
+                ]
+                redis { mode = standalone, addresses = ["%s"], timeout = 2s, key-prefix = "tg-reload-%s" }
+                admin { host = "127.0.0.1", port = %d, token = "%s" }
+                """.formatted(sipPort, sipPort, StandaloneRedis.shared().server().address(), UUID.randomUUID(),
+                RedisServerProcess.freePort(), TOKEN));
+        writePeer("max = 5");
+        write("carriers/slow.conf", "id = slow\nuri = \"" + slow.uri() + "\"\ncps = 1\nmax-wait = 5s\n");
+        write("carriers/fast.conf", "id = fast\nuri = \"" + fast.uri() + "\"\ncps = 1000\n");
+        write("routes.conf", "routes = [ { prefix = \"+1\", carriers = [slow] }, { prefix = \"+2\", carriers = [fast] } ]\n");
+        ((Logger) LoggerFactory.getLogger(ConfigReloader.class)).addAppender(log);
+        log.start();
+        gateway = Gateway.start(ConfigLoader.load(dir.resolve("gateway.conf")));
+        admin = new AdminClient(gateway.adminAddress());
+    }
+
+    @AfterAll
+    void stop() {
+        ((Logger) LoggerFactory.getLogger(ConfigReloader.class)).detachAppender(log);
+        gateway.close();
+        agents.forEach(SipAgent::close);
+    }
+
+    private void write(String name, String content) throws Exception {
+        Path file = dir.resolve(name);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, content);
+    }
+
+    private void writePeer(String limit) throws Exception {
+        write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 10s, " + limit
+                + " } ]\n");
+    }
+
+    /** The health document once it satisfies {@code condition}, polling for up to 6 s (the files are polled each 1 s). */
+    private JsonNode awaitHealth(Predicate<JsonNode> condition) throws Exception {
+        long deadline = System.nanoTime() + 6_000_000_000L;
+        JsonNode health = admin.get("/health").json();
+        while (!condition.test(health) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            health = admin.get("/health").json();
+        }
+        return health;
+    }
+
+    private int call(String number) throws Exception {
+        return caller.invite(GW, sipPort, number).awaitFinal(6000).getStatusCode();
+    }
+
+    @Test
+    @Order(1)
+    void aChangedPeerFileIsAppliedWithoutARestart() throws Exception {
+        assertEquals(1, gateway.activeConfig().generation());
+        writePeer("max = 7");
+        JsonNode health = awaitHealth(h -> h.get("config").get("generation").asLong() == 2);
+        assertEquals(2, health.get("config").get("generation").asLong(), health.toString());
+        assertTrue(health.get("config").get("lastReload").get("applied").asBoolean());
+        assertEquals("file change", health.get("config").get("lastReload").get("trigger").asText());
+        assertEquals(7, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
+        assertEquals(2.0, Metrics.value(admin.get("/metrics").body(), "trunkgate_config_generation", Map.of())
+                .orElse(-1));
+    }
+
+    @Test
+    @Order(2)
+    void aCallHeldDuringAReloadKeepsTheConfigItStartedWith() throws Exception {
+        assertEquals(200, call("+1000"), "takes slow's free slot");
+        SipAgent.Call held = caller.invite(GW, sipPort, "+1001");
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (gateway.pacer().heldCount("slow") == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(1, gateway.pacer().heldCount("slow"), "the second call waits for slow's next slot (1 cps)");
+
+        write("routes.conf", "routes = [ { prefix = \"+1\", carriers = [fast] }, { prefix = \"+2\", carriers = [fast] } ]\n");
+        Answer reload = admin.send("POST", "/api/reload", null, TOKEN);
+        assertEquals(200, reload.status(), reload.body());
+        assertTrue(reload.json().get("applied").asBoolean());
+        assertEquals(3, reload.json().get("generation").asLong());
+
+        assertEquals(200, held.awaitFinal(6000).getStatusCode());
+        assertEquals(2, slow.received("INVITE").size(), "the held call went where its generation routed it");
+        assertEquals(0, fast.received("INVITE").size());
+        assertEquals(200, call("+1002"));
+        assertEquals(1, fast.received("INVITE").size(), "a new call follows the new routes");
+    }
+
+    @Test
+    @Order(3)
+    void aBadFileIsRefusedReportedAndTheRunningConfigStays() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 1x, max = 3 } ]\n");
+        JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertEquals("degraded", health.get("status").asText(), health.toString());
+        assertTrue(health.get("ready").asBoolean(), "a refused reload does not make the gateway unready");
+        JsonNode last = health.get("config").get("lastReload");
+        assertFalse(last.get("applied").asBoolean());
+        assertEquals(generation, health.get("config").get("generation").asLong());
+        JsonNode error = last.get("errors").get(0);
+        assertTrue(error.get("file").asText().endsWith("acme.conf"), error.toString());
+        assertEquals(3, error.get("line").asInt());
+        assertEquals("limits[0].window", error.get("key").asText());
+        assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("refused")
+                && e.getFormattedMessage().contains("acme.conf:3: limits[0].window")), "logged with file, line and key");
+
+        assertEquals(200, call("+2000"), "calls run on the previous configuration");
+        assertEquals(7, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
+        Answer reload = admin.send("POST", "/api/reload", null, TOKEN);
+        assertEquals(422, reload.status());
+        assertEquals("limits[0].window", reload.json().get("errors").get(0).get("key").asText());
+        assertEquals(generation, gateway.activeConfig().generation());
+        assertTrue(Metrics.value(admin.get("/metrics").body(), "trunkgate_config_reload_refused_total", Map.of())
+                .orElse(0) >= 2);
+
+        writePeer("max = 9");
+        JsonNode fixed = awaitHealth(h -> h.get("status").asText().equals("ok"));
+        assertEquals(generation + 1, fixed.get("config").get("generation").asLong(), fixed.toString());
+        assertEquals(9, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
+    }
+}

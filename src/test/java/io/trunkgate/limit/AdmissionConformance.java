@@ -1,0 +1,311 @@
+package io.trunkgate.limit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.limit.internal.RedisBlockRegistry;
+import io.trunkgate.testing.RedisBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The admission behaviour, specified once and run against every Redis topology (standalone, cluster,
+ * embedded). Each test uses fresh peer ids, so tests never see each other's windows.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AdmissionConformance {
+
+    private static final String PREFIX = "tg-test";
+    private final List<RedissonClient> clients = new ArrayList<>();
+    private RedisBackend backend;
+
+    protected abstract RedisBackend backend();
+
+    @BeforeAll
+    void connect() {
+        backend = backend();
+        for (int i = 0; i < 4; i++) {
+            clients.add(backend.newClient());
+        }
+    }
+
+    @AfterAll
+    void disconnect() {
+        clients.forEach(RedissonClient::shutdown);
+    }
+
+    private AdmissionLimiter limiter(int instance) {
+        return new RedisAdmissionLimiter(clients.get(instance), PREFIX);
+    }
+
+    private static AdmissionDecision admit(AdmissionLimiter limiter, AdmissionRequest request) {
+        return limiter.admit(request).toCompletableFuture().join();
+    }
+
+    private static String newPeer() {
+        return "peer-" + UUID.randomUUID();
+    }
+
+    private static String call() {
+        return UUID.randomUUID() + "@test";
+    }
+
+    @Test
+    void concurrentInstancesNeverExceedAnyWindow() throws Exception {
+        Limit fast = Limit.exact(Duration.ofMillis(500), 10);
+        Limit slow = Limit.exact(Duration.ofSeconds(2), 30);
+        Limit bucketed = Limit.bucketed(Duration.ofSeconds(1), 18, Duration.ofMillis(100));
+        Scope peer = Scope.peer(newPeer(), List.of(fast, slow, bucketed));
+        List<Long> admitted = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger offered = new AtomicInteger();
+        long runNanos = TimeUnit.MILLISECONDS.toNanos(4000);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        CountDownLatch done = new CountDownLatch(16);
+        long start = System.nanoTime();
+        for (int t = 0; t < 16; t++) {
+            AdmissionLimiter limiter = limiter(t % 4);
+            pool.execute(() -> {
+                try {
+                    while (System.nanoTime() - start < runNanos) {
+                        offered.incrementAndGet();
+                        AdmissionDecision d = admit(limiter, AdmissionRequest.of(call(), peer));
+                        if (d.admitted()) {
+                            admitted.add(d.serverTimeMicros());
+                        }
+                        Thread.sleep(ThreadLocalRandom.current().nextInt(5, 30));
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        assertTrue(done.await(30, TimeUnit.SECONDS));
+        pool.shutdown();
+
+        List<Long> times = new ArrayList<>(admitted);
+        Collections.sort(times);
+        // The tightest sustained limit is the 2 s window: 15 calls/s; the offer must be at least 3x that.
+        double offeredPerSecond = offered.get() / 4.0;
+        assertTrue(offeredPerSecond >= 45, "offered only " + offeredPerSecond + "/s");
+        for (Limit limit : List.of(fast, slow, bucketed)) {
+            LimitInvariants.assertNoWindowOverMax(times, limit);
+        }
+        // Strict, yet not starved: the 2 s limit allows 30 per 2 s; 4 s of offer must fill at least two windows.
+        assertTrue(times.size() >= 2 * slow.max(), "admitted only " + times.size());
+    }
+
+    @Test
+    void capacityReturnsExactlyWhenTheOldestCallLeaves() throws Exception {
+        AdmissionLimiter limiter = limiter(0);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofMillis(800), 3)));
+        AdmissionDecision first = admit(limiter, AdmissionRequest.of(call(), peer));
+        Thread.sleep(100);
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        AdmissionDecision refused = admit(limiter, AdmissionRequest.of(call(), peer));
+
+        assertEquals(Outcome.LIMITED, refused.outcome());
+        long expectedMicros = first.serverTimeMicros() + 800_000 + 1 - refused.serverTimeMicros();
+        long expectedMs = (expectedMicros + 999) / 1000;
+        assertEquals(expectedMs, refused.retryAfter().toMillis(), "retry-after follows the oldest call");
+        assertEquals(peer, refused.refusedBy().orElseThrow());
+        assertEquals(peer.limits().get(0), refused.refusedLimit().orElseThrow());
+
+        Thread.sleep(refused.retryAfter().toMillis());
+        AdmissionDecision afterOldestLeft = admit(limiter, AdmissionRequest.of(call(), peer));
+        assertEquals(Outcome.ADMITTED, afterOldestLeft.outcome());
+        assertTrue(afterOldestLeft.serverTimeMicros() > first.serverTimeMicros() + 800_000);
+        // Only the oldest call left: the second one still holds its place.
+        assertEquals(Outcome.LIMITED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+    }
+
+    @Test
+    void retryAtRetryAfterIsAdmittedAndFiftyMillisecondsEarlierIsNot() throws Exception {
+        AdmissionLimiter limiter = limiter(1);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(1), 2)));
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        AdmissionDecision refused = admit(limiter, AdmissionRequest.of(call(), peer));
+        assertEquals(Outcome.LIMITED, refused.outcome());
+        long refusedAt = System.nanoTime();
+
+        sleepUntil(refusedAt, refused.retryAfter().toMillis() - 50);
+        AdmissionDecision early = admit(limiter, AdmissionRequest.of(call(), peer));
+        assertEquals(Outcome.LIMITED, early.outcome(), "50 ms before retry-after");
+
+        sleepUntil(refusedAt, refused.retryAfter().toMillis());
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome(), "at retry-after");
+    }
+
+    @Test
+    void refusedCallsUseNoCapacity() throws Exception {
+        AdmissionLimiter limiter = limiter(2);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofMillis(600), 5)));
+        for (int i = 0; i < 5; i++) {
+            assertTrue(admit(limiter, AdmissionRequest.of(call(), peer)).admitted());
+        }
+        AdmissionDecision last = null;
+        for (int i = 0; i < 40; i++) {
+            last = admit(limiter, AdmissionRequest.of(call(), peer));
+            assertEquals(Outcome.LIMITED, last.outcome());
+            Thread.sleep(5);
+        }
+        Thread.sleep(last.retryAfter().toMillis() + 150);
+        int admittedAgain = 0;
+        for (int i = 0; i < 10; i++) {
+            if (admit(limiter, AdmissionRequest.of(call(), peer)).admitted()) {
+                admittedAgain++;
+            }
+        }
+        assertEquals(5, admittedAgain, "the full limit is back once the admitted calls left the window");
+    }
+
+    @Test
+    void weightUsesThatManyUnits() {
+        AdmissionLimiter limiter = limiter(3);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));
+        AdmissionDecision a = admit(limiter, new AdmissionRequest(call(), 4, peer, Optional.empty()));
+        AdmissionDecision b = admit(limiter, new AdmissionRequest(call(), 4, peer, Optional.empty()));
+        AdmissionDecision c = admit(limiter, new AdmissionRequest(call(), 4, peer, Optional.empty()));
+        AdmissionDecision d = admit(limiter, new AdmissionRequest(call(), 2, peer, Optional.empty()));
+        assertEquals(List.of(Outcome.ADMITTED, Outcome.ADMITTED, Outcome.LIMITED, Outcome.ADMITTED),
+                List.of(a.outcome(), b.outcome(), c.outcome(), d.outcome()));
+        assertEquals(6, a.remaining());
+        assertEquals(2, b.remaining());
+        assertEquals(0, d.remaining());
+        AdmissionDecision heavy = admit(limiter, new AdmissionRequest(call(), 11, peer, Optional.empty()));
+        assertEquals(Outcome.TOO_HEAVY, heavy.outcome());
+    }
+
+    @Test
+    void groupLimitBindsAcrossPeers() {
+        String group = "group-" + UUID.randomUUID();
+        Scope groupScope = Scope.group(group, List.of(Limit.exact(Duration.ofSeconds(5), 5)));
+        Scope peerA = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 4)));
+        Scope peerB = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 4)));
+        AdmissionLimiter gatewayOne = limiter(0);
+        AdmissionLimiter gatewayTwo = limiter(1);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(admit(gatewayOne, new AdmissionRequest(call(), 1, peerA, Optional.of(groupScope))).admitted());
+        }
+        AdmissionDecision peerLimited = admit(gatewayOne, new AdmissionRequest(call(), 1, peerA, Optional.of(groupScope)));
+        assertEquals(peerA, peerLimited.refusedBy().orElseThrow());
+
+        assertTrue(admit(gatewayTwo, new AdmissionRequest(call(), 1, peerB, Optional.of(groupScope))).admitted());
+        AdmissionDecision groupLimited = admit(gatewayTwo, new AdmissionRequest(call(), 1, peerB, Optional.of(groupScope)));
+        assertEquals(Outcome.LIMITED, groupLimited.outcome());
+        assertEquals(groupScope, groupLimited.refusedBy().orElseThrow(), "peer B has room; the group has not");
+    }
+
+    @Test
+    void bucketedWindowNeverOverAdmitsAndItsRetryAfterHolds() throws Exception {
+        Limit limit = Limit.bucketed(Duration.ofMillis(700), 7, Duration.ofMillis(100));
+        Scope peer = Scope.peer(newPeer(), List.of(limit));
+        AdmissionLimiter limiter = limiter(0);
+        List<Long> times = new ArrayList<>();
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(2500)) {
+            AdmissionDecision d = admit(limiter, AdmissionRequest.of(call(), peer));
+            if (d.admitted()) {
+                times.add(d.serverTimeMicros());
+            }
+            Thread.sleep(3);
+        }
+        LimitInvariants.assertNoWindowOverMax(times, limit);
+        assertTrue(times.size() >= 14, "admitted only " + times.size());
+
+        AdmissionDecision refused;
+        do {
+            refused = admit(limiter, AdmissionRequest.of(call(), peer));
+        } while (refused.admitted());
+        Thread.sleep(refused.retryAfter().toMillis());
+        assertTrue(admit(limiter, AdmissionRequest.of(call(), peer)).admitted(), "admitted at retry-after");
+    }
+
+    @Test
+    void retransmissionCountsOnce() {
+        AdmissionLimiter limiter = limiter(1);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 2)));
+        String callId = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(callId, peer)).outcome());
+        assertEquals(Outcome.DUPLICATE, admit(limiter(2), AdmissionRequest.of(callId, peer)).outcome());
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        assertEquals(Outcome.LIMITED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+    }
+
+    @Test
+    void recoversAfterScriptFlush() {
+        AdmissionLimiter limiter = limiter(0);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));
+        assertTrue(admit(limiter, AdmissionRequest.of(call(), peer)).admitted());
+        clients.get(0).getScript().scriptFlush();
+        AdmissionDecision afterFlush = admit(limiter, AdmissionRequest.of(call(), peer));
+        assertEquals(Outcome.ADMITTED, afterFlush.outcome());
+        assertEquals(8, afterFlush.remaining(), "the window survived the flush; only the script was reloaded");
+    }
+
+    @Test
+    void blockIsSeenByEveryInstanceUntilItEndsOrIsLifted() throws Exception {
+        String group = "group-" + UUID.randomUUID();
+        Scope groupScope = Scope.group(group, List.of(Limit.exact(Duration.ofSeconds(5), 100)));
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 100)));
+        BlockRegistry blocks = new RedisBlockRegistry(clients.get(0), PREFIX);
+        blocks.block(peer.id(), Optional.of(group), Duration.ofMillis(400)).toCompletableFuture().join();
+
+        AdmissionDecision blocked = admit(limiter(3), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope)));
+        assertEquals(Outcome.BLOCKED, blocked.outcome());
+        assertEquals(peer, blocked.refusedBy().orElseThrow());
+        assertTrue(blocked.retryAfter().toMillis() > 0 && blocked.retryAfter().toMillis() <= 400);
+        assertTrue(blocks.remaining(peer.id(), Optional.of(group)).toCompletableFuture().join().isPresent());
+
+        Thread.sleep(blocked.retryAfter().toMillis() + 20);
+        assertTrue(admit(limiter(2), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope))).admitted());
+
+        blocks.block(peer.id(), Optional.of(group), Duration.ofHours(1)).toCompletableFuture().join();
+        assertEquals(Outcome.BLOCKED, admit(limiter(1), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope))).outcome());
+        assertTrue(blocks.unblock(peer.id(), Optional.of(group)).toCompletableFuture().join());
+        assertTrue(admit(limiter(1), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope))).admitted());
+        assertFalse(blocks.remaining(peer.id(), Optional.of(group)).toCompletableFuture().join().isPresent());
+    }
+
+    @Test
+    void idleKeysExpire() {
+        Limit exact = Limit.exact(Duration.ofMillis(1500), 10);
+        Limit bucketed = Limit.bucketed(Duration.ofSeconds(3), 10, Duration.ofMillis(500));
+        Scope peer = Scope.peer(newPeer(), List.of(exact, bucketed));
+        assertTrue(admit(limiter(0), AdmissionRequest.of(call(), peer)).admitted());
+        List<Long> ttls = new ArrayList<>();
+        for (String key : clients.get(0).getKeys().getKeysByPattern(PREFIX + ":{p:" + peer.id() + "}:*")) {
+            ttls.add(clients.get(0).getBucket(key).remainTimeToLive());
+        }
+        assertEquals(2, ttls.size());
+        assertTrue(ttls.stream().allMatch(ttl -> ttl > 0 && ttl <= 3500), "TTLs " + ttls);
+    }
+
+    private static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {
+        long wait = startNanos + TimeUnit.MILLISECONDS.toNanos(offsetMillis) - System.nanoTime();
+        if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package io.trunkgate.pace;
+
+import io.trunkgate.testing.RedisClusterHarness;
+import io.trunkgate.testing.RedisBackend;
+
+class ClusterPacingTest extends PacingConformance {
+    @Override
+    protected RedisBackend backend() {
+        return RedisClusterHarness.shared();
+    }
+}

@@ -1,0 +1,239 @@
+package io.trunkgate.pace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.pace.internal.TimerCarrierPacer;
+import io.trunkgate.testing.Carriers;
+import io.trunkgate.testing.RedisBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+/** Carrier pacing, specified once and run against every Redis topology. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class PacingConformance {
+
+    private static final String PREFIX = "tg-test";
+    private final List<RedissonClient> clients = new ArrayList<>();
+
+    protected abstract RedisBackend backend();
+
+    @BeforeAll
+    void connect() {
+        RedisBackend backend = backend();
+        for (int i = 0; i < 4; i++) {
+            clients.add(backend.newClient());
+        }
+    }
+
+    @AfterAll
+    void disconnect() {
+        clients.forEach(RedissonClient::shutdown);
+    }
+
+    private SlotReserver reserver(int instance) {
+        return new RedisSlotReserver(clients.get(instance), PREFIX);
+    }
+
+    /** Four gateways offer 3x the carrier's rate for 5 s; returns the accepted reservations. */
+    private List<Reservation> offerThreeTimesTheRate(CarrierConfig carrier) throws InterruptedException {
+        List<Reservation> accepted = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        CountDownLatch done = new CountDownLatch(4);
+        long intervalNanos = (long) (4 * 1e9 / (3 * carrier.cps()));
+        long start = System.nanoTime();
+        for (int g = 0; g < 4; g++) {
+            SlotReserver reserver = reserver(g);
+            long offset = g * intervalNanos / 4;
+            pool.execute(() -> {
+                try {
+                    for (long next = start + offset; next - start < TimeUnit.SECONDS.toNanos(5); next += intervalNanos) {
+                        long wait = next - System.nanoTime();
+                        if (wait > 0) {
+                            TimeUnit.NANOSECONDS.sleep(wait);
+                        }
+                        Reservation r = reserver.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
+                        if (r.reserved()) {
+                            accepted.add(r);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        assertTrue(done.await(30, TimeUnit.SECONDS));
+        pool.shutdown();
+        List<Reservation> sorted = new ArrayList<>(accepted);
+        sorted.sort((a, b) -> Long.compare(a.slotMicros(), b.slotMicros()));
+        return sorted;
+    }
+
+    @Test
+    void fleetKeepsStrictSpacingAndTheExactRate() throws Exception {
+        CarrierConfig carrier = Carriers.carrier(40, 1, Duration.ofMillis(500));
+        List<Reservation> slots = offerThreeTimesTheRate(carrier);
+
+        long intervalMicros = 25_000;
+        for (int i = 1; i < slots.size(); i++) {
+            long gap = slots.get(i).slotMicros() - slots.get(i - 1).slotMicros();
+            assertTrue(gap >= intervalMicros, "slots " + (i - 1) + " and " + i + " only " + gap + "us apart");
+        }
+        for (Reservation r : slots) {
+            assertTrue(r.delay().compareTo(carrier.maxWait()) <= 0, "accepted a wait of " + r.delay());
+        }
+        double seconds = (slots.get(slots.size() - 1).slotMicros() - slots.get(0).slotMicros()) / 1e6;
+        double rate = (slots.size() - 1) / seconds;
+        assertEquals(carrier.cps(), rate, carrier.cps() * 0.01, "achieved rate");
+        assertTrue(slots.size() >= 5 * carrier.cps() * 0.95, "only " + slots.size() + " slots in 5 s");
+    }
+
+    @Test
+    void burstNeverExceedsBurstPlusRateTimesInterval() throws Exception {
+        int burst = 5;
+        CarrierConfig carrier = Carriers.carrier(30, burst, Duration.ofMillis(300));
+        List<Reservation> slots = offerThreeTimesTheRate(carrier);
+        for (int i = 0; i < slots.size(); i++) {
+            for (int j = i; j < slots.size(); j++) {
+                double t = (slots.get(j).slotMicros() - slots.get(i).slotMicros()) / 1e6;
+                int inInterval = j - i + 1;
+                assertTrue(inInterval <= burst + carrier.cps() * t + 1e-9,
+                        inInterval + " slots within " + t + " s (burst " + burst + ")");
+            }
+        }
+        boolean burstUsed = false;
+        for (int i = 0; i + burst - 1 < slots.size(); i++) {
+            double t = (slots.get(i + burst - 1).slotMicros() - slots.get(i).slotMicros()) / 1e6;
+            burstUsed |= burst > 1 + carrier.cps() * t;
+        }
+        assertTrue(burstUsed, "some " + burst + " slots came closer than strict spacing allows");
+    }
+
+    @Test
+    void overMaxWaitReservesNothingAndReportsTheWait() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofMillis(150));
+        SlotReserver reserver = reserver(0);
+        List<Reservation> replies = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            replies.add(reserver.reserve(carrier, carrier.maxWait()).toCompletableFuture().join());
+        }
+        assertTrue(replies.get(0).reserved() && replies.get(1).reserved());
+        assertFalse(replies.get(2).reserved(), "the third slot is 200 ms away, over the 150 ms max-wait");
+        assertTrue(replies.get(2).delay().toMillis() > 150 && replies.get(2).delay().toMillis() <= 200);
+        assertEquals(replies.get(2).slotMicros(), replies.get(3).slotMicros(), "a refusal takes no slot");
+    }
+
+    @Test
+    void heldCallsAreReleasedAtTheirSlotAndCancelledOnesNever() throws Exception {
+        CarrierConfig carrier = Carriers.carrier(25, 1, Duration.ofSeconds(2));
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(1))) {
+            List<HeldCall> calls = new ArrayList<>();
+            List<CompletableFuture<PacingResult>> results = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                HeldCall call = pacer.hold(carrier);
+                calls.add(call);
+                results.add(call.result().toCompletableFuture());
+            }
+            Thread.sleep(100);
+            // Slots go to calls in the order their reservations reach Redis, so cancel calls still held.
+            List<Integer> cancelled = new ArrayList<>();
+            for (int i = 29; i >= 0 && cancelled.size() < 7; i -= 2) {
+                if (calls.get(i).cancel()) {
+                    cancelled.add(i);
+                }
+            }
+            assertTrue(cancelled.size() >= 5, "only " + cancelled.size() + " calls could be cancelled while held");
+            assertTrue(pacer.heldCount(carrier.id()) > 0);
+            CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            int released = 0;
+            for (int i = 0; i < 30; i++) {
+                PacingResult.Status status = results.get(i).join().status();
+                if (cancelled.contains(i)) {
+                    assertEquals(PacingResult.Status.CANCELLED, status, "a cancelled call was released");
+                } else {
+                    assertEquals(PacingResult.Status.RELEASED, status);
+                    released++;
+                }
+            }
+            assertEquals(30 - cancelled.size(), released);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (pacer.heldCount(carrier.id()) > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(0, pacer.heldCount(carrier.id()), "nothing is held once every call was released or cancelled");
+        }
+    }
+
+    @Test
+    void releaseErrorIsWithinAFewMilliseconds() throws Exception {
+        CarrierConfig carrier = Carriers.carrier(50, 1, Duration.ofSeconds(2));
+        SlotReserver reserver = reserver(2);
+        List<long[]> slotAndRelease = Collections.synchronizedList(new ArrayList<>());
+        SlotReserver recording = (c, maxWait) -> reserver.reserve(c, maxWait).thenApply(r -> {
+            slotAndRelease.add(new long[] {r.slotMicros(), 0});
+            return r;
+        });
+        try (CarrierPacer pacer = new TimerCarrierPacer(recording)) {
+            List<CompletableFuture<Long>> releases = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                releases.add(pacer.hold(carrier).result().toCompletableFuture()
+                        .thenApply(r -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now())));
+                Thread.sleep(5);
+            }
+            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            List<Long> slots = slotAndRelease.stream().map(p -> p[0]).sorted().toList();
+            List<Long> released = releases.stream().map(CompletableFuture::join).sorted().toList();
+            List<Long> errors = new ArrayList<>();
+            for (int i = 0; i < slots.size(); i++) {
+                long error = released.get(i) - slots.get(i);
+                assertTrue(error >= -1000, "released " + (-error) + "us before its slot");
+                errors.add(error);
+            }
+            // Scheduling noise on a shared machine shows in the tail; the bulk must be within a few ms.
+            Collections.sort(errors);
+            assertTrue(errors.get(errors.size() / 2) <= 5_000, "median release error " + errors.get(errors.size() / 2) + "us");
+            assertTrue(errors.get(errors.size() * 9 / 10) <= 20_000, "90th percentile " + errors.get(errors.size() * 9 / 10) + "us");
+        }
+    }
+
+    @Test
+    void heldCallsPerCarrierAreBounded() throws Exception {
+        CarrierConfig carrier = Carriers.carrier("carrier-" + java.util.UUID.randomUUID(), 5, 1,
+                Duration.ofSeconds(5), List.of(), 3);
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(3))) {
+            List<PacingResult.Status> statuses = new ArrayList<>();
+            List<HeldCall> calls = new ArrayList<>();
+            // Take the carrier's immediate slot first, so that every call below has to wait.
+            assertTrue(pacer.hold(carrier).result().toCompletableFuture().get(1, TimeUnit.SECONDS).released());
+            for (int i = 0; i < 5; i++) {
+                calls.add(pacer.hold(carrier));
+            }
+            for (int i = 3; i < 5; i++) {
+                statuses.add(calls.get(i).result().toCompletableFuture().get(1, TimeUnit.SECONDS).status());
+            }
+            assertEquals(List.of(PacingResult.Status.HOLD_FULL, PacingResult.Status.HOLD_FULL), statuses);
+            assertEquals(3, pacer.heldCount(carrier.id()));
+            calls.forEach(HeldCall::cancel);
+        }
+    }
+}

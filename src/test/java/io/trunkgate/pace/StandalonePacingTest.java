@@ -1,0 +1,11 @@
+package io.trunkgate.pace;
+
+import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.RedisBackend;
+
+class StandalonePacingTest extends PacingConformance {
+    @Override
+    protected RedisBackend backend() {
+        return StandaloneRedis.shared();
+    }
+}

@@ -1,0 +1,159 @@
+package io.trunkgate.route;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.RouteConfig;
+import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.pace.internal.TimerCarrierPacer;
+import io.trunkgate.testing.Carriers;
+import io.trunkgate.testing.StandaloneRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CallRoutingTest {
+
+    private RedissonClient redis;
+    private CarrierPacer pacer;
+
+    @BeforeAll
+    void start() {
+        redis = StandaloneRedis.shared().newClient();
+        pacer = new TimerCarrierPacer(new RedisSlotReserver(redis, "tg-test"));
+    }
+
+    @AfterAll
+    void stop() {
+        pacer.close();
+        redis.shutdown();
+    }
+
+    private static String id(String name) {
+        return name + "-" + UUID.randomUUID();
+    }
+
+    private static RouteTable routes(List<String> route, CarrierConfig... carriers) {
+        Map<String, CarrierConfig> byId = new java.util.HashMap<>();
+        for (CarrierConfig c : carriers) {
+            byId.put(c.id(), c);
+        }
+        return new RouteTable(List.of(new RouteConfig("", route)), byId);
+    }
+
+    private static RoutingStep await(java.util.concurrent.CompletionStage<RoutingStep> step) throws Exception {
+        return step.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void overflowGoesToTheAlternate() throws Exception {
+        String b = id("b");
+        CarrierConfig slow = Carriers.carrier(id("a"), 1, 1, Duration.ZERO, List.of(b), 100);
+        CarrierConfig alternate = Carriers.carrier(b, 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        RouteTable table = routes(List.of(slow.id()), slow, alternate);
+
+        RoutingStep first = await(new CallRouting("c1", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN).start());
+        assertEquals(slow, assertInstanceOf(RoutingStep.Send.class, first).carrier());
+
+        CallRouting second = new CallRouting("c2", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN);
+        RoutingStep step = await(second.start());
+        assertEquals(alternate, assertInstanceOf(RoutingStep.Send.class, step).carrier());
+        assertEquals(List.of(slow.id() + "->" + b + ":OVER_MAX_WAIT"), second.reroutes());
+    }
+
+    @Test
+    void exhaustionRejectsWithTheShortestRetryAfter() throws Exception {
+        CarrierConfig a = Carriers.carrier(id("a"), 2, 1, Duration.ofMillis(100), List.of(), 100);
+        CarrierConfig b = Carriers.carrier(id("b"), 4, 1, Duration.ofMillis(100), List.of(), 100);
+        RouteTable table = routes(List.of(a.id(), b.id()), a, b);
+        assertInstanceOf(RoutingStep.Send.class, await(new CallRouting("x1", "1", table, pacer,
+                RerouteHook.CONFIGURED_CHAIN).start()));
+        // x1 took a's slot; x2 overflows a (next slot 500 ms away) and takes b's.
+        assertInstanceOf(RoutingStep.Send.class, await(new CallRouting("x2", "1", table, pacer,
+                RerouteHook.CONFIGURED_CHAIN).start()));
+        RoutingStep step = await(new CallRouting("x3", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN).start());
+        RoutingStep.Exhausted exhausted = assertInstanceOf(RoutingStep.Exhausted.class, step);
+        // a's slot is ~500 ms away, b's ~250 ms: b's wait beyond its 100 ms max-wait is the shortest.
+        long retry = exhausted.retryAfter().orElseThrow().toMillis();
+        assertTrue(retry > 100 && retry <= 150, "retry-after " + retry + " ms");
+    }
+
+    @Test
+    void failureResponseMovesToTheNextCandidate() throws Exception {
+        CarrierConfig a = Carriers.carrier(id("a"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        CarrierConfig b = Carriers.carrier(id("b"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        CallRouting routing = new CallRouting("f1", "1", routes(List.of(a.id(), b.id()), a, b), pacer,
+                RerouteHook.CONFIGURED_CHAIN);
+        assertEquals(a, ((RoutingStep.Send) await(routing.start())).carrier());
+        assertEquals(b, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 503))).carrier());
+        assertInstanceOf(RoutingStep.Exhausted.class, await(routing.failover(RerouteReason.TIMEOUT, 0)));
+        assertEquals(List.of(a.id() + "->" + b.id() + ":FAILURE_RESPONSE(503)", b.id() + "->none:TIMEOUT"),
+                routing.reroutes());
+    }
+
+    /** Reverses the remaining chain and records what it saw; loaded by class name in a test below. */
+    public static final class ReversingHook implements RerouteHook {
+        static final List<RerouteContext> seen = new ArrayList<>();
+
+        @Override
+        public List<String> reroute(RerouteContext context) {
+            seen.add(context);
+            List<String> reversed = new ArrayList<>(context.remaining());
+            java.util.Collections.reverse(reversed);
+            return reversed;
+        }
+    }
+
+    @Test
+    void hookNamedInConfigReordersTheChainAndCannotRepeatACarrier() throws Exception {
+        CarrierConfig a = Carriers.carrier(id("a"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        CarrierConfig b = Carriers.carrier(id("b"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        CarrierConfig c = Carriers.carrier(id("c"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        RerouteHook hook = RerouteHooks.load(Optional.of(ReversingHook.class.getName()));
+        CallRouting routing = new CallRouting("h1", "+44", routes(List.of(a.id(), b.id(), c.id()), a, b, c), pacer, hook);
+        await(routing.start());
+        assertEquals(c, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 500))).carrier());
+        RerouteContext context = ReversingHook.seen.get(ReversingHook.seen.size() - 1);
+        assertEquals(a.id(), context.fromCarrier());
+        assertEquals(500, context.responseCode());
+        assertEquals(List.of(b.id(), c.id()), context.remaining());
+
+        RerouteHook repeating = ctx -> List.of(a.id(), "no-such-carrier", b.id());
+        CallRouting again = new CallRouting("h2", "+44", routes(List.of(a.id(), c.id()), a, b, c), pacer, repeating);
+        await(again.start());
+        assertEquals(b, ((RoutingStep.Send) await(again.failover(RerouteReason.TIMEOUT, 0))).carrier());
+    }
+
+    @Test
+    void aBadHookClassIsAClearError() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RerouteHooks.load(Optional.of("com.example.Missing")));
+        assertTrue(e.getMessage().contains("com.example.Missing"));
+    }
+
+    @Test
+    void cancelWhileHeldNeverSends() throws Exception {
+        CarrierConfig a = Carriers.carrier(id("a"), 2, 1, Duration.ofSeconds(2), List.of(), 100);
+        RouteTable table = routes(List.of(a.id()), a);
+        await(new CallRouting("k1", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN).start());
+        CallRouting held = new CallRouting("k2", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN);
+        java.util.concurrent.CompletionStage<RoutingStep> step = held.start();
+        Thread.sleep(50);
+        assertTrue(held.cancel());
+        assertInstanceOf(RoutingStep.Cancelled.class, await(step));
+    }
+}

@@ -1,0 +1,108 @@
+package io.trunkgate.sip;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.RedisMode;
+import io.trunkgate.config.RedisSettings;
+import io.trunkgate.gateway.Gateway;
+import io.trunkgate.limit.Limit;
+import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.TestConfigs;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import javax.sip.header.RetryAfterHeader;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Overload shedding and orderly shutdown, with the gateway's embedded redis-server. */
+class GatewayLifecycleTest {
+
+    private static final String GW = "127.0.0.1";
+
+    private SipAgent caller;
+    private SipAgent ringing;
+    private SipAgent paced;
+    private Gateway gateway;
+    private int port;
+
+    @BeforeEach
+    void start() throws Exception {
+        caller = SipAgent.start("127.0.0.61");
+        ringing = SipAgent.start("127.0.0.62");
+        ringing.behave(Behaviour.RING);
+        paced = SipAgent.start("127.0.0.63");
+        port = RedisServerProcess.freePort();
+        RedisSettings embedded = new RedisSettings(RedisMode.EMBEDDED, List.of(), Optional.empty(), Optional.empty(),
+                Duration.ofMillis(500), "tg", 0);
+        gateway = Gateway.start(new TestConfigs(embedded, port).maxCallsInProgress(3)
+                .peer("p", "127.0.0.61", Limit.exact(Duration.ofSeconds(1), 1000))
+                .carrier("ringing", ringing, 1000, Duration.ofSeconds(2), Duration.ofSeconds(30))
+                .carrier("paced", paced, 0.2, Duration.ofSeconds(20), Duration.ofSeconds(30))
+                .route("+1", "ringing")
+                .route("+2", "paced")
+                .build());
+    }
+
+    @AfterEach
+    void stop() {
+        if (gateway != null) {
+            gateway.close();
+        }
+        Stream.of(caller, ringing, paced).parallel().forEach(SipAgent::close);
+    }
+
+    @Test
+    void beyondMaxCallsInProgressNewCallsGet503AtOnceAndTheGatewayRecovers() throws Exception {
+        List<SipAgent.Call> inProgress = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            inProgress.add(caller.invite(GW, port, "+1000" + i));
+        }
+        assertTrue(ringing.await("INVITE", 3, 3000));
+        long start = System.nanoTime();
+        Response shed = caller.invite(GW, port, "+10009").awaitFinal(2000);
+        assertNotNull(shed);
+        assertEquals(503, shed.getStatusCode());
+        assertEquals(1, ((RetryAfterHeader) shed.getHeader(RetryAfterHeader.NAME)).getRetryAfter());
+        assertTrue(System.nanoTime() - start < 1_000_000_000L, "shed at once");
+
+        for (SipAgent.Call call : inProgress) {
+            call.cancel();
+            assertEquals(487, call.awaitFinal(3000).getStatusCode());
+        }
+        SipAgent.Call after = caller.invite(GW, port, "+10010");
+        assertTrue(ringing.await("INVITE", 4, 3000), "a new call is taken again once the load is gone");
+        after.cancel();
+    }
+
+    @Test
+    void shutdownAnswersHeldCallsCancelsForwardedOnesAndStopsEmbeddedRedis() throws Exception {
+        RedisServerProcess embedded = gateway.redis().embeddedServer().orElseThrow();
+        assertEquals(200, caller.invite(GW, port, "+2000").awaitFinal(3000).getStatusCode());
+        SipAgent.Call held = caller.invite(GW, port, "+2001");
+        SipAgent.Call atCarrier = caller.invite(GW, port, "+1001");
+        assertTrue(ringing.await("INVITE", 1, 3000));
+        Thread.sleep(200);
+
+        long start = System.nanoTime();
+        gateway.close();
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+
+        assertEquals(503, held.awaitFinal(3000).getStatusCode(), "a held call is answered 503");
+        assertEquals(487, atCarrier.awaitFinal(3000).getStatusCode(), "a call at the carrier is cancelled there");
+        assertEquals(1, ringing.received("CANCEL").size());
+        assertEquals(1, paced.received("INVITE").size(), "the held call never reached its carrier");
+        assertTrue(tookMs < 6000, "shutdown took " + tookMs + " ms");
+        assertFalse(embedded.isRunning(), "the embedded redis-server is stopped with the gateway");
+        gateway = null;
+    }
+}

@@ -1,0 +1,284 @@
+package io.trunkgate.sip;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.RedisMode;
+import io.trunkgate.gateway.Gateway;
+import io.trunkgate.limit.Limit;
+import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.TestConfigs;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.ReasonHeader;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.RetryAfterHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The gateway end to end: real JAIN-SIP agents as callers and carriers on loopback addresses, a real
+ * redis-server, the gateway in between.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GatewaySipTest {
+
+    private static final String GW = "127.0.0.1";
+    private final List<SipAgent> agents = new ArrayList<>();
+    private Gateway gateway;
+    private int port;
+    private SipAgent caller;
+    private SipAgent tightCaller;
+    private SipAgent stranger;
+    private SipAgent carrierA;
+    private SipAgent carrierB;
+    private SipAgent slow;
+    private SipAgent silent;
+    private SipAgent rejecting;
+    private SipAgent single;
+    private SipAgent ringing;
+    private SipAgent tcpCaller;
+
+    private SipAgent agent(String host) throws Exception {
+        SipAgent agent = SipAgent.start(host);
+        agents.add(agent);
+        return agent;
+    }
+
+    @BeforeAll
+    void start() throws Exception {
+        caller = agent("127.0.0.11");
+        tightCaller = agent("127.0.0.12");
+        stranger = agent("127.0.0.99");
+        carrierA = agent("127.0.0.21");
+        carrierB = agent("127.0.0.22");
+        slow = agent("127.0.0.23");
+        silent = agent("127.0.0.24");
+        rejecting = agent("127.0.0.25");
+        single = agent("127.0.0.26");
+        ringing = agent("127.0.0.27");
+        tcpCaller = SipAgent.start("127.0.0.13", "TCP");
+        agents.add(tcpCaller);
+        silent.behave(Behaviour.SILENT);
+        rejecting.behave(Behaviour.REJECT_503);
+        ringing.behave(Behaviour.RING);
+
+        port = RedisServerProcess.freePort();
+        var redis = RedisBackend.settings(RedisMode.STANDALONE, List.of(StandaloneRedis.shared().server().address()));
+        var keyPrefixed = new io.trunkgate.config.RedisSettings(redis.mode(), redis.addresses(), redis.sentinelMaster(),
+                redis.password(), redis.timeout(), "tg-sip-" + UUID.randomUUID(), 0);
+        Duration long_ = Duration.ofSeconds(5);
+        TestConfigs config = new TestConfigs(keyPrefixed, port)
+                .peer("open", "127.0.0.11", Limit.exact(Duration.ofSeconds(1), 1000))
+                .peer("tight", "127.0.0.12/32", Limit.exact(Duration.ofSeconds(2), 3))
+                .peer("tcp", "127.0.0.13", Limit.exact(Duration.ofSeconds(1), 1000))
+                .carrier("a", carrierA, 1000, long_, long_)
+                .carrier("b", carrierB, 1000, long_, long_)
+                .carrier("slow", slow, 10, long_, long_)
+                .carrier("silent", silent, 1000, long_, Duration.ofMillis(800), "b")
+                .carrier("rejecting", rejecting, 1000, long_, long_, "b")
+                .carrier("single", single, 1, Duration.ofSeconds(3), long_)
+                .carrier("full", single, 0.5, Duration.ZERO, long_)
+                .carrier("ringing", ringing, 1000, long_, long_)
+                .route("+1", "a")
+                .route("+2", "slow")
+                .route("+3", "silent")
+                .route("+4", "full")
+                .route("+5", "rejecting")
+                .route("+6", "single")
+                .route("+7", "ringing");
+        gateway = Gateway.start(config.build());
+    }
+
+    @AfterAll
+    void stop() {
+        gateway.close();
+        agents.parallelStream().forEach(SipAgent::close);
+    }
+
+    @BeforeEach
+    void clear() {
+        agents.forEach(SipAgent::clear);
+    }
+
+    @Test
+    void admittedCallConnectsAcksAndHangsUpThroughTheGateway() throws Exception {
+        SipAgent.Call call = caller.invite(GW, port, "+15551230001");
+        Response answer = call.awaitFinal(5000);
+        assertNotNull(answer, "no final response");
+        assertEquals(200, answer.getStatusCode());
+        assertTrue(call.responses().stream().anyMatch(r -> r.getStatusCode() == 180), "180 relayed");
+
+        Request forwarded = carrierA.received(Request.INVITE).get(0).request();
+        assertEquals(69, ((MaxForwardsHeader) forwarded.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
+        ViaHeader top = (ViaHeader) forwarded.getHeader(ViaHeader.NAME);
+        assertEquals(GW, top.getHost());
+        assertEquals(port, top.getPort());
+        RecordRouteHeader recordRoute = (RecordRouteHeader) forwarded.getHeader(RecordRouteHeader.NAME);
+        assertTrue(recordRoute.getAddress().getURI().toString().contains(";lr"), "Record-Route with lr");
+        assertEquals("+15551230001", ((javax.sip.address.SipURI) forwarded.getRequestURI()).getUser());
+        assertEquals(carrierA.host(), ((javax.sip.address.SipURI) forwarded.getRequestURI()).getHost());
+        assertTrue(answer.getHeader(RecordRouteHeader.NAME) != null, "the caller learns the route set");
+
+        call.ack();
+        assertTrue(carrierA.await(Request.ACK, 1, 2000), "ACK reached the carrier through the gateway");
+        Response byeAnswer = call.bye(3000);
+        assertNotNull(byeAnswer, "no answer to BYE");
+        assertEquals(200, byeAnswer.getStatusCode());
+        assertEquals(1, carrierA.received(Request.BYE).size());
+    }
+
+    @Test
+    void callOverTcpToAUdpCarrierIsDoubleRecordRoutedAndHangsUp() throws Exception {
+        SipAgent.Call call = tcpCaller.invite(GW, port, "+15551230002");
+        Response answer = call.awaitFinal(5000);
+        assertNotNull(answer, "no final response over TCP");
+        assertEquals(200, answer.getStatusCode());
+        Request forwarded = carrierA.received(Request.INVITE).get(0).request();
+        assertEquals("UDP", ((ViaHeader) forwarded.getHeader(ViaHeader.NAME)).getTransport().toUpperCase());
+        List<String> recordRoutes = new ArrayList<>();
+        forwarded.getHeaders(RecordRouteHeader.NAME).forEachRemaining(h -> recordRoutes.add(h.toString().trim()));
+        assertEquals(2, recordRoutes.size(), "one Record-Route per transport: " + recordRoutes);
+        assertTrue(recordRoutes.get(0).contains("transport=udp") && recordRoutes.get(1).contains("transport=tcp"),
+                recordRoutes.toString());
+
+        call.ack();
+        assertTrue(carrierA.await(Request.ACK, 1, 2000), "ACK crossed from TCP to UDP");
+        Response byeAnswer = call.bye(3000);
+        assertNotNull(byeAnswer, "no answer to BYE over TCP");
+        assertEquals(200, byeAnswer.getStatusCode());
+    }
+
+    @Test
+    void overTheLimitGets503WithRetryAfterAndUnderItNothingIsRefused() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            Response r = tightCaller.invite(GW, port, "+1555000" + i).awaitFinal(5000);
+            assertEquals(200, r.getStatusCode(), "call " + i + " is under the limit");
+        }
+        Response refused = tightCaller.invite(GW, port, "+15550009").awaitFinal(5000);
+        assertEquals(503, refused.getStatusCode());
+        RetryAfterHeader retryAfter = (RetryAfterHeader) refused.getHeader(RetryAfterHeader.NAME);
+        assertNotNull(retryAfter, "Retry-After present");
+        assertTrue(retryAfter.getRetryAfter() >= 1 && retryAfter.getRetryAfter() <= 2,
+                "Retry-After " + retryAfter.getRetryAfter() + " s for a 2 s window just filled");
+        ReasonHeader reason = (ReasonHeader) refused.getHeader(ReasonHeader.NAME);
+        assertTrue(reason.getText().contains("peer:tight"), reason.getText());
+        assertEquals(3, carrierA.received(Request.INVITE).size(), "the refused call never reached a carrier");
+    }
+
+    @Test
+    void pacedInvitesArriveAtTheCarrierSpacedByItsRate() throws Exception {
+        List<SipAgent.Call> calls = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            calls.add(caller.invite(GW, port, "+2555000" + i));
+        }
+        for (SipAgent.Call call : calls) {
+            Response first = call.next(500);
+            assertNotNull(first);
+            assertEquals(100, first.getStatusCode(), "100 Trying at once while held");
+        }
+        for (SipAgent.Call call : calls) {
+            assertEquals(200, call.awaitFinal(5000).getStatusCode());
+        }
+        List<SipAgent.Received> arrivals = slow.received(Request.INVITE);
+        assertEquals(8, arrivals.size());
+        for (int i = 1; i < arrivals.size(); i++) {
+            long gapMs = (arrivals.get(i).atNanos() - arrivals.get(i - 1).atNanos()) / 1_000_000;
+            assertTrue(gapMs >= 92, "INVITEs " + (i - 1) + " and " + i + " only " + gapMs + " ms apart at 10 cps");
+        }
+    }
+
+    @Test
+    void cancelWhileHeldAnswers487AndTheCarrierNeverSeesTheInvite() throws Exception {
+        assertEquals(200, caller.invite(GW, port, "+60001").awaitFinal(5000).getStatusCode());
+        SipAgent.Call held = caller.invite(GW, port, "+60002");
+        assertEquals(100, held.next(500).getStatusCode());
+        held.cancel();
+        Response terminated = held.awaitFinal(3000);
+        assertEquals(487, terminated.getStatusCode());
+        Thread.sleep(1500);
+        assertEquals(1, single.received(Request.INVITE).size(), "the cancelled call was never sent");
+    }
+
+    @Test
+    void cancelAfterForwardingReachesTheCarrier() throws Exception {
+        SipAgent.Call call = caller.invite(GW, port, "+70001");
+        assertTrue(ringing.await(Request.INVITE, 1, 3000));
+        Response ringingResponse;
+        do {
+            ringingResponse = call.next(3000);
+        } while (ringingResponse != null && ringingResponse.getStatusCode() != 180);
+        assertNotNull(ringingResponse, "180 relayed");
+        call.cancel();
+        assertTrue(ringing.await(Request.CANCEL, 1, 3000), "the CANCEL was forwarded");
+        assertEquals(487, call.awaitFinal(3000).getStatusCode());
+    }
+
+    @Test
+    void carrier503MovesTheCallToTheAlternate() throws Exception {
+        Response answer = caller.invite(GW, port, "+50001").awaitFinal(5000);
+        assertEquals(200, answer.getStatusCode());
+        assertEquals(1, rejecting.received(Request.INVITE).size());
+        assertEquals(1, carrierB.received(Request.INVITE).size());
+    }
+
+    @Test
+    void silentCarrierIsLeftForTheAlternateAfterTheTimeout() throws Exception {
+        long start = System.nanoTime();
+        Response answer = caller.invite(GW, port, "+30001").awaitFinal(5000);
+        assertEquals(200, answer.getStatusCode());
+        assertTrue(System.nanoTime() - start >= 700_000_000L, "waited for the answer timeout");
+        assertEquals(1, silent.received(Request.INVITE).size());
+        assertEquals(1, carrierB.received(Request.INVITE).size());
+    }
+
+    @Test
+    void allCarriersOverMaxWaitGives503WithRetryAfter() throws Exception {
+        caller.invite(GW, port, "+40001").awaitFinal(5000);
+        Response refused = caller.invite(GW, port, "+40002").awaitFinal(5000);
+        assertEquals(503, refused.getStatusCode());
+        assertNotNull(refused.getHeader(RetryAfterHeader.NAME));
+    }
+
+    @Test
+    void unknownSourceGets403() throws Exception {
+        assertEquals(403, stranger.invite(GW, port, "+15550000").awaitFinal(3000).getStatusCode());
+        assertTrue(carrierA.received(Request.INVITE).isEmpty());
+    }
+
+    @Test
+    void maxForwardsZeroGets483() throws Exception {
+        assertEquals(483, caller.invite(GW, port, "+15550000", 0).awaitFinal(3000).getStatusCode());
+    }
+
+    @Test
+    void malformedMessageDoesNotDisturbTheNextCall() throws Exception {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getByName("127.0.0.11"))) {
+            for (String junk : List.of("INVITE sip:x SIP/2.0\r\nVia: garbage\r\n\r\n", "\u0000\u0001binary\u00ff",
+                    "INVITE sip:+1555@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\n")) {
+                byte[] bytes = junk.getBytes(StandardCharsets.ISO_8859_1);
+                socket.send(new DatagramPacket(bytes, bytes.length, InetAddress.getByName(GW), port));
+            }
+        }
+        assertEquals(200, caller.invite(GW, port, "+15559999").awaitFinal(5000).getStatusCode());
+    }
+}

@@ -1,0 +1,236 @@
+package io.trunkgate.sip;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.RedisMode;
+import io.trunkgate.gateway.Gateway;
+import io.trunkgate.limit.Limit;
+import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.TestConfigs;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The malformed-SIP corpus in src/test/resources/hostile-sip, replayed over UDP and TCP from a known peer,
+ * and floods from unknown sources: the gateway answers what it can, drops the rest, and keeps serving calls.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HostileInputTest {
+
+    private static final String GW = "127.0.0.1";
+    private static final String HOSTILE = "127.0.0.51";
+    private static final Path CORPUS = Path.of("src/test/resources/hostile-sip");
+
+    /**
+     * What each corpus message gets over UDP: the status codes of the answers ("" = dropped without an
+     * answer, which is what a message whose Via, Call-ID, CSeq, From or Max-Forwards cannot be read gets),
+     * or "call" when it is still a valid INVITE despite its oddity (a header flood, a 60 KB header, a stray
+     * header line, a stream that is complete as a datagram; JAIN-SIP reads any SIP version as 2.0) and is
+     * connected like any other.
+     */
+    private static final Map<String, String> EXPECTED_OVER_UDP = new TreeMap<>(Map.ofEntries(
+            Map.entry("bad-content-length.sip", "400"),
+            Map.entry("bad-cseq.sip", "400"),
+            Map.entry("bad-max-forwards.sip", ""),
+            Map.entry("bad-request-line.sip", ""),
+            Map.entry("bad-request-uri.sip", "400"),
+            Map.entry("bad-sip-version.sip", "call"),
+            Map.entry("bad-via.sip", "400"),
+            Map.entry("binary-junk.bin", ""),
+            Map.entry("cseq-method-mismatch.sip", "400"),
+            Map.entry("empty.sip", ""),
+            Map.entry("header-flood.sip", "call"),
+            Map.entry("headers-without-colon.sip", "call"),
+            Map.entry("huge-max-forwards.sip", ""),
+            Map.entry("long-header-line.sip", "call"),
+            Map.entry("missing-call-id.sip", ""),
+            Map.entry("missing-cseq.sip", ""),
+            Map.entry("missing-from.sip", ""),
+            Map.entry("missing-via.sip", ""),
+            Map.entry("negative-content-length.sip", "400"),
+            Map.entry("negative-max-forwards.sip", ""),
+            Map.entry("nul-bytes.bin", ""),
+            Map.entry("response-unknown-transaction.sip", ""),
+            Map.entry("response-without-headers.sip", ""),
+            Map.entry("truncated.sip", ""),
+            Map.entry("unterminated-tcp.sip", "call")));
+
+    private Gateway gateway;
+    private int port;
+    private SipAgent caller;
+    private SipAgent carrier;
+    private final AtomicInteger counter = new AtomicInteger();
+
+    @BeforeAll
+    void start() throws Exception {
+        caller = SipAgent.start("127.0.0.52");
+        carrier = SipAgent.start("127.0.0.53");
+        port = RedisServerProcess.freePort();
+        var redis = RedisBackend.settings(RedisMode.STANDALONE, List.of(StandaloneRedis.shared().server().address()));
+        gateway = Gateway.start(new TestConfigs(new io.trunkgate.config.RedisSettings(redis.mode(), redis.addresses(),
+                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-hostile-" + UUID.randomUUID(), 0), port)
+                .peer("hostile", HOSTILE, Limit.exact(Duration.ofSeconds(1), 100_000))
+                .peer("honest", "127.0.0.52", Limit.exact(Duration.ofSeconds(1), 100_000))
+                .carrier("c", carrier, 10_000, Duration.ofSeconds(2), Duration.ofSeconds(5))
+                .route("", "c")
+                .build());
+    }
+
+    @AfterAll
+    void stop() {
+        gateway.close();
+        Stream.of(caller, carrier).parallel().forEach(SipAgent::close);
+    }
+
+    private byte[] corpusFile(Path file, String transport, int sourcePort) throws IOException {
+        byte[] raw = Files.readAllBytes(file);
+        if (file.toString().endsWith(".bin")) {
+            return raw;
+        }
+        String text = new String(raw, StandardCharsets.ISO_8859_1)
+                .replace("{gw}", GW).replace("{port}", Integer.toString(port)).replace("{src}", HOSTILE)
+                .replace("{srcport}", Integer.toString(sourcePort)).replace("{transport}", transport)
+                .replace("{rand}", "h" + counter.incrementAndGet() + UUID.randomUUID().toString().substring(0, 8));
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static List<Path> corpus() throws IOException {
+        try (Stream<Path> files = Files.list(CORPUS)) {
+            return files.sorted().toList();
+        }
+    }
+
+    private void assertCallsStillWork() throws Exception {
+        List<SipAgent.Call> calls = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            calls.add(caller.invite(GW, port, "+4470000" + i));
+        }
+        for (SipAgent.Call call : calls) {
+            Response answer = call.awaitFinal(5000);
+            assertNotNull(answer, "a call after the hostile input got no answer");
+            assertEquals(200, answer.getStatusCode());
+        }
+    }
+
+    @Test
+    void corpusOverUdpIsAnsweredOrDroppedAndCallsGoOn() throws Exception {
+        Map<String, String> outcome = new TreeMap<>();
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getByName(HOSTILE))) {
+            socket.setSoTimeout(300);
+            for (Path file : corpus()) {
+                byte[] message = corpusFile(file, "UDP", socket.getLocalPort());
+                socket.send(new DatagramPacket(message, message.length, InetAddress.getByName(GW), port));
+                outcome.put(file.getFileName().toString(), answers(socket));
+            }
+        }
+        outcome.forEach((file, answers) -> System.out.println("hostile UDP " + file + " -> " + answers));
+        assertEquals(EXPECTED_OVER_UDP, outcome, "each corpus message gets its defined outcome");
+        assertCallsStillWork();
+    }
+
+    @Test
+    void corpusOverTcpIncludingUnterminatedStreamsLeavesCallsWorking() throws Exception {
+        List<Socket> leftOpen = new ArrayList<>();
+        try {
+            for (Path file : corpus()) {
+                Socket socket = new Socket();
+                socket.bind(new InetSocketAddress(HOSTILE, 0));
+                socket.connect(new InetSocketAddress(GW, port), 1000);
+                socket.getOutputStream().write(corpusFile(file, "TCP", socket.getLocalPort()));
+                socket.getOutputStream().flush();
+                if (file.getFileName().toString().startsWith("unterminated")) {
+                    leftOpen.add(socket);
+                } else {
+                    socket.setSoTimeout(200);
+                    try (InputStream in = socket.getInputStream()) {
+                        in.read(new byte[512]);
+                    } catch (SocketTimeoutException | java.net.SocketException noAnswer) {
+                        // dropped, or the connection closed: both are acceptable outcomes
+                    }
+                    socket.close();
+                }
+            }
+            assertCallsStillWork();
+        } finally {
+            for (Socket socket : leftOpen) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
+    void floodFromAnUnknownSourceIsCutOffAndDoesNotStarveKnownPeers() throws Exception {
+        int answered = 0;
+        try (DatagramSocket flood = new DatagramSocket(0, InetAddress.getByName("127.0.0.98"))) {
+            flood.setSoTimeout(1);
+            byte[] buffer = new byte[4096];
+            for (int i = 0; i < 3000; i++) {
+                String invite = "INVITE sip:+1555@" + GW + ":" + port + " SIP/2.0\r\n"
+                        + "Via: SIP/2.0/UDP 127.0.0.98:" + flood.getLocalPort() + ";branch=z9hG4bKflood" + i + "\r\n"
+                        + "Max-Forwards: 70\r\nFrom: <sip:f@127.0.0.98>;tag=f" + i + "\r\nTo: <sip:+1555@" + GW + ">\r\n"
+                        + "Call-ID: flood" + i + "@127.0.0.98\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n";
+                byte[] bytes = invite.getBytes(StandardCharsets.US_ASCII);
+                flood.send(new DatagramPacket(bytes, bytes.length, InetAddress.getByName(GW), port));
+                if (i % 100 == 99) {
+                    assertEquals(200, caller.invite(GW, port, "+4471" + i).awaitFinal(5000).getStatusCode(),
+                            "a known peer's call during the flood");
+                }
+            }
+            long until = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() < until) {
+                try {
+                    flood.receive(new DatagramPacket(buffer, buffer.length));
+                    answered++;
+                } catch (SocketTimeoutException drained) {
+                    if (answered > 0) {
+                        break;
+                    }
+                }
+            }
+        }
+        assertTrue(answered > 0 && answered < 100, answered + " of 3000 flood INVITEs were answered");
+    }
+
+    /** The status codes of every answer that arrives within the socket's timeout, e.g. "call". */
+    private static String answers(DatagramSocket socket) throws IOException {
+        byte[] buffer = new byte[65535];
+        List<String> codes = new ArrayList<>();
+        while (true) {
+            try {
+                DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
+                socket.receive(packet);
+                String text = new String(packet.getData(), 0, packet.getLength(), StandardCharsets.ISO_8859_1);
+                codes.add(text.startsWith("SIP/2.0 ") && text.length() >= 11 ? text.substring(8, 11) : "request");
+            } catch (SocketTimeoutException e) {
+                return codes.contains("200") ? "call" : String.join(" ", codes);
+            }
+        }
+    }
+}

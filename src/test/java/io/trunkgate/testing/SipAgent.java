@@ -1,0 +1,365 @@
+package io.trunkgate.testing;
+
+import gov.nist.javax.sip.Utils;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.sip.ClientTransaction;
+import javax.sip.DialogTerminatedEvent;
+import javax.sip.IOExceptionEvent;
+import javax.sip.ListeningPoint;
+import javax.sip.RequestEvent;
+import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.SipFactory;
+import javax.sip.SipListener;
+import javax.sip.SipProvider;
+import javax.sip.SipStack;
+import javax.sip.TimeoutEvent;
+import javax.sip.TransactionTerminatedEvent;
+import javax.sip.address.Address;
+import javax.sip.address.AddressFactory;
+import javax.sip.address.SipURI;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.ContactHeader;
+import javax.sip.header.HeaderFactory;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.message.MessageFactory;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/**
+ * A real SIP user agent (JAIN-SIP, its own stack) on a loopback address, playing a caller or a carrier.
+ * As a carrier it answers INVITEs the way {@link #behaviour} says and records every request it receives.
+ */
+public final class SipAgent implements SipListener, AutoCloseable {
+
+    /** How this agent answers an INVITE when it plays a carrier. */
+    public enum Behaviour { ANSWER, REJECT_503, SILENT, RING }
+
+    public record Received(Request request, long atNanos) {
+    }
+
+    private static final AddressFactory ADDRESSES;
+    private static final HeaderFactory HEADERS;
+    private static final MessageFactory MESSAGES;
+
+    static {
+        try {
+            SipFactory factory = SipFactory.getInstance();
+            factory.setPathName("gov.nist");
+            ADDRESSES = factory.createAddressFactory();
+            HEADERS = factory.createHeaderFactory();
+            MESSAGES = factory.createMessageFactory();
+        } catch (Exception e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SipStack stack;
+    private final SipProvider provider;
+    private final String host;
+    private final int port;
+    private final String transport;
+    private volatile Behaviour behaviour = Behaviour.ANSWER;
+    private final List<Received> received = Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, ServerTransaction> pendingInvites = new ConcurrentHashMap<>();
+    private final Map<String, Call> calls = new ConcurrentHashMap<>();
+
+    private SipAgent(SipStack stack, SipProvider provider, String host, int port, String transport) {
+        this.stack = stack;
+        this.provider = provider;
+        this.host = host;
+        this.port = port;
+        this.transport = transport;
+    }
+
+    public static SipAgent start(String host, String transport) throws Exception {
+        SipFactory factory = SipFactory.getInstance();
+        factory.setPathName("gov.nist");
+        Properties properties = new Properties();
+        properties.setProperty("javax.sip.STACK_NAME", "agent-" + UUID.randomUUID());
+        properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
+        properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
+        properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "4");
+        properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", "io.trunkgate.sip.Slf4jStackLogger");
+        properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", "io.trunkgate.sip.Slf4jServerLogger");
+        SipStack stack = factory.createSipStack(properties);
+        int port = io.trunkgate.redis.RedisServerProcess.freePort();
+        ListeningPoint point = stack.createListeningPoint(host, port, transport);
+        SipProvider provider = stack.createSipProvider(point);
+        SipAgent agent = new SipAgent(stack, provider, host, port, transport);
+        provider.addSipListener(agent);
+        stack.start();
+        return agent;
+    }
+
+    public static SipAgent start(String host) throws Exception {
+        return start(host, ListeningPoint.UDP);
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String uri() {
+        return "sip:" + host + ":" + port + ";transport=" + transport.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    public void behave(Behaviour behaviour) {
+        this.behaviour = behaviour;
+    }
+
+    /** Requests of {@code method} this agent received so far. */
+    public List<Received> received(String method) {
+        synchronized (received) {
+            return received.stream().filter(r -> r.request().getMethod().equals(method)).toList();
+        }
+    }
+
+    public void clear() {
+        received.clear();
+    }
+
+    /** Waits until {@code count} requests of {@code method} have arrived; returns whether they did. */
+    public boolean await(String method, int count, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (received(method).size() < count) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
+
+    // ---- caller side ----
+
+    /** One outgoing call: its INVITE transaction and what came back. */
+    public final class Call {
+        private final String callId;
+        private final ClientTransaction invite;
+        private final BlockingQueue<Response> responses = new LinkedBlockingQueue<>();
+        private final List<Response> all = Collections.synchronizedList(new ArrayList<>());
+        private volatile Response answer;
+        private long cseq = 1;
+
+        private Call(String callId, ClientTransaction invite) {
+            this.callId = callId;
+            this.invite = invite;
+        }
+
+        public String callId() {
+            return callId;
+        }
+
+        /** The next response of any status, or null after the timeout. */
+        public Response next(long timeoutMs) throws InterruptedException {
+            return responses.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+
+        /** Waits for a final response to the INVITE (null after the timeout). */
+        public Response awaitFinal(long timeoutMs) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            while (true) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                Response r = left <= 0 ? null : responses.poll(left, TimeUnit.MILLISECONDS);
+                if (r == null) {
+                    return null;
+                }
+                if (r.getStatusCode() >= 200 && ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getMethod().equals(Request.INVITE)) {
+                    if (r.getStatusCode() < 300) {
+                        answer = r;
+                    }
+                    return r;
+                }
+            }
+        }
+
+        public List<Response> responses() {
+            synchronized (all) {
+                return List.copyOf(all);
+            }
+        }
+
+        public void cancel() throws Exception {
+            provider.getNewClientTransaction(invite.createCancel()).sendRequest();
+        }
+
+        public void ack() throws Exception {
+            provider.sendRequest(inDialog(Request.ACK, ((CSeqHeader) answer.getHeader(CSeqHeader.NAME)).getSeqNumber()));
+        }
+
+        /** Sends BYE inside the dialog and waits for its final response. */
+        public Response bye(long timeoutMs) throws Exception {
+            Request bye = inDialog(Request.BYE, ++cseq);
+            provider.getNewClientTransaction(bye).sendRequest();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            while (System.nanoTime() < deadline) {
+                Response r = responses.poll(50, TimeUnit.MILLISECONDS);
+                if (r != null && ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getMethod().equals(Request.BYE)) {
+                    return r;
+                }
+            }
+            return null;
+        }
+
+        private Request inDialog(String method, long seq) throws Exception {
+            Request original = invite.getRequest();
+            SipURI target = (SipURI) ((ContactHeader) answer.getHeader(ContactHeader.NAME)).getAddress().getURI();
+            Request request = MESSAGES.createRequest(target, method,
+                    (CallIdHeader) original.getHeader(CallIdHeader.NAME),
+                    HEADERS.createCSeqHeader(seq, method),
+                    (javax.sip.header.FromHeader) original.getHeader(javax.sip.header.FromHeader.NAME),
+                    (ToHeader) answer.getHeader(ToHeader.NAME),
+                    List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
+                    HEADERS.createMaxForwardsHeader(70));
+            List<RecordRouteHeader> recordRoutes = new ArrayList<>();
+            for (ListIterator<?> it = answer.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
+                recordRoutes.add((RecordRouteHeader) it.next());
+            }
+            Collections.reverse(recordRoutes);
+            for (RecordRouteHeader rr : recordRoutes) {
+                request.addHeader(HEADERS.createRouteHeader(rr.getAddress()));
+            }
+            return request;
+        }
+    }
+
+    /** Sends an INVITE for {@code user} to the gateway at host:port. */
+    public Call invite(String gatewayHost, int gatewayPort, String user) throws Exception {
+        return invite(gatewayHost, gatewayPort, user, 70);
+    }
+
+    public Call invite(String gatewayHost, int gatewayPort, String user, int maxForwards) throws Exception {
+        SipURI requestUri = ADDRESSES.createSipURI(user, gatewayHost);
+        requestUri.setPort(gatewayPort);
+        requestUri.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
+        Address from = ADDRESSES.createAddress(ADDRESSES.createSipURI("caller", host));
+        Address to = ADDRESSES.createAddress(ADDRESSES.createSipURI(user, gatewayHost));
+        String callId = UUID.randomUUID() + "@" + host;
+        Request invite = MESSAGES.createRequest(requestUri, Request.INVITE, HEADERS.createCallIdHeader(callId),
+                HEADERS.createCSeqHeader(1L, Request.INVITE), HEADERS.createFromHeader(from, Utils.getInstance().generateTag()),
+                HEADERS.createToHeader(to, null),
+                List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
+                HEADERS.createMaxForwardsHeader(maxForwards));
+        SipURI contact = ADDRESSES.createSipURI("caller", host);
+        contact.setPort(port);
+        invite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+        ClientTransaction transaction = provider.getNewClientTransaction(invite);
+        Call call = new Call(callId, transaction);
+        calls.put(callId, call);
+        transaction.sendRequest();
+        return call;
+    }
+
+    // ---- carrier side ----
+
+    @Override
+    public void processRequest(RequestEvent event) {
+        Request request = event.getRequest();
+        received.add(new Received(request, System.nanoTime()));
+        try {
+            switch (request.getMethod()) {
+                case Request.INVITE -> onInvite(event);
+                case Request.CANCEL -> onCancel(event);
+                case Request.ACK -> { }
+                default -> respond(event, Response.OK);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void onInvite(RequestEvent event) throws Exception {
+        Request request = event.getRequest();
+        ServerTransaction st = event.getServerTransaction() != null ? event.getServerTransaction()
+                : provider.getNewServerTransaction(request);
+        String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+        switch (behaviour) {
+            case SILENT -> { }
+            case REJECT_503 -> st.sendResponse(tagged(MESSAGES.createResponse(Response.SERVICE_UNAVAILABLE, request)));
+            case RING -> {
+                pendingInvites.put(callId, st);
+                st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+            }
+            case ANSWER -> {
+                st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                Response ok = tagged(MESSAGES.createResponse(Response.OK, request));
+                SipURI contact = ADDRESSES.createSipURI("carrier", host);
+                contact.setPort(port);
+                contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
+                ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+                st.sendResponse(ok);
+            }
+        }
+    }
+
+    private void onCancel(RequestEvent event) throws Exception {
+        respond(event, Response.OK);
+        String callId = ((CallIdHeader) event.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
+        ServerTransaction invite = pendingInvites.remove(callId);
+        if (invite != null) {
+            invite.sendResponse(tagged(MESSAGES.createResponse(Response.REQUEST_TERMINATED, invite.getRequest())));
+        }
+    }
+
+    private void respond(RequestEvent event, int status) throws Exception {
+        ServerTransaction st = event.getServerTransaction() != null ? event.getServerTransaction()
+                : provider.getNewServerTransaction(event.getRequest());
+        st.sendResponse(tagged(MESSAGES.createResponse(status, event.getRequest())));
+    }
+
+    private static Response tagged(Response response) throws Exception {
+        ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
+        if (to.getTag() == null) {
+            to.setTag(Utils.getInstance().generateTag());
+        }
+        return response;
+    }
+
+    @Override
+    public void processResponse(ResponseEvent event) {
+        Response response = event.getResponse();
+        Call call = calls.get(((CallIdHeader) response.getHeader(CallIdHeader.NAME)).getCallId());
+        if (call != null) {
+            call.all.add(response);
+            call.responses.add(response);
+        }
+    }
+
+    @Override
+    public void processTimeout(TimeoutEvent event) {
+    }
+
+    @Override
+    public void processIOException(IOExceptionEvent event) {
+    }
+
+    @Override
+    public void processTransactionTerminated(TransactionTerminatedEvent event) {
+    }
+
+    @Override
+    public void processDialogTerminated(DialogTerminatedEvent event) {
+    }
+
+    @Override
+    public void close() {
+        stack.stop();
+    }
+}

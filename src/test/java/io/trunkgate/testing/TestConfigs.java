@@ -1,0 +1,100 @@
+package io.trunkgate.testing;
+
+import io.trunkgate.config.AdminSettings;
+import io.trunkgate.config.AdmissionSettings;
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.Cidr;
+import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.GroupConfig;
+import io.trunkgate.config.PeerConfig;
+import io.trunkgate.config.RedisDownPolicy;
+import io.trunkgate.config.RedisSettings;
+import io.trunkgate.config.RouteConfig;
+import io.trunkgate.config.SipListener;
+import io.trunkgate.config.SipUri;
+import io.trunkgate.config.Transport;
+import io.trunkgate.limit.Limit;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Builds gateway configurations for tests, listening on a free loopback port. */
+public final class TestConfigs {
+
+    private final Map<String, PeerConfig> peers = new HashMap<>();
+    private final Map<String, GroupConfig> groups = new HashMap<>();
+    private final Map<String, CarrierConfig> carriers = new HashMap<>();
+    private final List<RouteConfig> routes = new ArrayList<>();
+    private final RedisSettings redis;
+    private final int sipPort;
+    private RedisDownPolicy redisDown = RedisDownPolicy.REJECT;
+    private int fleetSize = 1;
+    private int maxCallsInProgress = 10_000;
+    private Optional<String> adminToken = Optional.empty();
+    private String instanceId = "test-gw";
+
+    public TestConfigs(RedisSettings redis, int sipPort) {
+        this.redis = redis;
+        this.sipPort = sipPort;
+    }
+
+    public int sipPort() {
+        return sipPort;
+    }
+
+    public TestConfigs peer(String id, String source, Limit... limits) {
+        peers.put(id, new PeerConfig(id, List.of(Cidr.parse(source)), Optional.empty(), List.of(limits)));
+        return this;
+    }
+
+    public TestConfigs carrier(String id, SipAgent agent, double cps, Duration maxWait, Duration answerTimeout,
+                               String... alternates) {
+        carriers.put(id, new CarrierConfig(id, SipUri.parse(agent.uri()), cps, 1, maxWait, Set.of(503, 408),
+                true, List.of(alternates), 1000, answerTimeout));
+        return this;
+    }
+
+    public TestConfigs route(String prefix, String... carrierIds) {
+        routes.add(new RouteConfig(prefix, List.of(carrierIds)));
+        return this;
+    }
+
+    public TestConfigs redisDown(RedisDownPolicy policy) {
+        this.redisDown = policy;
+        return this;
+    }
+
+    public TestConfigs fleetSize(int instances) {
+        this.fleetSize = instances;
+        return this;
+    }
+
+    public TestConfigs maxCallsInProgress(int calls) {
+        this.maxCallsInProgress = calls;
+        return this;
+    }
+
+    public TestConfigs adminToken(String token) {
+        this.adminToken = Optional.of(token);
+        return this;
+    }
+
+    public TestConfigs instance(String id) {
+        this.instanceId = id;
+        return this;
+    }
+
+    public GatewayConfig build() {
+        return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize,
+                List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
+                        new SipListener(Transport.TCP, "127.0.0.1", sipPort)),
+                redis, new AdmissionSettings(503, 403, 403, redisDown),
+                new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, 8,
+                maxCallsInProgress, Optional.empty());
+    }
+}

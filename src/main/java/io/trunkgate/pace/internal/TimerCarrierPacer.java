@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,11 +20,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Reserves each call's slot, then releases it from one timer thread at the slot time. A carrier's held
  * calls are counted against its max-held before anything is reserved, so a full queue wastes no slot.
+ * Released calls are completed on a separate pool: what the caller does with a release (forwarding an
+ * INVITE, perhaps opening a TCP connection) must not delay the timer for every other carrier.
  */
 public final class TimerCarrierPacer implements CarrierPacer {
 
     private final SlotReserver reserver;
     private final ScheduledThreadPoolExecutor timer;
+    private final ExecutorService releases;
     private final ConcurrentMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Set<PacedCall> pending = ConcurrentHashMap.newKeySet();
     private final ServerClock clock = new ServerClock();
@@ -36,6 +41,12 @@ public final class TimerCarrierPacer implements CarrierPacer {
             return thread;
         });
         this.timer.setRemoveOnCancelPolicy(true);
+        AtomicInteger releaseThreads = new AtomicInteger();
+        this.releases = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "pacer-release-" + releaseThreads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     @Override
@@ -85,7 +96,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
         long wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
                 .tryRelease(System.nanoTime(), intervalNanos, carrier.burst());
         if (wait == 0) {
-            call.complete(released);
+            releases.execute(() -> call.complete(released));
         } else {
             scheduleRelease(call, carrier, released, wait);
         }
@@ -101,5 +112,6 @@ public final class TimerCarrierPacer implements CarrierPacer {
     public void close() {
         timer.shutdownNow();
         pending.forEach(PacedCall::cancel);
+        releases.shutdown();
     }
 }

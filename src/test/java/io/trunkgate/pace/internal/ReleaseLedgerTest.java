@@ -1,37 +1,62 @@
 package io.trunkgate.pace.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
 class ReleaseLedgerTest {
 
     private static final long MS = 1_000_000;
+    private static final long INTERVAL = 20 * MS;
+    private static final long SPACING = 19 * MS; // the interval less its catch-up share (1/20)
 
     @Test
     void aLateReleaseDoesNotLetTheNextGoOutBackToBack() {
         ReleaseLedger ledger = new ReleaseLedger();
-        // Slots at 0, 10, 20 ms; the timer for the first fired 8 ms late.
-        assertEquals(0, ledger.tryRelease(8 * MS, 10 * MS, 1));
-        assertEquals(8 * MS, ledger.tryRelease(10 * MS, 10 * MS, 1), "the 10 ms slot waits until 18 ms");
-        assertEquals(0, ledger.tryRelease(18 * MS, 10 * MS, 1));
-        assertEquals(0, ledger.tryRelease(28 * MS, 10 * MS, 1));
+        // Slots at 0, 20, 40 ms; the timer for the first fired 16 ms late.
+        assertEquals(0, ledger.tryRelease(16 * MS, INTERVAL, 1));
+        assertEquals(15 * MS, ledger.tryRelease(20 * MS, INTERVAL, 1), "the 20 ms slot waits until 35 ms");
+        assertEquals(0, ledger.tryRelease(35 * MS, INTERVAL, 1));
+    }
+
+    @Test
+    void lateReleasesAreCaughtUpWithoutGapsBelowTheSpacing() {
+        ReleaseLedger ledger = new ReleaseLedger();
+        // A queue of calls on slots 20 ms apart; the first left 5 ms late, the timer is punctual afterwards.
+        long released = 5 * MS;
+        assertEquals(0, ledger.tryRelease(released, INTERVAL, 1));
+        int callsToCatchUp = 0;
+        for (long slot = INTERVAL; released - (slot - INTERVAL) > 0; slot += INTERVAL) {
+            long wait = ledger.tryRelease(slot, INTERVAL, 1);
+            long next = slot + wait;
+            if (wait > 0) {
+                assertEquals(0, ledger.tryRelease(next, INTERVAL, 1));
+            }
+            assertTrue(next - released >= SPACING, "gap " + (next - released));
+            released = next;
+            callsToCatchUp++;
+            if (wait == 0) {
+                break;
+            }
+        }
+        assertEquals(5, callsToCatchUp, "5 ms of lateness is caught up at 1 ms per call");
     }
 
     @Test
     void burstCallsMayGoBackToBackThenSpacingApplies() {
         ReleaseLedger ledger = new ReleaseLedger();
-        assertEquals(0, ledger.tryRelease(0, 10 * MS, 3));
-        assertEquals(0, ledger.tryRelease(0, 10 * MS, 3));
-        assertEquals(0, ledger.tryRelease(0, 10 * MS, 3));
-        assertEquals(10 * MS, ledger.tryRelease(0, 10 * MS, 3));
-        assertEquals(0, ledger.tryRelease(10 * MS, 10 * MS, 3));
+        assertEquals(0, ledger.tryRelease(0, INTERVAL, 3));
+        assertEquals(0, ledger.tryRelease(0, INTERVAL, 3));
+        assertEquals(0, ledger.tryRelease(0, INTERVAL, 3));
+        assertEquals(SPACING, ledger.tryRelease(0, INTERVAL, 3));
+        assertEquals(0, ledger.tryRelease(SPACING, INTERVAL, 3));
     }
 
     @Test
     void anIdleCarrierReleasesAtOnce() {
         ReleaseLedger ledger = new ReleaseLedger();
-        assertEquals(0, ledger.tryRelease(0, 10 * MS, 1));
-        assertEquals(0, ledger.tryRelease(500 * MS, 10 * MS, 1));
+        assertEquals(0, ledger.tryRelease(0, INTERVAL, 1));
+        assertEquals(0, ledger.tryRelease(500 * MS, INTERVAL, 1));
     }
 }

@@ -77,10 +77,9 @@ public final class ConfigLoader {
             throw new ConfigException(errors);
         }
         GatewaySettings s = settings.get();
-        return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.listeners(), s.redis(), s.admission(),
+        return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.sip(), s.redis(), s.admission(),
                 s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
-                byId(carriers, CarrierConfig::id), routes, s.sipWorkerThreads(), s.maxCallsInProgress(),
-                s.rerouteHook());
+                byId(carriers, CarrierConfig::id), routes, s.rerouteHook());
     }
 
     private <T> List<T> readDirectory(Path dir, Function<ConfigSection, Optional<T>> reader) {

@@ -186,10 +186,21 @@ final class Field {
     private <T> Optional<T> check(Optional<T> candidate, Predicate<T> ok, String rule) {
         if (candidate.isPresent() && !ok.test(candidate.get())) {
             T bad = candidate.get();
-            error(rule + " (got " + (bad instanceof String ? "\"" + bad + "\"" : bad) + ")");
+            error(rule + " (got " + shown(bad) + ")");
             return Optional.empty();
         }
         return candidate;
+    }
+
+    /** A value as the operator wrote it: strings quoted, numbers without a trailing ".0". */
+    private static String shown(Object value) {
+        if (value instanceof String) {
+            return "\"" + value + "\"";
+        }
+        if (value instanceof Double d && Double.isFinite(d)) {
+            return java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+        }
+        return String.valueOf(value);
     }
 
     private Optional<Long> toWhole(ConfigValue v) {

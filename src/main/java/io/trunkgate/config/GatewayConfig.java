@@ -12,18 +12,15 @@ import java.util.Optional;
  * @param source     the gateway.conf it was loaded from
  * @param instanceId this instance's name in logs and metrics
  * @param fleetSize  how many instances share the limits (the in-memory share under the {@code local} policy)
- * @param sipWorkerThreads JAIN-SIP's worker pool size
- * @param maxCallsInProgress INVITEs this instance handles at once (held, admitting or at a carrier);
- *                           beyond it new INVITEs are answered 503 at once
+ * @param sip        the SIP listeners and the load the instance takes
  * @param rerouteHook class name of the {@link io.trunkgate.route.RerouteHook} to use, if not the default
  */
-public record GatewayConfig(Path source, String instanceId, int fleetSize, List<SipListener> listeners,
+public record GatewayConfig(Path source, String instanceId, int fleetSize, SipSettings sip,
                             RedisSettings redis, AdmissionSettings admission, AdminSettings admin,
                             Map<String, PeerConfig> peers, Map<String, GroupConfig> groups,
                             Map<String, CarrierConfig> carriers, List<RouteConfig> routes,
-                            int sipWorkerThreads, int maxCallsInProgress, Optional<String> rerouteHook) {
+                            Optional<String> rerouteHook) {
     public GatewayConfig {
-        listeners = List.copyOf(listeners);
         peers = Map.copyOf(peers);
         groups = Map.copyOf(groups);
         carriers = Map.copyOf(carriers);

@@ -27,9 +27,12 @@ final class GatewayFileReader {
         int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
         int sipWorkers = file.optional("sip.worker-threads").integer(1, 1024).orElse(16);
         int maxCalls = file.optional("sip.max-calls-in-progress").integer(1, Integer.MAX_VALUE).orElse(10_000);
+        double maxNewCalls = file.optional("sip.max-new-calls-per-second").number(n -> n >= 0 && Double.isFinite(n),
+                "must be 0 (no cap) or more").orElse(0.0);
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
-        return new GatewaySettings(instanceId, fleetSize, listeners(file), RedisSettingsReader.read(file),
-                admission(file), admin(file), sipWorkers, maxCalls, rerouteHook);
+        SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls);
+        return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
+                admission(file), admin(file), rerouteHook);
     }
 
     private static List<SipListener> listeners(ConfigSection file) {

@@ -46,6 +46,7 @@ public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration RELOAD_POLL = Duration.ofSeconds(1);
+    private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
 
     private final AtomicReference<ActiveConfig> active;
     private final RedisRuntime redis;
@@ -97,12 +98,13 @@ public final class Gateway implements AutoCloseable {
         Gateway gateway;
         try {
             RerouteHook hook = metrics.counting(RerouteHooks.load(config.rerouteHook()));
-            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.listeners(),
-                    config.sipWorkerThreads());
+            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip().listeners(),
+                    config.sip().workerThreads());
             CallRegistry calls = new CallRegistry();
+            RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
+            RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get,
-                    new CallAdmission(new GuardedAdmissionLimiter(
-                            metrics.timed(new RedisAdmissionLimiter(redis.client(), prefix)), guard),
+                    new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard),
                             new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, metrics);
             SipProxy proxy = new SipProxy(services);
@@ -110,7 +112,7 @@ public final class Gateway implements AutoCloseable {
                 provider.addSipListener(proxy);
             }
             sip.stack().start();
-            config.listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
+            config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
             gateway = new Gateway(active, redis, guard, pacer, new RedisBlockRegistry(redis.client(), prefix), timers,
                     sip, calls, proxy, metrics);
         } catch (Exception e) {
@@ -157,7 +159,7 @@ public final class Gateway implements AutoCloseable {
 
     /** What only a restart changes: the listeners, Redis and the admin server's address. */
     private static List<Object> restartSettings(GatewayConfig config) {
-        return List.of(config.instanceId(), config.listeners(), config.sipWorkerThreads(), config.redis(),
+        return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(), config.redis(),
                 config.admin().host(), config.admin().port());
     }
 

@@ -13,6 +13,9 @@ import io.trunkgate.route.RerouteHook;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -33,7 +36,11 @@ public final class GatewayMetrics {
             Duration.ofMillis(100), Duration.ofMillis(250)};
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private static final Set<String> METHODS = Set.of("INVITE", "ACK", "BYE", "CANCEL", "OPTIONS", "REGISTER",
+            "UPDATE", "INFO", "PRACK", "REFER", "NOTIFY", "SUBSCRIBE", "MESSAGE", "PUBLISH");
+
     private final MultiGauge heldCalls;
+    private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
 
     public GatewayMetrics(String instanceId) {
         registry.config().commonTags("gateway", instanceId);
@@ -52,6 +59,14 @@ public final class GatewayMetrics {
         return "text/plain; version=0.0.4; charset=utf-8";
     }
 
+    /** One SIP request the stack delivered to the proxy; methods not in RFC 3261 and its extensions count as "other". */
+    public void requestReceived(String method) {
+        String tag = METHODS.contains(method) ? method : "other";
+        requestsByMethod.computeIfAbsent(tag, m -> Counter.builder("trunkgate.sip.requests")
+                .description("SIP requests received (retransmissions the stack absorbs excluded), by method")
+                .tag("method", m).register(registry)).increment();
+    }
+
     /** One call that got its admission decision and was let in (its final status may still be a failure). */
     public void callAdmitted(String peer) {
         Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")
@@ -64,6 +79,15 @@ public final class GatewayMetrics {
      */
     public void callRejected(String peer, String reason) {
         Counter.builder("trunkgate.calls.rejected").description("Calls rejected at admission, by peer and reason")
+                .tags("peer", peer, "reason", reason).register(registry).increment();
+    }
+
+    /**
+     * One new INVITE refused before admission because the gateway is shutting down or overloaded;
+     * {@code reason}: {@code shutting_down}, {@code calls_in_progress} or {@code call_rate}.
+     */
+    public void callShed(String peer, String reason) {
+        Counter.builder("trunkgate.calls.shed").description("New calls answered 503 at once: shutdown or overload")
                 .tags("peer", peer, "reason", reason).register(registry).increment();
     }
 

@@ -13,20 +13,10 @@ import java.util.function.LongSupplier;
  */
 final class FloodGuard {
 
-    private static final class Budget {
-        private double tokens;
-        private long lastNanos;
-
-        Budget(double tokens, long nowNanos) {
-            this.tokens = tokens;
-            this.lastNanos = nowNanos;
-        }
-    }
-
     private final double perSecond;
     private final int maxSources;
     private final LongSupplier nanoClock;
-    private final ConcurrentMap<InetAddress, Budget> budgets = new ConcurrentHashMap<>();
+    private final ConcurrentMap<InetAddress, TokenBucket> budgets = new ConcurrentHashMap<>();
 
     FloodGuard(double perSecond, int maxSources, LongSupplier nanoClock) {
         this.perSecond = perSecond;
@@ -40,15 +30,6 @@ final class FloodGuard {
         if (budgets.size() >= maxSources && !budgets.containsKey(source)) {
             budgets.clear();
         }
-        Budget budget = budgets.computeIfAbsent(source, s -> new Budget(perSecond, now));
-        synchronized (budget) {
-            budget.tokens = Math.min(perSecond, budget.tokens + (now - budget.lastNanos) * perSecond / 1e9);
-            budget.lastNanos = now;
-            if (budget.tokens < 1) {
-                return false;
-            }
-            budget.tokens -= 1;
-            return true;
-        }
+        return budgets.computeIfAbsent(source, s -> new TokenBucket()).tryTake(now, perSecond, perSecond);
     }
 }

@@ -49,6 +49,9 @@ final class InDialogForwarder {
         try {
             Request routed = (Request) ack.clone();
             SipMessages.popOwnRoute(routed, inbound);
+            if (addressedToUs(routed)) {
+                return; // the ACK of a final answer of ours sent statelessly (a shed or unknown-source INVITE)
+            }
             String transport = nextHopTransport(routed);
             SipProvider outbound = services.providerFor(transport);
             outbound.sendRequest(services.messages().forwarded(routed, null, outbound, transport, List.of()));
@@ -66,6 +69,10 @@ final class InDialogForwarder {
             }
             Request routed = (Request) request.clone();
             SipMessages.popOwnRoute(routed, inbound);
+            if (addressedToUs(routed)) {
+                server.sendResponse(services.messages().response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, request));
+                return;
+            }
             String transport = nextHopTransport(routed);
             SipProvider outbound = services.providerFor(transport);
             ClientTransaction client = outbound.getNewClientTransaction(
@@ -80,6 +87,17 @@ final class InDialogForwarder {
                 // the transaction is gone; the sender retransmits or gives up
             }
         }
+    }
+
+    /**
+     * Whether nothing routes the request on: no Route left and the Request-URI is this proxy. The gateway
+     * keeps no dialogs, so such a request is for no one, and forwarding it would send it to ourselves.
+     */
+    private boolean addressedToUs(Request routed) {
+        if (routed.getHeader(RouteHeader.NAME) != null || !(routed.getRequestURI() instanceof SipURI target)) {
+            return false;
+        }
+        return services.providers().stream().anyMatch(provider -> SipMessages.isOwn(target, provider));
     }
 
     /** The transport of the next hop: the top remaining Route, else the Request-URI; UDP by default. */

@@ -2,6 +2,7 @@ package io.trunkgate.sip;
 
 import gov.nist.javax.sip.message.SIPMessage;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.config.SipSettings;
 import io.trunkgate.gateway.ActiveConfig;
 import java.net.InetAddress;
 import java.util.Optional;
@@ -16,6 +17,7 @@ import javax.sip.SipProvider;
 import javax.sip.TimeoutEvent;
 import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.TransactionTerminatedEvent;
+import javax.sip.header.CallIdHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -29,12 +31,29 @@ import org.slf4j.LoggerFactory;
 public final class SipProxy implements SipListener {
 
     private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
+    private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
     private static final double UNKNOWN_SOURCE_ANSWERS_PER_SECOND = 5;
+
+    /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
+    private enum Shed {
+        SHUTTING_DOWN("gateway shutting down", "shutting_down"),
+        CALLS_IN_PROGRESS("too many calls in progress", "calls_in_progress"),
+        CALL_RATE("over the gateway's new-call rate", "call_rate");
+
+        final String text;
+        final String tag;
+
+        Shed(String text, String tag) {
+            this.text = text;
+            this.tag = tag;
+        }
+    }
 
     private final ProxyServices services;
     private final InDialogForwarder inDialog;
     private final FloodGuard unknownSources = new FloodGuard(UNKNOWN_SOURCE_ANSWERS_PER_SECOND, 100_000,
             System::nanoTime);
+    private final TokenBucket newCalls = new TokenBucket();
     private volatile boolean draining;
 
     public SipProxy(ProxyServices services) {
@@ -53,6 +72,7 @@ public final class SipProxy implements SipListener {
         Request request = event.getRequest();
         try {
             String method = request.getMethod();
+            services.metrics().requestReceived(method);
             boolean withinDialog = ((ToHeader) request.getHeader(ToHeader.NAME)).getTag() != null;
             if (Request.ACK.equals(method)) {
                 if (event.getServerTransaction() == null) {
@@ -91,6 +111,15 @@ public final class SipProxy implements SipListener {
             }
             return;
         }
+        Optional<Shed> shed = shedReason(active);
+        if (shed.isPresent()) {
+            // Stateless: under overload no transaction, timer or call state is created for what is refused.
+            provider.sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request, shed.get().text, 1));
+            callLog.info("call={} peer={} admission=shed({}) final=503", callId(request), peer.get().id(),
+                    shed.get().tag);
+            services.metrics().callShed(peer.get().id(), shed.get().tag);
+            return;
+        }
         Optional<ServerTransaction> server = serverTransaction(event, provider);
         if (server.isEmpty()) {
             return;
@@ -100,18 +129,29 @@ public final class SipProxy implements SipListener {
                     "Max-Forwards exhausted", 0));
             return;
         }
-        if (draining) {
-            server.get().sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
-                    "gateway shutting down", 0));
-            return;
-        }
-        if (services.calls().size() >= active.config().maxCallsInProgress()) {
-            server.get().sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
-                    "gateway overloaded", 1));
-            return;
-        }
         server.get().sendResponse(services.messages().response(Response.TRYING, request));
         new InviteCall(services, active, server.get(), peer.get()).start();
+    }
+
+    /** Why a new INVITE is refused before anything is done for it, if it is: shutdown or overload. */
+    private Optional<Shed> shedReason(ActiveConfig active) {
+        if (draining) {
+            return Optional.of(Shed.SHUTTING_DOWN);
+        }
+        SipSettings sip = active.config().sip();
+        if (services.calls().size() >= sip.maxCallsInProgress()) {
+            return Optional.of(Shed.CALLS_IN_PROGRESS);
+        }
+        double perSecond = sip.maxNewCallsPerSecond();
+        if (perSecond > 0 && !newCalls.tryTake(System.nanoTime(), perSecond, Math.max(1, perSecond / 10))) {
+            return Optional.of(Shed.CALL_RATE);
+        }
+        return Optional.empty();
+    }
+
+    private static String callId(Request request) {
+        CallIdHeader header = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
+        return header == null ? "-" : header.getCallId();
     }
 
     private void onCancel(RequestEvent event, SipProvider provider) throws Exception {

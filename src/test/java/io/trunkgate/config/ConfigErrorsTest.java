@@ -117,6 +117,18 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void overloadSettingsMustBeUsable() {
+        files.write("gateway.conf", "sip.max-calls-in-progress = 0\nsip.max-new-calls-per-second = -5\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("gateway.conf"), 1, "sip.max-calls-in-progress", "must be at least 1 (got 0)");
+        assertError(errors, files.path("gateway.conf"), 2, "sip.max-new-calls-per-second",
+                "must be 0 (no cap) or more (got -5)");
+        assertEquals(2, errors.size(), errors.toString());
+    }
+
+    @Test
     void duplicateAndMalformedIds() {
         files.write("peers/a.conf", "id = acme\nmatch.sources = [\"192.0.2.1\"]\n");
         files.write("peers/b.conf", "\nid = acme\nmatch.sources = [\"192.0.2.2\"]\n");
@@ -191,7 +203,7 @@ class ConfigErrorsTest {
 
         Path file = files.path("carriers/a.conf");
         assertError(errors, file, 2, "uri", "not a SIP URI");
-        assertError(errors, file, 3, "cps", "must be greater than 0 (got 0.0)");
+        assertError(errors, file, 3, "cps", "must be greater than 0 (got 0)");
         assertError(errors, file, 4, "failover-on[1]", "must be a SIP status code 300..699 or \"timeout\" (got 200)");
         assertError(errors, file, 4, "failover-on[2]", "(got \"soon\")");
         assertEquals(4, errors.size(), errors.toString());

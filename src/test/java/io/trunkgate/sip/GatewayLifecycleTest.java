@@ -10,14 +10,18 @@ import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterEach;
@@ -36,15 +40,18 @@ class GatewayLifecycleTest {
     private int port;
 
     @BeforeEach
-    void start() throws Exception {
+    void startAgents() throws Exception {
         caller = SipAgent.start("127.0.0.61");
         ringing = SipAgent.start("127.0.0.62");
         ringing.behave(Behaviour.RING);
         paced = SipAgent.start("127.0.0.63");
+    }
+
+    private void startGateway(UnaryOperator<TestConfigs> overload) throws Exception {
         port = RedisServerProcess.freePort();
         RedisSettings embedded = new RedisSettings(RedisMode.EMBEDDED, List.of(), Optional.empty(), Optional.empty(),
                 Duration.ofMillis(500), "tg", 0);
-        gateway = Gateway.start(new TestConfigs(embedded, port).maxCallsInProgress(3)
+        gateway = Gateway.start(overload.apply(new TestConfigs(embedded, port))
                 .peer("p", "127.0.0.61", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("ringing", ringing, 1000, Duration.ofSeconds(2), Duration.ofSeconds(30))
                 .carrier("paced", paced, 0.2, Duration.ofSeconds(20), Duration.ofSeconds(30))
@@ -63,6 +70,7 @@ class GatewayLifecycleTest {
 
     @Test
     void beyondMaxCallsInProgressNewCallsGet503AtOnceAndTheGatewayRecovers() throws Exception {
+        startGateway(configs -> configs.maxCallsInProgress(3));
         List<SipAgent.Call> inProgress = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             inProgress.add(caller.invite(GW, port, "+1000" + i));
@@ -85,7 +93,54 @@ class GatewayLifecycleTest {
     }
 
     @Test
+    void beyondTheNewCallRateInvitesGet503StatelesslyAndTheirAcksGoNowhere() throws Exception {
+        startGateway(configs -> configs.maxNewCallsPerSecond(2)); // a burst of 1, then one call every 500 ms
+        List<SipAgent.Call> calls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            calls.add(caller.invite(GW, port, "+1100" + i));
+        }
+        int shed = 0;
+        for (SipAgent.Call call : calls) {
+            Response first = call.next(2000);
+            assertNotNull(first);
+            if (first.getStatusCode() == 503) {
+                shed++;
+                assertEquals(1, ((RetryAfterHeader) first.getHeader(RetryAfterHeader.NAME)).getRetryAfter());
+                assertTrue(first.getHeader(ReasonHeader.NAME).toString().contains("new-call rate"), first.toString());
+            } else {
+                assertEquals(100, first.getStatusCode(), "a call within the rate is taken");
+            }
+        }
+        assertTrue(shed >= 4, shed + " of 6 back-to-back INVITEs shed at 2 calls/s");
+        assertTrue(ringing.await("INVITE", 6 - shed, 3000));
+        Thread.sleep(300);
+        assertEquals(6 - shed, ringing.received("INVITE").size(), "a shed call never reaches a carrier");
+
+        // The caller's stack ACKs each 503; the gateway takes each ACK once and forwards it nowhere.
+        String metrics = gateway.metrics().scrape();
+        assertEquals(shed, Metrics.value(metrics, "trunkgate_sip_requests_total", Map.of("method", "ACK")).orElse(0),
+                metrics);
+        assertEquals(shed, Metrics.value(metrics, "trunkgate_calls_shed_total",
+                Map.of("peer", "p", "reason", "call_rate")).orElse(0));
+
+        Thread.sleep(600);
+        SipAgent.Call after = caller.invite(GW, port, "+11009");
+        assertEquals(100, after.next(2000).getStatusCode(), "the rate refills: a later call is taken");
+        calls.forEach(call -> cancelQuietly(call));
+        after.cancel();
+    }
+
+    private static void cancelQuietly(SipAgent.Call call) {
+        try {
+            call.cancel();
+        } catch (Exception alreadyAnswered) {
+            // shed calls have their final answer; nothing to cancel
+        }
+    }
+
+    @Test
     void shutdownAnswersHeldCallsCancelsForwardedOnesAndStopsEmbeddedRedis() throws Exception {
+        startGateway(configs -> configs.maxCallsInProgress(3));
         RedisServerProcess embedded = gateway.redis().embeddedServer().orElseThrow();
         assertEquals(200, caller.invite(GW, port, "+2000").awaitFinal(3000).getStatusCode());
         SipAgent.Call held = caller.invite(GW, port, "+2001");

@@ -11,6 +11,7 @@ import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.config.RouteConfig;
 import io.trunkgate.config.SipListener;
+import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.config.Transport;
 import io.trunkgate.limit.Limit;
@@ -35,6 +36,7 @@ public final class TestConfigs {
     private RedisDownPolicy redisDown = RedisDownPolicy.REJECT;
     private int fleetSize = 1;
     private int maxCallsInProgress = 10_000;
+    private double maxNewCallsPerSecond;
     private Optional<String> adminToken = Optional.empty();
     private String instanceId = "test-gw";
 
@@ -79,6 +81,11 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs maxNewCallsPerSecond(double calls) {
+        this.maxNewCallsPerSecond = calls;
+        return this;
+    }
+
     public TestConfigs adminToken(String token) {
         this.adminToken = Optional.of(token);
         return this;
@@ -90,11 +97,10 @@ public final class TestConfigs {
     }
 
     public GatewayConfig build() {
-        return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize,
-                List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
-                        new SipListener(Transport.TCP, "127.0.0.1", sipPort)),
+        SipSettings sip = new SipSettings(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
+                new SipListener(Transport.TCP, "127.0.0.1", sipPort)), 8, maxCallsInProgress, maxNewCallsPerSecond);
+        return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
-                new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, 8,
-                maxCallsInProgress, Optional.empty());
+                new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, Optional.empty());
     }
 }

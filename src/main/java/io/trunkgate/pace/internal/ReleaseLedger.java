@@ -6,14 +6,15 @@ package io.trunkgate.pace.internal;
  * back to back; the ledger holds each release to the same rule as the slots (GCRA: at most burst calls
  * back to back, then spacing), measured on actual release times.
  *
- * <p>The ledger's spacing is the interval less {@value #CATCH_UP_DIVISOR}th of it. A late release thus
- * delays the calls queued behind it by a shrinking amount and the queue is back on its Redis slots after a
- * few calls, instead of carrying every timer delay forward for as long as the carrier stays busy. Releases
- * are never earlier than their slots, so the rate over any longer period is still the carrier's.
+ * <p>The ledger's spacing is the interval less a catch-up share: a twentieth of it, at most 1 ms. A late
+ * release thus delays the calls queued behind it by a shrinking amount and the queue is back on its Redis
+ * slots after a few calls, instead of carrying every timer delay forward for as long as the carrier stays
+ * busy. Releases are never earlier than their slots, so the rate over any longer period is still the
+ * carrier's, and no two calls leave closer than the interval less 1 ms.
  */
 final class ReleaseLedger {
 
-    static final int CATCH_UP_DIVISOR = 20;
+    private static final long MAX_CATCH_UP_NANOS = 1_000_000;
 
     private long theoreticalNanos = Long.MIN_VALUE;
 
@@ -22,7 +23,7 @@ final class ReleaseLedger {
      * nanoseconds to wait before trying again.
      */
     synchronized long tryRelease(long nowNanos, long intervalNanos, int burst) {
-        long spacing = intervalNanos - intervalNanos / CATCH_UP_DIVISOR;
+        long spacing = intervalNanos - Math.min(intervalNanos / 20, MAX_CATCH_UP_NANOS);
         long tolerance = (burst - 1) * spacing;
         if (theoreticalNanos != Long.MIN_VALUE && nowNanos < theoreticalNanos - tolerance) {
             return theoreticalNanos - tolerance - nowNanos;

@@ -9,7 +9,7 @@ class ReleaseLedgerTest {
 
     private static final long MS = 1_000_000;
     private static final long INTERVAL = 20 * MS;
-    private static final long SPACING = 19 * MS; // the interval less its catch-up share (1/20)
+    private static final long SPACING = 19 * MS; // the interval less its catch-up share (1/20, at most 1 ms)
 
     @Test
     void aLateReleaseDoesNotLetTheNextGoOutBackToBack() {
@@ -51,6 +51,13 @@ class ReleaseLedgerTest {
         assertEquals(0, ledger.tryRelease(0, INTERVAL, 3));
         assertEquals(SPACING, ledger.tryRelease(0, INTERVAL, 3));
         assertEquals(0, ledger.tryRelease(SPACING, INTERVAL, 3));
+    }
+
+    @Test
+    void catchUpIsAtMostOneMillisecondPerCall() {
+        ReleaseLedger ledger = new ReleaseLedger();
+        assertEquals(0, ledger.tryRelease(0, 100 * MS, 1));
+        assertEquals(99 * MS, ledger.tryRelease(0, 100 * MS, 1), "at 10 cps calls leave at least 99 ms apart");
     }
 
     @Test

@@ -1,0 +1,20 @@
+package io.trunkgate.config;
+
+import java.util.List;
+
+/**
+ * The SIP front end: where it listens and how much load it takes before it sheds.
+ *
+ * @param listeners            the UDP and TCP points it listens on
+ * @param workerThreads        JAIN-SIP's worker pool size
+ * @param maxCallsInProgress   INVITEs this instance handles at once (admitting, held or at a carrier);
+ *                             beyond it new INVITEs are answered 503 at once
+ * @param maxNewCallsPerSecond new INVITEs this instance accepts per second, its capacity; beyond it they are
+ *                             answered 503 statelessly, before any transaction exists. 0 = no cap
+ */
+public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
+                          double maxNewCallsPerSecond) {
+    public SipSettings {
+        listeners = List.copyOf(listeners);
+    }
+}

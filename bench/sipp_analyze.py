@@ -21,6 +21,9 @@
       call's member (base64url(sha256(Call-ID))[:12], as CallMember) with its score, the Redis TIME in
       microseconds at which admit.lua admitted it. Prints the most admissions in any closed interval of the
       window's length on that clock (exit 1 above --max) and the delay admission -> arrival at the carrier.
+  sipp_analyze.py outcomes UAC.log...
+      OFFER and REJECT lines of bench/sipp/uac-503.xml callers: calls offered, answered 503, and the time
+      from each offer to its 503 (percentiles, ms), plus per-second offered and rejected counts.
 Duplicate Call-IDs (a retransmitted INVITE logged twice) are counted once, at their first arrival.
 """
 import argparse
@@ -236,6 +239,34 @@ def cmd_admissions(args):
     return 1 if worst > args.max else 0
 
 
+def cmd_outcomes(args):
+    offered = {}
+    rejected = {}
+    for path in args.files:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 5 and parts[0] in ("OFFER", "REJECT"):
+                    (offered if parts[0] == "OFFER" else rejected).setdefault(parts[4], float(parts[3]))
+    if not offered:
+        print("no OFFER lines")
+        return 1
+    latency = sorted((rejected[c] - offered[c]) * 1000.0 for c in rejected if c in offered)
+    print(f"offered={len(offered)} rejected_503={len(rejected)} ({100.0 * len(rejected) / len(offered):.1f}%)")
+    if latency:
+        print("offer -> 503, ms: p50={:.2f} p90={:.2f} p99={:.2f} p99.9={:.2f} max={:.2f}".format(
+            percentile(latency, 50), percentile(latency, 90), percentile(latency, 99), percentile(latency, 99.9),
+            latency[-1]))
+    start = min(offered.values())
+    per_second = {}
+    for c, t in offered.items():
+        second = int(t - start)
+        o, r = per_second.get(second, (0, 0))
+        per_second[second] = (o + 1, r + (1 if c in rejected else 0))
+    print("per second (offered/503): " + " ".join(f"{o}/{r}" for _, (o, r) in sorted(per_second.items())))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -268,6 +299,9 @@ def main():
     p.add_argument("--window", type=float, default=1.0)
     p.add_argument("--max", type=int, default=100)
     p.set_defaults(func=cmd_admissions)
+    p = sub.add_parser("outcomes")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_outcomes)
     args = parser.parse_args()
     sys.exit(args.func(args))
 

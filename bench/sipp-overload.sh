@@ -36,7 +36,7 @@ sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
 GW=$GW_PID_gw
 HZ=$(getconf CLK_TCK)
 cpu_s() { awk -v hz="$HZ" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-rss_mb() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
+rss_mb() { awk '/VmRSS/ {printf "%.0f\n", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 # uac NAME SCENARIO RATE SECONDS: one SIPp caller run in $WORK/NAME; its exit code is not fatal.
 uac() {
@@ -52,7 +52,7 @@ uac() {
 summary() {
   local dir="$WORK/$1"
   echo "$1 caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$dir/uac_stat.csv" 2>&1)"
-  echo "$1 INVITE->200: $(python3 "$REPO_DIR/bench/sipp_analyze.py" rtt "$dir"/uac_*_rtt.csv 2>&1)"
+  echo "$1 INVITE->200: $(python3 "$REPO_DIR/bench/sipp_analyze.py" rtt "$dir"/*_rtt.csv 2>&1 | tail -1)"
 }
 
 uac warmup uac.xml 200 10

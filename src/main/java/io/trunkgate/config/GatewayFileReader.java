@@ -1,6 +1,7 @@
 package io.trunkgate.config;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,7 +31,9 @@ final class GatewayFileReader {
         double maxNewCalls = file.optional("sip.max-new-calls-per-second").number(n -> n >= 0 && Double.isFinite(n),
                 "must be 0 (no cap) or more").orElse(0.0);
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
-        SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls);
+        Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
+                .orElse(Duration.ofMillis(500));
+        SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout);
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook);
     }

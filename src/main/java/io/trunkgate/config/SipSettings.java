@@ -1,5 +1,6 @@
 package io.trunkgate.config;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -11,9 +12,10 @@ import java.util.List;
  *                             beyond it new INVITEs are answered 503 at once
  * @param maxNewCallsPerSecond new INVITEs this instance accepts per second, its capacity; beyond it they are
  *                             answered 503 statelessly, before any transaction exists. 0 = no cap
+ * @param queueTimeout         how long a received datagram may wait for a worker before it is dropped unread
  */
 public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
-                          double maxNewCallsPerSecond) {
+                          double maxNewCallsPerSecond, Duration queueTimeout) {
     public SipSettings {
         listeners = List.copyOf(listeners);
     }

@@ -98,8 +98,7 @@ public final class Gateway implements AutoCloseable {
         Gateway gateway;
         try {
             RerouteHook hook = metrics.counting(RerouteHooks.load(config.rerouteHook()));
-            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip().listeners(),
-                    config.sip().workerThreads());
+            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
             CallRegistry calls = new CallRegistry();
             RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
             RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
@@ -159,7 +158,8 @@ public final class Gateway implements AutoCloseable {
 
     /** What only a restart changes: the listeners, Redis and the admin server's address. */
     private static List<Object> restartSettings(GatewayConfig config) {
-        return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(), config.redis(),
+        return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(),
+                config.sip().queueTimeout(), config.redis(),
                 config.admin().host(), config.admin().port());
     }
 

@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.config.SipListener;
+import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,17 +25,21 @@ public final class SipStackFactory {
     public record Stack(SipStack stack, List<SipProvider> providers) {
     }
 
-    public static Stack create(String name, List<SipListener> listeners, int workerThreads) throws Exception {
+    public static Stack create(String name, SipSettings sip) throws Exception {
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
         Properties properties = new Properties();
         properties.setProperty("javax.sip.STACK_NAME", name);
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
-        properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(workerThreads));
+        properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(sip.workerThreads()));
         properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
         properties.setProperty("gov.nist.javax.sip.RECEIVE_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
         properties.setProperty("gov.nist.javax.sip.SEND_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
         properties.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", Integer.toString(64 << 10));
+        // A datagram that waited this long in the stack's queue is dropped unread: its sender has retransmitted
+        // it by now (T1 = 500 ms), and working through stale copies is how an overloaded proxy stays overloaded.
+        properties.setProperty("gov.nist.javax.sip.CONGESTION_CONTROL_TIMEOUT",
+                Long.toString(sip.queueTimeout().toMillis()));
         properties.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
                 "gov.nist.javax.sip.stack.NioMessageProcessorFactory");
         properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
@@ -45,7 +50,7 @@ public final class SipStackFactory {
         SipStack stack = factory.createSipStack(properties);
 
         Map<String, SipProvider> byAddress = new LinkedHashMap<>();
-        for (SipListener listener : listeners) {
+        for (SipListener listener : sip.listeners()) {
             ListeningPoint point = stack.createListeningPoint(listener.host(), listener.port(),
                     listener.transport() == Transport.UDP ? ListeningPoint.UDP : ListeningPoint.TCP);
             String address = listener.host() + ":" + listener.port();

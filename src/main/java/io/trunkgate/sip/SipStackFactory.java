@@ -43,6 +43,8 @@ public final class SipStackFactory {
         properties.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
                 "gov.nist.javax.sip.stack.NioMessageProcessorFactory");
         properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
+        // TCP connects must not block the sending thread: calls are forwarded from the pacer's timer thread.
+        properties.setProperty("gov.nist.javax.sip.NIO_BLOCKING_MODE", "NONBLOCKING");
         properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");

@@ -203,7 +203,8 @@ class GatewaySipTest {
         assertEquals(8, arrivals.size());
         for (int i = 1; i < arrivals.size(); i++) {
             long gapMs = (arrivals.get(i).atNanos() - arrivals.get(i - 1).atNanos()) / 1_000_000;
-            assertTrue(gapMs >= 92, "INVITEs " + (i - 1) + " and " + i + " only " + gapMs + " ms apart at 10 cps");
+            // 10 ms for the jitter of two SIP stacks (the gateway's sending, the agent's receiving) on a shared machine
+            assertTrue(gapMs >= 90, "INVITEs " + (i - 1) + " and " + i + " only " + gapMs + " ms apart at 10 cps");
         }
     }
 

@@ -6,15 +6,18 @@ package io.trunkgate.pace.internal;
  * back to back; the ledger holds each release to the same rule as the slots (GCRA: at most burst calls
  * back to back, then spacing), measured on actual release times.
  *
- * <p>The ledger's spacing is the interval less a catch-up share: a twentieth of it, at most 1 ms. A late
- * release thus delays the calls queued behind it by a shrinking amount and the queue is back on its Redis
- * slots after a few calls, instead of carrying every timer delay forward for as long as the carrier stays
- * busy. Releases are never earlier than their slots, so the rate over any longer period is still the
- * carrier's, and no two calls leave closer than the interval less 1 ms.
+ * <p>Two allowances keep the ledger from adding delays of its own. A release may come up to a jitter
+ * allowance (half the interval, at most 0.5 ms) before the rule's time, so the ordinary lateness of a timer
+ * thread (tens to hundreds of microseconds) never holds back the next call. And the rule's spacing is the
+ * interval less a catch-up share (a quarter of it, at most 0.5 ms), so after a longer stall the queued calls
+ * get back onto their Redis slots within some calls instead of carrying the delay forward for as long as the
+ * carrier stays busy. Releases are never earlier than their slots, so over any longer period the rate is the
+ * carrier's; no two calls leave closer than the interval less both allowances: 1 ms less for intervals of 2 ms
+ * and more (50 cps: 19 ms), a quarter of the interval at 1,000 cps.
  */
 final class ReleaseLedger {
 
-    private static final long MAX_CATCH_UP_NANOS = 1_000_000;
+    private static final long MAX_ALLOWANCE_NANOS = 500_000;
 
     private long theoreticalNanos = Long.MIN_VALUE;
 
@@ -23,8 +26,8 @@ final class ReleaseLedger {
      * nanoseconds to wait before trying again.
      */
     synchronized long tryRelease(long nowNanos, long intervalNanos, int burst) {
-        long spacing = intervalNanos - Math.min(intervalNanos / 20, MAX_CATCH_UP_NANOS);
-        long tolerance = (burst - 1) * spacing;
+        long spacing = intervalNanos - Math.min(intervalNanos / 4, MAX_ALLOWANCE_NANOS);
+        long tolerance = (burst - 1) * spacing + Math.min(intervalNanos / 2, MAX_ALLOWANCE_NANOS);
         if (theoreticalNanos != Long.MIN_VALUE && nowNanos < theoreticalNanos - tolerance) {
             return theoreticalNanos - tolerance - nowNanos;
         }

@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,14 +18,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Reserves each call's slot, then releases it from one timer thread at the slot time. A carrier's held
  * calls are counted against its max-held before anything is reserved, so a full queue wastes no slot.
- * Released calls are completed on a separate pool: what the caller does with a release (forwarding an
- * INVITE, perhaps opening a TCP connection) must not delay the timer for every other carrier.
+ * Released calls are completed on the timer thread itself, in order: a hand-off to another pool would add
+ * its own scheduling delay to each release and let two calls a slot apart reach the carrier back to back. What
+ * the caller does with a release must therefore be short and must not block (the SIP stack sends without
+ * waiting, TCP connects included).
  */
 public final class TimerCarrierPacer implements CarrierPacer {
 
     private final SlotReserver reserver;
     private final ScheduledThreadPoolExecutor timer;
-    private final ExecutorService releases;
     private final ConcurrentMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Set<PacedCall> pending = ConcurrentHashMap.newKeySet();
     private final ServerClock clock = new ServerClock();
@@ -41,12 +40,6 @@ public final class TimerCarrierPacer implements CarrierPacer {
             return thread;
         });
         this.timer.setRemoveOnCancelPolicy(true);
-        AtomicInteger releaseThreads = new AtomicInteger();
-        this.releases = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "pacer-release-" + releaseThreads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     @Override
@@ -96,7 +89,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
         long wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
                 .tryRelease(System.nanoTime(), intervalNanos, carrier.burst());
         if (wait == 0) {
-            releases.execute(() -> call.complete(released));
+            call.complete(released);
         } else {
             scheduleRelease(call, carrier, released, wait);
         }
@@ -112,6 +105,5 @@ public final class TimerCarrierPacer implements CarrierPacer {
     public void close() {
         timer.shutdownNow();
         pending.forEach(PacedCall::cancel);
-        releases.shutdown();
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Overload: SIPp offers RATE full calls per second (default 2,000, twice the highest rate the gateway passed
 # in sipp-throughput.sh on the 2-core machine) for LOAD_S seconds to a gateway whose new-call rate is capped
-# at CAPACITY (sip.max-new-calls-per-second; 0 = no cap). Then the load drops to RECOVER_RATE for RECOVER_S
+# at CAPACITY (sip.max-new-calls-per-second, default 500; 0 = no cap). Then the load drops to RECOVER_RATE for RECOVER_S
 # seconds, which must pass with no failed call. The caller (bench/sipp/uac-503.xml) takes a 503 as an
 # answer, so "failed" means a call that got neither a 200 nor a 503: a timeout or a message out of order.
 # Prints: calls answered 200 and 503, failures and retransmissions, INVITE->200 and offer->503 times, the
@@ -15,7 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
 
 RATE=${RATE:-2000}
-CAPACITY=${CAPACITY:-800}
+CAPACITY=${CAPACITY:-500}
 LOAD_S=${LOAD_S:-20}
 RECOVER_RATE=${RECOVER_RATE:-200}
 RECOVER_S=${RECOVER_S:-10}

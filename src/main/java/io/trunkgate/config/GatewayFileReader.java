@@ -32,7 +32,7 @@ final class GatewayFileReader {
                 "must be 0 (no cap) or more").orElse(0.0);
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
         Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
-                .orElse(Duration.ofMillis(500));
+                .orElse(Duration.ofSeconds(2));
         SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout);
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook);

@@ -299,6 +299,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
             }
             case ANSWER -> {
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                // A moment of ringing, as a real carrier has: a 180 and a 200 sent back to back can be handled
+                // by two of the gateway's worker threads in either order, and a 180 after the 200 is dropped.
+                Thread.sleep(10);
                 Response ok = tagged(MESSAGES.createResponse(Response.OK, request));
                 SipURI contact = ADDRESSES.createSipURI("carrier", host);
                 contact.setPort(port);

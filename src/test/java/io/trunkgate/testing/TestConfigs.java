@@ -99,7 +99,7 @@ public final class TestConfigs {
     public GatewayConfig build() {
         SipSettings sip = new SipSettings(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)), 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofMillis(500));
+                Duration.ofSeconds(2));
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, Optional.empty());

@@ -176,6 +176,32 @@ stop_uas() {
   wait "$pid" 2>/dev/null || true
 }
 
+# start_wire NAME IP PORT: when tshark is installed (and NO_WIRE is unset), captures the UDP datagrams to IP:PORT
+# on the loopback interface into $WORK/NAME.pcap; sets WIRE_PID_<NAME>. Returns 1 without tshark.
+start_wire() {
+  local name=$1 ip=$2 port=$3
+  [ -z "${NO_WIRE:-}" ] && command -v tshark >/dev/null 2>&1 || return 1
+  tshark -i lo -f "udp and dst host $ip and dst port $port" -w "$WORK/$name.pcap" -q >"$WORK/$name.tshark" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  printf -v "WIRE_PID_$name" '%s' "$pid"
+  for _ in $(seq 100); do
+    grep -q 'Capturing on' "$WORK/$name.tshark" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  log "tshark $name did not start:"; cat "$WORK/$name.tshark" >&2; return 1
+}
+
+# stop_wire NAME: ends the capture and writes each INVITE's kernel arrival time to $WORK/NAME_invites.log in
+# bench/sipp/uas.xml's format ("INVITE - - <epoch.micros> <Call-ID>"), so sipp_analyze.py reads both alike.
+stop_wire() {
+  local pidvar="WIRE_PID_$1"
+  kill -INT "${!pidvar}" 2>/dev/null || true
+  wait "${!pidvar}" 2>/dev/null || true
+  tshark -r "$WORK/$1.pcap" -Y 'sip.Method == "INVITE"' -T fields -e frame.time_epoch -e sip.Call-ID 2>/dev/null \
+    | awk '{printf "INVITE - - %.6f %s\n", $1, $2}' >"$WORK/$1_invites.log"
+}
+
 machine_line() {
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc) loadavg=\"$(cut -d' ' -f1-3 /proc/loadavg)\" $(sipp -v 2>/dev/null | grep -o 'SIPp v[^ ]*' | head -1) java=$($JAVA -version 2>&1 | head -1 | tr -d '\"')"
 }

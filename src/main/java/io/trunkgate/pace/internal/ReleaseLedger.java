@@ -7,17 +7,18 @@ package io.trunkgate.pace.internal;
  * back to back, then spacing), measured on actual release times.
  *
  * <p>Two allowances keep the ledger from adding delays of its own. A release may come up to a jitter
- * allowance (half the interval, at most 0.5 ms) before the rule's time, so the ordinary lateness of a timer
+ * allowance (half the interval, at most 0.25 ms) before the rule's time, so the ordinary lateness of a timer
  * thread (tens to hundreds of microseconds) never holds back the next call. And the rule's spacing is the
- * interval less a catch-up share (a quarter of it, at most 0.5 ms), so after a longer stall the queued calls
+ * interval less a catch-up share (a quarter of it, at most 0.25 ms), so after a longer stall the queued calls
  * get back onto their Redis slots within some calls instead of carrying the delay forward for as long as the
  * carrier stays busy. Releases are never earlier than their slots, so over any longer period the rate is the
- * carrier's; no two calls leave closer than the interval less both allowances: 1 ms less for intervals of 2 ms
- * and more (50 cps: 19 ms), a quarter of the interval at 1,000 cps.
+ * carrier's; no two calls leave closer than the interval less both allowances: 0.5 ms less for intervals of
+ * 1 ms and more (50 cps: 19.5 ms, 1,000 cps: 0.5 ms). The allowances are kept that small because the send
+ * path after the release adds jitter of its own before the carrier sees the call.
  */
 final class ReleaseLedger {
 
-    private static final long MAX_ALLOWANCE_NANOS = 500_000;
+    private static final long MAX_ALLOWANCE_NANOS = 250_000;
 
     private long theoreticalNanos = Long.MIN_VALUE;
 

@@ -10,15 +10,15 @@ class ReleaseLedgerTest {
     private static final long MS = 1_000_000;
     private static final long INTERVAL = 20 * MS;
     // The closest two releases may be: the interval less the catch-up share and the jitter allowance.
-    private static final long SPACING = 19 * MS;
+    private static final long SPACING = 19_500_000;
 
     @Test
     void aLateReleaseDoesNotLetTheNextGoOutBackToBack() {
         ReleaseLedger ledger = new ReleaseLedger();
         // Slots at 0, 20, 40 ms; the timer for the first fired 16 ms late.
         assertEquals(0, ledger.tryRelease(16 * MS, INTERVAL, 1));
-        assertEquals(15 * MS, ledger.tryRelease(20 * MS, INTERVAL, 1), "the 20 ms slot waits until 35 ms");
-        assertEquals(0, ledger.tryRelease(35 * MS, INTERVAL, 1));
+        assertEquals(15_500_000, ledger.tryRelease(20 * MS, INTERVAL, 1), "the 20 ms slot waits until 35.5 ms");
+        assertEquals(0, ledger.tryRelease(35_500_000, INTERVAL, 1));
     }
 
     @Test
@@ -41,7 +41,7 @@ class ReleaseLedgerTest {
                 break;
             }
         }
-        assertEquals(9, callsToCatchUp, "5 ms of lateness: 1 ms caught up on the first call, then 0.5 ms a call");
+        assertEquals(19, callsToCatchUp, "5 ms of lateness: 0.5 ms caught up on the first call, then 0.25 ms a call");
     }
 
     @Test
@@ -55,10 +55,10 @@ class ReleaseLedgerTest {
     }
 
     @Test
-    void allowancesTogetherAreAtMostOneMillisecond() {
+    void allowancesTogetherAreAtMostHalfAMillisecond() {
         ReleaseLedger ledger = new ReleaseLedger();
         assertEquals(0, ledger.tryRelease(0, 100 * MS, 1));
-        assertEquals(99 * MS, ledger.tryRelease(0, 100 * MS, 1), "at 10 cps calls leave at least 99 ms apart");
+        assertEquals(99_500_000, ledger.tryRelease(0, 100 * MS, 1), "at 10 cps calls leave at least 99.5 ms apart");
     }
 
     @Test

@@ -6,19 +6,17 @@ package io.trunkgate.pace.internal;
  * back to back; the ledger holds each release to the same rule as the slots (GCRA: at most burst calls
  * back to back, then spacing), measured on actual release times.
  *
- * <p>Two allowances keep the ledger from adding delays of its own. A release may come up to a jitter
- * allowance (half the interval, at most 0.25 ms) before the rule's time, so the ordinary lateness of a timer
- * thread (tens to hundreds of microseconds) never holds back the next call. And the rule's spacing is the
- * interval less a catch-up share (a quarter of it, at most 0.25 ms), so after a longer stall the queued calls
- * get back onto their Redis slots within some calls instead of carrying the delay forward for as long as the
- * carrier stays busy. Releases are never earlier than their slots, so over any longer period the rate is the
- * carrier's; no two calls leave closer than the interval less both allowances: 0.5 ms less for intervals of
- * 1 ms and more (50 cps: 19.5 ms, 1,000 cps: 0.5 ms). The allowances are kept that small because the send
- * path after the release adds jitter of its own before the carrier sees the call.
+ * <p>The rule's spacing is the interval less a catch-up share (a quarter of it, at most 0.5 ms). Ordinary
+ * timer lateness, below that share, therefore never holds back the next call, and after a longer stall the
+ * queued calls get back onto their Redis slots within some calls instead of carrying the delay forward for as
+ * long as the carrier stays busy. Releases are never earlier than their slots, so over any longer period the
+ * rate is the carrier's; no two calls leave closer than the spacing: 0.5 ms less than the interval from
+ * 500 cps down (50 cps: 19.5 ms), three quarters of it above (1,000 cps: 0.75 ms). The share is kept that
+ * small because the send path after the release adds jitter of its own before the carrier sees the call.
  */
 final class ReleaseLedger {
 
-    private static final long MAX_ALLOWANCE_NANOS = 250_000;
+    private static final long MAX_CATCH_UP_NANOS = 500_000;
 
     private long theoreticalNanos = Long.MIN_VALUE;
 
@@ -27,8 +25,8 @@ final class ReleaseLedger {
      * nanoseconds to wait before trying again.
      */
     synchronized long tryRelease(long nowNanos, long intervalNanos, int burst) {
-        long spacing = intervalNanos - Math.min(intervalNanos / 4, MAX_ALLOWANCE_NANOS);
-        long tolerance = (burst - 1) * spacing + Math.min(intervalNanos / 2, MAX_ALLOWANCE_NANOS);
+        long spacing = intervalNanos - Math.min(intervalNanos / 4, MAX_CATCH_UP_NANOS);
+        long tolerance = (burst - 1) * spacing;
         if (theoreticalNanos != Long.MIN_VALUE && nowNanos < theoreticalNanos - tolerance) {
             return theoreticalNanos - tolerance - nowNanos;
         }

@@ -22,6 +22,7 @@ public final class RedisClients {
 
     private static final Duration RECONNECT_DELAY = Duration.ofMillis(100);
     private static final int CONNECT_TIMEOUT_MS = 1000;
+    private static final int COMMAND_RECLAIM_MS = 1000;
     /** How often the cluster topology is re-read, so a promoted replica is used soon after a failover. */
     private static final int CLUSTER_SCAN_INTERVAL_MS = 1000;
 
@@ -59,7 +60,9 @@ public final class RedisClients {
 
     private static <T extends BaseConfig<T>> T common(T config, RedisSettings settings) {
         settings.password().ifPresent(config::setPassword);
-        return config.setTimeout((int) Math.max(1, settings.timeout().toMillis()))
+        // RedisGuard times calls out (allowing for pauses of this JVM); Redisson's own timeout only reclaims a
+        // command the guard has already given up on, so it must not fire first.
+        return config.setTimeout((int) (settings.timeout().toMillis() + COMMAND_RECLAIM_MS))
                 .setRetryAttempts(0)
                 .setConnectTimeout(CONNECT_TIMEOUT_MS)
                 .setReconnectionDelay(new ConstantDelay(RECONNECT_DELAY));

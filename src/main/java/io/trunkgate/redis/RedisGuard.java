@@ -5,7 +5,12 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -15,16 +20,32 @@ import org.slf4j.LoggerFactory;
  * Keeps call decisions from hanging on a dead Redis: every guarded call has a hard timeout, and a circuit
  * breaker stops sending calls once most recent ones failed, letting a probe through every
  * {@code probeInterval} so decisions come from Redis again soon after it returns.
+ *
+ * <p>A timeout is judged on time this process could see. When the check runs well after its deadline (a GC
+ * pause or a descheduled VM stopped the JVM), Redis's reply may be sitting unread in the socket, so the check
+ * gives it one short grace before declaring Redis unavailable; otherwise every pause longer than the timeout
+ * would turn into rejected calls and a tripped breaker while Redis was answering in microseconds.
  */
 public final class RedisGuard {
 
     private static final Logger log = LoggerFactory.getLogger(RedisGuard.class);
+    /** A check this late means the process itself was stalled. */
+    private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final ScheduledExecutorService SHARED_TIMEOUTS = timeoutScheduler();
 
     private final Duration timeout;
+    private final ScheduledExecutorService timeouts;
     private final CircuitBreaker breaker;
 
     public RedisGuard(Duration timeout, Duration probeInterval) {
+        this(timeout, probeInterval, SHARED_TIMEOUTS);
+    }
+
+    /** With the thread that runs the timeout checks given (tests stall it). */
+    RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts) {
         this.timeout = timeout;
+        this.timeouts = timeouts;
         this.breaker = CircuitBreaker.of("redis", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
                 .slidingWindowSize(2)
@@ -52,23 +73,68 @@ public final class RedisGuard {
         if (!breaker.tryAcquirePermission()) {
             return CompletableFuture.failedFuture(unavailable.apply("redis circuit open", null));
         }
-        long start = System.nanoTime();
-        CompletableFuture<T> result = new CompletableFuture<>();
-        call.get().toCompletableFuture().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((value, error) -> {
-                    long elapsed = System.nanoTime() - start;
-                    if (error == null) {
-                        breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-                        result.complete(value);
-                    } else {
-                        breaker.onError(elapsed, TimeUnit.NANOSECONDS, error);
-                        String message = error instanceof java.util.concurrent.TimeoutException
-                                || error.getCause() instanceof java.util.concurrent.TimeoutException
-                                ? "redis did not answer within " + timeout.toMillis() + "ms" : error.getMessage();
-                        result.completeExceptionally(unavailable.apply(message, error));
-                    }
-                });
-        return result;
+        Call<T> guarded = new Call<>(System.nanoTime(), unavailable);
+        ScheduledFuture<?> check = timeouts.schedule(() -> expire(guarded, false), timeout.toNanos(),
+                TimeUnit.NANOSECONDS);
+        call.get().whenComplete((value, error) -> {
+            check.cancel(false);
+            if (error == null) {
+                guarded.succeed(value);
+            } else {
+                guarded.fail(error.getMessage(), error);
+            }
+        });
+        return guarded.result;
+    }
+
+    private void expire(Call<?> call, boolean graceGiven) {
+        if (call.result.isDone()) {
+            return;
+        }
+        long overdue = System.nanoTime() - call.start - timeout.toNanos();
+        if (!graceGiven && overdue > STALL_NANOS) {
+            timeouts.schedule(() -> expire(call, true), GRACE_NANOS, TimeUnit.NANOSECONDS);
+            return;
+        }
+        TimeoutException timedOut = new TimeoutException("redis did not answer within " + timeout.toMillis() + "ms");
+        call.fail(timedOut.getMessage(), timedOut);
+    }
+
+    /** One guarded call: the first outcome (reply, error or timeout) is recorded by the breaker and returned. */
+    private final class Call<T> {
+        final long start;
+        final BiFunction<String, Throwable, RuntimeException> unavailable;
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        private final AtomicBoolean settled = new AtomicBoolean();
+
+        Call(long start, BiFunction<String, Throwable, RuntimeException> unavailable) {
+            this.start = start;
+            this.unavailable = unavailable;
+        }
+
+        void succeed(T value) {
+            if (settled.compareAndSet(false, true)) {
+                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                result.complete(value);
+            }
+        }
+
+        void fail(String message, Throwable cause) {
+            if (settled.compareAndSet(false, true)) {
+                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, cause);
+                result.completeExceptionally(unavailable.apply(message, cause));
+            }
+        }
+    }
+
+    private static ScheduledExecutorService timeoutScheduler() {
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "trunkgate-redis-timeouts");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        return scheduler;
     }
 
     /** CLOSED (Redis in use), OPEN (failing fast) or HALF_OPEN (probing). */

@@ -1,0 +1,111 @@
+package io.trunkgate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The guard's timing, with the reply standing in for Redis's: the Redis-backed paths are tested in the gateway. */
+class RedisGuardTest {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(50);
+
+    private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor();
+    private final RedisGuard guard = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts);
+
+    @AfterEach
+    void stop() {
+        timeouts.shutdownNow();
+    }
+
+    @Test
+    void aSilentRedisTimesOutAtTheTimeout() throws Exception {
+        long start = System.nanoTime();
+        CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+                .toCompletableFuture();
+        ExecutionException failure = waitForFailure(result);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertInstanceOf(IllegalStateException.class, failure.getCause());
+        assertEquals("redis did not answer within 50ms", failure.getCause().getMessage());
+        assertInstanceOf(TimeoutException.class, failure.getCause().getCause());
+        assertTrue(tookMs >= 50 && tookMs < 1_000, "timed out after " + tookMs + " ms");
+    }
+
+    @Test
+    void aReplyReadRightAfterAStallOfThisProcessIsUsed() throws Exception {
+        // The thread that checks deadlines is held for 150 ms, as a GC pause holds every thread; when the pause
+        // ends, the overdue check runs at once and the thread that reads Redis's reply gets to it 2 ms later.
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        CountDownLatch stalled = new CountDownLatch(1);
+        timeouts.execute(() -> {
+            stalled.countDown();
+            sleep(150);
+            new Thread(() -> {
+                sleep(2);
+                reply.complete("admitted");
+            }).start();
+        });
+        stalled.await();
+        CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
+        assertEquals("CLOSED", guard.state());
+    }
+
+    @Test
+    void aStalledCheckStillTimesOutARedisThatNeverAnswers() throws Exception {
+        CountDownLatch stalled = new CountDownLatch(1);
+        timeouts.execute(() -> {
+            stalled.countDown();
+            sleep(150);
+        });
+        stalled.await();
+        long start = System.nanoTime();
+        CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+                .toCompletableFuture();
+        waitForFailure(result);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(tookMs >= 150 && tookMs < 1_000, "timed out after " + tookMs + " ms: the stall plus a short grace");
+    }
+
+    @Test
+    void repeatedTimeoutsOpenTheCircuitAndCallsFailFast() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+        }
+        assertEquals("OPEN", guard.state());
+        ExecutionException failure = waitForFailure(
+                guard.call(() -> CompletableFuture.completedFuture("x"), IllegalStateException::new).toCompletableFuture());
+        assertEquals("redis circuit open", failure.getCause().getMessage());
+    }
+
+    private static CompletableFuture<String> silentRedis() {
+        return new CompletableFuture<>();
+    }
+
+    private static ExecutionException waitForFailure(CompletableFuture<?> result) throws Exception {
+        try {
+            result.get(2, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e;
+        }
+        throw new AssertionError("the call did not fail");
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

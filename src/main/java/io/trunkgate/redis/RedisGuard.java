@@ -5,12 +5,16 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -25,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * pause or a descheduled VM stopped the JVM), Redis's reply may be sitting unread in the socket, so the check
  * gives it one short grace before declaring Redis unavailable; otherwise every pause longer than the timeout
  * would turn into rejected calls and a tripped breaker while Redis was answering in microseconds.
+ *
+ * <p>Results are completed on a small pool of this class's own, never on Redisson's netty threads: what
+ * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
  */
 public final class RedisGuard {
 
@@ -33,6 +40,8 @@ public final class RedisGuard {
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final ScheduledExecutorService SHARED_TIMEOUTS = timeoutScheduler();
+    private static final Executor COMPLETIONS = Executors.newFixedThreadPool(
+            Math.max(2, Runtime.getRuntime().availableProcessors()), daemon("trunkgate-redis-results"));
 
     private final Duration timeout;
     private final ScheduledExecutorService timeouts;
@@ -115,26 +124,32 @@ public final class RedisGuard {
         void succeed(T value) {
             if (settled.compareAndSet(false, true)) {
                 breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                result.complete(value);
+                COMPLETIONS.execute(() -> result.complete(value));
             }
         }
 
         void fail(String message, Throwable cause) {
             if (settled.compareAndSet(false, true)) {
                 breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, cause);
-                result.completeExceptionally(unavailable.apply(message, cause));
+                RuntimeException failure = unavailable.apply(message, cause);
+                COMPLETIONS.execute(() -> result.completeExceptionally(failure));
             }
         }
     }
 
     private static ScheduledExecutorService timeoutScheduler() {
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "trunkgate-redis-timeouts");
-            thread.setDaemon(true);
-            return thread;
-        });
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, daemon("trunkgate-redis-timeouts"));
         scheduler.setRemoveOnCancelPolicy(true);
         return scheduler;
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /** CLOSED (Redis in use), OPEN (failing fast) or HALF_OPEN (probing). */

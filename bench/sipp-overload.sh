@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Overload: SIPp offers RATE full calls per second (default 2,000, twice the highest rate the gateway passed
-# in sipp-throughput.sh on the 2-core machine) for LOAD_S seconds to a gateway whose new-call rate is capped
+# Overload: SIPp offers RATE full calls per second (default 3,200, twice the highest rate the gateway passed
+# in sipp-throughput.sh on the 2-core machine, 1,600/s) for LOAD_S seconds to a gateway whose new-call rate is capped
 # at CAPACITY (sip.max-new-calls-per-second, default 500; 0 = no cap). Then the load drops to RECOVER_RATE for RECOVER_S
 # seconds, which must pass with no failed call. The caller (bench/sipp/uac-503.xml) takes a 503 as an
 # answer, so "failed" means a call that got neither a 200 nor a 503: a timeout or a message out of order.
 # Prints: calls answered 200 and 503, failures and retransmissions, INVITE->200 and offer->503 times, the
 # gateway's CPU and its largest resident memory during the run, and the recovery step.
 #
-#   bench/sipp-overload.sh
+#   bench/sipp-overload.sh                           # 3,200/s offered, capacity 500/s
 #   CAPACITY=0 bench/sipp-overload.sh                 # no cap: the same offer without early shedding
 #   RATE=3000 CAPACITY=800 LOAD_S=30 bench/sipp-overload.sh
 # Output also in target/bench-sipp-overload.txt. Loopback only; free ports.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
 
-RATE=${RATE:-2000}
+RATE=${RATE:-3200}
 CAPACITY=${CAPACITY:-500}
 LOAD_S=${LOAD_S:-20}
 RECOVER_RATE=${RECOVER_RATE:-200}

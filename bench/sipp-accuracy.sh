@@ -38,9 +38,7 @@ WARMUP_S=${WARMUP_S:-5}          # warm-up of each fresh gateway (JIT) before th
 
 sipp_init trunkgate-sipp-accuracy
 [ -n "${KEEP:-}" ] || trap 'sipp_cleanup; rm -rf "$WORK"' EXIT
-OUT=$REPO_DIR/target/bench-sipp-accuracy.txt
-mkdir -p "$REPO_DIR/target"
-exec > >(tee "$OUT") 2>&1
+sipp_tee bench-sipp-accuracy
 echo "# $(machine_line) work=$WORK"
 ANALYZE="python3 $REPO_DIR/bench/sipp_analyze.py"
 status=0

@@ -21,9 +21,7 @@ RECOVER_RATE=${RECOVER_RATE:-200}
 RECOVER_S=${RECOVER_S:-10}
 
 sipp_init trunkgate-sipp-overload
-OUT=$REPO_DIR/target/bench-sipp-overload.txt
-mkdir -p "$REPO_DIR/target"
-exec > >(tee "$OUT") 2>&1
+sipp_tee bench-sipp-overload
 echo "# $(machine_line) work=$WORK"
 echo "# offer $RATE calls/s for $LOAD_S s to a gateway capped at $CAPACITY new calls/s; then $RECOVER_RATE/s for $RECOVER_S s"
 

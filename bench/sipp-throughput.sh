@@ -21,9 +21,7 @@ CALL_MS=${CALL_MS:-0}            # pause between ACK and BYE
 MAX_FAIL=${MAX_FAIL:-0.001}
 
 sipp_init trunkgate-sipp-throughput
-OUT=$REPO_DIR/target/bench-sipp-throughput.txt
-mkdir -p "$REPO_DIR/target"
-exec > >(tee "$OUT") 2>&1
+sipp_tee bench-sipp-throughput
 
 echo "# $(machine_line) cpu=\"$(lscpu | grep 'Model name' | sed 's/.*: *//')\" work=$WORK"
 echo "# rates: $RATES; $STEP_S s per step; call: INVITE/100/180/200/ACK, ${CALL_MS} ms, BYE/200; warm-up $WARMUP_RATE/s for $WARMUP_S s"

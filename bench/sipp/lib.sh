@@ -22,6 +22,12 @@ sipp_init() {
   trap 'exit 130' INT TERM
 }
 
+# sipp_tee NAME: from here on, everything the script prints also goes to $REPO_DIR/target/NAME.txt.
+sipp_tee() {
+  mkdir -p "$REPO_DIR/target"
+  exec > >(tee "$REPO_DIR/target/$1.txt") 2>&1
+}
+
 sipp_cleanup() {
   local pid
   for pid in "${PIDS[@]}"; do

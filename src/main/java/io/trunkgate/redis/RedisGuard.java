@@ -85,7 +85,15 @@ public final class RedisGuard {
         Call<T> guarded = new Call<>(System.nanoTime(), unavailable);
         ScheduledFuture<?> check = timeouts.schedule(() -> expire(guarded, false), timeout.toNanos(),
                 TimeUnit.NANOSECONDS);
-        call.get().whenComplete((value, error) -> {
+        CompletionStage<T> reply;
+        try {
+            reply = call.get();
+        } catch (RuntimeException e) {
+            check.cancel(false);
+            guarded.fail(e.getMessage(), e);
+            return guarded.result;
+        }
+        reply.whenComplete((value, error) -> {
             check.cancel(false);
             if (error == null) {
                 guarded.succeed(value);
@@ -97,7 +105,7 @@ public final class RedisGuard {
     }
 
     private void expire(Call<?> call, boolean graceGiven) {
-        if (call.result.isDone()) {
+        if (call.isSettled()) {
             return;
         }
         long overdue = System.nanoTime() - call.start - timeout.toNanos();
@@ -119,6 +127,10 @@ public final class RedisGuard {
         Call(long start, BiFunction<String, Throwable, RuntimeException> unavailable) {
             this.start = start;
             this.unavailable = unavailable;
+        }
+
+        boolean isSettled() {
+            return settled.get();
         }
 
         void succeed(T value) {

@@ -78,6 +78,15 @@ class RedisGuardTest {
     }
 
     @Test
+    void aClientThatThrowsAtOnceAnswersUnavailable() throws Exception {
+        ExecutionException failure = waitForFailure(guard.<String>call(() -> {
+            throw new IllegalArgumentException("client shut down");
+        }, IllegalStateException::new).toCompletableFuture());
+        assertInstanceOf(IllegalStateException.class, failure.getCause());
+        assertEquals("client shut down", failure.getCause().getMessage());
+    }
+
+    @Test
     void repeatedTimeoutsOpenTheCircuitAndCallsFailFast() throws Exception {
         for (int i = 0; i < 3; i++) {
             waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());

@@ -4,6 +4,7 @@ import com.typesafe.config.ConfigList;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -198,7 +199,7 @@ final class Field {
             return "\"" + value + "\"";
         }
         if (value instanceof Double d && Double.isFinite(d)) {
-            return java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+            return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
         }
         return String.valueOf(value);
     }

@@ -1,8 +1,8 @@
 package io.trunkgate.config;
 
 import java.net.InetAddress;
-import java.time.Duration;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -36,11 +36,10 @@ final class RedisWarmUp {
         long started = System.nanoTime();
         try {
             for (int i = 0; i < ROUNDS; i++) {
-                long left = deadline - System.nanoTime();
                 limiter.admit(AdmissionRequest.of("warm-up-" + i, peer)).toCompletableFuture()
-                        .get(left, TimeUnit.NANOSECONDS);
+                        .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
                 reserver.reserve(carrier, Duration.ZERO).toCompletableFuture()
-                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
             log.info("redis warm-up: {} admissions and reservations in {} ms", ROUNDS,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));

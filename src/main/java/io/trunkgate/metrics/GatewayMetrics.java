@@ -15,8 +15,8 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -35,10 +35,10 @@ public final class GatewayMetrics {
             Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
             Duration.ofMillis(100), Duration.ofMillis(250)};
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private static final Set<String> METHODS = Set.of("INVITE", "ACK", "BYE", "CANCEL", "OPTIONS", "REGISTER",
             "UPDATE", "INFO", "PRACK", "REFER", "NOTIFY", "SUBSCRIBE", "MESSAGE", "PUBLISH");
 
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final MultiGauge heldCalls;
     private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
 

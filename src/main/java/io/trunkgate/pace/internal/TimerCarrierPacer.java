@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Reserves each call's slot, then releases it from one timer thread at the slot time. A carrier's held
  * calls are counted against its max-held before anything is reserved, so a full queue wastes no slot.
- * Released calls are completed on the timer thread itself, in order: a hand-off to another pool would add
+ * A held call is completed on the timer thread itself, in order (one whose slot is already due when its
+ * reservation comes back, on the thread that delivered the reservation): a hand-off to another pool would add
  * its own scheduling delay to each release and let two calls a slot apart reach the carrier back to back. What
  * the caller does with a release must therefore be short and must not block (the SIP stack sends without
  * waiting, TCP connects included).

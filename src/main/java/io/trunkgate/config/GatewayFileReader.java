@@ -33,9 +33,19 @@ final class GatewayFileReader {
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
         Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
                 .orElse(Duration.ofSeconds(2));
-        SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout);
+        SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
+                sipLimits(file));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook);
+    }
+
+    private static SipLimits sipLimits(ConfigSection file) {
+        SipLimits defaults = SipLimits.DEFAULTS;
+        return new SipLimits(
+                file.optional("sip.max-message-size").integer(1024, 65535).orElse(defaults.maxMessageSize()),
+                file.optional("sip.max-via-headers").integer(2, 256).orElse(defaults.maxViaHeaders()),
+                file.optional("sip.dialog-timeout").duration(Duration.ofMinutes(1)).orElse(defaults.dialogTimeout()),
+                file.optional("sip.max-dialogs").integer(1, Integer.MAX_VALUE).orElse(defaults.maxDialogs()));
     }
 
     private static List<SipListener> listeners(ConfigSection file) {

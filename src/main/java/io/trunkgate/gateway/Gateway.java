@@ -3,6 +3,7 @@ package io.trunkgate.gateway;
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.SipLimits;
 import io.trunkgate.limit.BlockRegistry;
 import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
 import io.trunkgate.limit.internal.LocalAdmissionLimiter;
@@ -20,6 +21,7 @@ import io.trunkgate.redis.RedisRuntime;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteHooks;
 import io.trunkgate.sip.CallRegistry;
+import io.trunkgate.sip.DialogTable;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
@@ -32,6 +34,7 @@ import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sip.SipProvider;
 import org.slf4j.Logger;
@@ -47,6 +50,7 @@ public final class Gateway implements AutoCloseable {
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration RELOAD_POLL = Duration.ofSeconds(1);
     private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
+    private static final long DIALOG_SWEEP_SECONDS = 10;
 
     private final AtomicReference<ActiveConfig> active;
     private final RedisRuntime redis;
@@ -100,12 +104,16 @@ public final class Gateway implements AutoCloseable {
             RerouteHook hook = metrics.counting(RerouteHooks.load(config.rerouteHook()));
             SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
             CallRegistry calls = new CallRegistry();
+            SipLimits limits = config.sip().limits();
+            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxDialogs(), System::nanoTime);
+            timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
+            metrics.trackDialogs(dialogs::size);
             RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
             RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get,
                     new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard),
                             new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
-                    () -> hook, timers, new SipMessages(), sip.providers(), calls, metrics);
+                    () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, metrics);
             SipProxy proxy = new SipProxy(services);
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);

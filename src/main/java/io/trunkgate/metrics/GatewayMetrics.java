@@ -67,6 +67,30 @@ public final class GatewayMetrics {
                 .tag("method", m).register(registry)).increment();
     }
 
+    /**
+     * One request refused before it was relayed: {@code reason} names the rule (an unknown dialog, a sender
+     * that is not a party to it, a route elsewhere, a request too large...).
+     */
+    public void requestRefused(String reason) {
+        Counter.builder("trunkgate.sip.requests.refused")
+                .description("SIP requests refused or absorbed instead of relayed, by reason")
+                .tag("reason", reason).register(registry).increment();
+    }
+
+    /** One response dropped instead of relayed ({@code reason}: no transaction, not our Via, unknown dialog...). */
+    public void responseDropped(String reason) {
+        Counter.builder("trunkgate.sip.responses.dropped")
+                .description("SIP responses no transaction or dialog of the gateway accounts for, dropped")
+                .tag("reason", reason).register(registry).increment();
+    }
+
+    /** Dialogs the gateway admitted and remembers, whose requests it relays. */
+    public void trackDialogs(IntSupplier dialogs) {
+        Gauge.builder("trunkgate.sip.dialogs", dialogs::getAsInt)
+                .description("Dialogs the gateway admitted and still relays requests for")
+                .register(registry);
+    }
+
     /** One call that got its admission decision and was let in (its final status may still be a failure). */
     public void callAdmitted(String peer) {
         Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")

@@ -1,10 +1,13 @@
 package io.trunkgate.sip;
 
+import java.net.InetAddress;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import javax.sip.ClientTransaction;
-import javax.sip.RequestEvent;
 import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
+import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.header.RouteHeader;
@@ -14,16 +17,52 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Requests inside a dialog the gateway record-routed (ACK for 2xx, BYE, re-INVITE, UPDATE, INFO...): they
- * follow the route set, without admission or pacing. ACK is forwarded statelessly; the others through a
- * server and a client transaction, with the responses relayed back.
+ * Requests inside a dialog the gateway admitted (ACK for 2xx, BYE, re-INVITE, UPDATE, INFO, PRACK...): relayed
+ * only when the dialog is known, the request comes from one of its two ends, and it goes to the other end.
+ * Everything else is refused (481, or 403 for a party aiming elsewhere; an ACK is absorbed), so nobody can use
+ * the gateway to reach a carrier, or any other host, without admission. ACK is forwarded statelessly; the
+ * others through a server and a client transaction, with the responses relayed back.
  */
 final class InDialogForwarder {
 
     private static final Logger log = LoggerFactory.getLogger(InDialogForwarder.class);
 
+    /** Why an in-dialog request is not relayed: its answer and the metric's reason tag. */
+    enum Refusal {
+        UNKNOWN_DIALOG(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "unknown_dialog"),
+        NOT_A_PARTY(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "not_a_party"),
+        ROUTE_NOT_ALLOWED(Response.FORBIDDEN, "route_not_allowed");
+
+        final int status;
+        final String tag;
+
+        Refusal(int status, String tag) {
+            this.status = status;
+            this.tag = tag;
+        }
+    }
+
+    /** A request that may be relayed (its copy routed on, and the dialog), or why it may not. */
+    record Relay(Request routed, Dialog dialog, Refusal refusal) {
+        static Relay refused(Refusal refusal) {
+            return new Relay(null, null, refusal);
+        }
+    }
+
     /** Ties a forwarded request's client transaction to the server transaction its responses go back on. */
-    record Forwarded(ServerTransaction server) {
+    final class Forwarded {
+        private final ServerTransaction server;
+        private final Dialog dialog;
+
+        Forwarded(ServerTransaction server, Dialog dialog) {
+            this.server = server;
+            this.dialog = dialog;
+        }
+
+        ServerTransaction server() {
+            return server;
+        }
+
         void relay(Response response) {
             if (response.getStatusCode() == Response.TRYING) {
                 return;
@@ -32,6 +71,26 @@ final class InDialogForwarder {
                 server.sendResponse(SipMessages.relayed(response));
             } catch (Exception e) {
                 log.debug("response to in-dialog {} not relayed: {}", server.getRequest().getMethod(), e.toString());
+            }
+            if (response.getStatusCode() >= 200) {
+                ended();
+            }
+        }
+
+        /** The forwarded request got no answer at all: 408 upstream. */
+        void timedOut() {
+            try {
+                server.sendResponse(services.messages().response(Response.REQUEST_TIMEOUT, server.getRequest()));
+            } catch (Exception e) {
+                log.debug("408 not sent: {}", e.toString());
+            }
+            ended();
+        }
+
+        /** A BYE answered (by any final response, or none) ends the dialog: nothing more is relayed in it. */
+        private void ended() {
+            if (Request.BYE.equals(server.getRequest().getMethod())) {
+                services.dialogs().remove(dialog);
             }
         }
     }
@@ -42,42 +101,31 @@ final class InDialogForwarder {
         this.services = services;
     }
 
-    void forwardAck(Request ack, SipProvider inbound) {
-        if (!SipMessages.hasHopsLeft(ack)) {
-            return;
-        }
+    /** Relays an ACK for a 2xx within a known dialog; any other ACK is absorbed. */
+    void forwardAck(Request ack) {
         try {
-            Request routed = (Request) ack.clone();
-            SipMessages.popOwnRoute(routed, inbound);
-            if (addressedToUs(routed)) {
-                return; // the ACK of a final answer of ours sent statelessly (a shed or unknown-source INVITE)
+            Relay relay = route(ack);
+            if (relay.refusal() != null) {
+                services.metrics().requestRefused(relay.refusal().tag);
+                return;
             }
-            String transport = nextHopTransport(routed);
+            String transport = nextHopTransport(relay.routed());
             SipProvider outbound = services.providerFor(transport);
-            outbound.sendRequest(services.messages().forwarded(routed, null, outbound, transport, List.of()));
+            outbound.sendRequest(services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
         } catch (Exception e) {
             log.debug("ACK not forwarded: {}", e.toString());
         }
     }
 
-    void forward(RequestEvent event, SipProvider inbound, ServerTransaction server) {
-        Request request = event.getRequest();
+    /** Relays a request that {@link #route} let through, on its server transaction. */
+    void forward(Relay relay, ServerTransaction server) {
+        Request request = server.getRequest();
         try {
-            if (!SipMessages.hasHopsLeft(request)) {
-                server.sendResponse(services.messages().response(Response.TOO_MANY_HOPS, request));
-                return;
-            }
-            Request routed = (Request) request.clone();
-            SipMessages.popOwnRoute(routed, inbound);
-            if (addressedToUs(routed)) {
-                server.sendResponse(services.messages().response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, request));
-                return;
-            }
-            String transport = nextHopTransport(routed);
+            String transport = nextHopTransport(relay.routed());
             SipProvider outbound = services.providerFor(transport);
             ClientTransaction client = outbound.getNewClientTransaction(
-                    services.messages().forwarded(routed, null, outbound, transport, List.of()));
-            client.setApplicationData(new Forwarded(server));
+                    services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
+            client.setApplicationData(new Forwarded(server, relay.dialog()));
             client.sendRequest();
         } catch (Exception e) {
             log.info("in-dialog {} not forwarded: {}", request.getMethod(), e.toString());
@@ -89,15 +137,50 @@ final class InDialogForwarder {
         }
     }
 
-    /**
-     * Whether nothing routes the request on: no Route left and the Request-URI is this proxy. The gateway
-     * keeps no dialogs, so such a request is for no one, and forwarding it would send it to ourselves.
-     */
-    private boolean addressedToUs(Request routed) {
-        if (routed.getHeader(RouteHeader.NAME) != null || !(routed.getRequestURI() instanceof SipURI target)) {
-            return false;
+    /** Whether a request may be relayed, and the copy to relay: the checks of this class's comment. */
+    Relay route(Request request) throws Exception {
+        String callId = SipMessages.callId(request);
+        String fromTag = SipMessages.fromTag(request);
+        String toTag = SipMessages.toTag(request);
+        boolean fromCaller = true;
+        Optional<Dialog> found = services.dialogs().find(callId, fromTag).filter(d -> d.isCalleeTag(toTag));
+        if (found.isEmpty()) {
+            fromCaller = false;
+            found = services.dialogs().find(callId, toTag).filter(d -> d.isCalleeTag(fromTag));
         }
-        return services.providers().stream().anyMatch(provider -> SipMessages.isOwn(target, provider));
+        if (found.isEmpty()) {
+            return Relay.refused(Refusal.UNKNOWN_DIALOG);
+        }
+        Dialog dialog = found.get();
+        InetAddress source = SipMessages.source(request);
+        if (!dialog.isEnd(source, fromCaller)) {
+            return Relay.refused(Refusal.NOT_A_PARTY);
+        }
+        Request routed = (Request) request.clone();
+        SipMessages.popOwnRoutes(routed, services.providers());
+        if (routed.getHeader(RouteHeader.NAME) == null && SipMessages.isOwn(routed.getRequestURI(), services.providers())) {
+            // A request that names only the gateway (e.g. SIPp's built-in caller ignores Record-Route): it goes
+            // to the other end's target along the route set the dialog learned.
+            URI target = dialog.otherTarget(fromCaller);
+            if (target == null) {
+                return Relay.refused(Refusal.UNKNOWN_DIALOG);
+            }
+            routed.setRequestURI((URI) target.clone());
+            for (Address route : dialog.otherRoutes(fromCaller)) {
+                routed.addLast(services.messages().headers().createRouteHeader(route));
+            }
+        }
+        if (!dialog.mayRelayTo(nextHop(routed), fromCaller)) {
+            return Relay.refused(Refusal.ROUTE_NOT_ALLOWED);
+        }
+        services.dialogs().touch(dialog);
+        return new Relay(routed, dialog, null);
+    }
+
+    /** Where the request goes next: its top Route, else its Request-URI (RFC 3261 §16.6 step 6). */
+    private static Hop nextHop(Request request) {
+        RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
+        return Hop.of(route != null ? route.getAddress().getURI() : request.getRequestURI());
     }
 
     /** The transport of the next hop: the top remaining Route, else the Request-URI; UDP by default. */
@@ -105,7 +188,7 @@ final class InDialogForwarder {
         RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
         URI next = route != null ? route.getAddress().getURI() : request.getRequestURI();
         if (next instanceof SipURI sip && sip.getTransportParam() != null) {
-            return sip.getTransportParam().toUpperCase(java.util.Locale.ROOT);
+            return sip.getTransportParam().toUpperCase(Locale.ROOT);
         }
         return "UDP";
     }

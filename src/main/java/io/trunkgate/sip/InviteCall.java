@@ -9,18 +9,19 @@ import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.route.CallRouting;
 import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
+import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.List;
-import java.util.Locale;
 import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
 import javax.sip.address.SipURI;
 import javax.sip.header.CallIdHeader;
+import javax.sip.header.RouteHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -46,12 +47,15 @@ final class InviteCall {
     private final String key;
     private final String callId;
     private final String number;
+    private final InetAddress callerSource;
     private final long arrivedNanos = System.nanoTime();
 
     private CallRouting routing;
     private String admission = "pending";
     private Verdict verdict;
     private CarrierConfig carrier;
+    private Dialog dialog;
+    private int ownRecordRoutes;
     private Duration held = Duration.ZERO;
     private ClientTransaction client;
     private ScheduledFuture<?> answerTimer;
@@ -70,10 +74,15 @@ final class InviteCall {
         this.key = CallRegistry.key(request);
         this.callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
+        this.callerSource = SipMessages.source(request);
     }
 
     String key() {
         return key;
+    }
+
+    InetAddress callerSource() {
+        return callerSource;
     }
 
     void start() {
@@ -164,7 +173,13 @@ final class InviteCall {
             List<ListeningPoint> recordRoutes = inbound.equals(transport) ? List.of(outboundPoint)
                     : List.of(SipMessages.listeningPoint(services.providerFor(inbound), inbound), outboundPoint);
             Request out = services.messages().forwarded(request, target, outbound, transport, recordRoutes);
-            SipMessages.popOwnRoute(out, outbound);
+            // A new call goes where routing says and nowhere else: a Route the caller preloaded is dropped.
+            out.removeHeader(RouteHeader.NAME);
+            if (dialog == null) {
+                dialog = services.dialogs().open(request, callerSource, SipMessages.sourcePort(request), peer.id());
+            }
+            ownRecordRoutes = recordRoutes.size();
+            dialog.carrierAttempt(Hop.of(carrier.uri().host(), carrier.uri().port()));
             client = outbound.getNewClientTransaction(out);
             client.setApplicationData(this);
             client.sendRequest();
@@ -178,6 +193,12 @@ final class InviteCall {
 
     synchronized void onResponse(ClientTransaction from, Response response) {
         int status = response.getStatusCode();
+        if (dialog != null) {
+            dialog.carrierResponse(response, SipMessages.source(response), ownRecordRoutes);
+            if (status / 100 == 2) {
+                dialog.confirm();
+            }
+        }
         if (from != client) {
             if (status / 100 == 2) {
                 relayStateless(response);
@@ -332,6 +353,9 @@ final class InviteCall {
     private void finish(int status) {
         finalSent = true;
         services.calls().remove(this);
+        if (dialog != null && !dialog.confirmed()) {
+            services.dialogs().remove(dialog);
+        }
         callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                 callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                 routing == null ? "[]" : routing.reroutes(), status,

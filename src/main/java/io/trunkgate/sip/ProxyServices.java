@@ -10,11 +10,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import javax.sip.SipProvider;
 
-/** What the proxy's handlers share: config, admission, pacing, rerouting, timers, the SIP providers and metrics. */
+/** What the proxy's handlers share: config, admission, pacing, rerouting, timers, the SIP providers, the calls and dialogs in progress, and metrics. */
 public record ProxyServices(Supplier<ActiveConfig> config, CallAdmission admission, CarrierPacer pacer,
                             Supplier<RerouteHook> rerouteHook, ScheduledExecutorService timers,
                             SipMessages messages, List<SipProvider> providers, CallRegistry calls,
-                            GatewayMetrics metrics) {
+                            DialogTable dialogs, GatewayMetrics metrics) {
 
     /** The provider that can send over {@code transport} ("UDP" or "TCP"). */
     public SipProvider providerFor(String transport) {

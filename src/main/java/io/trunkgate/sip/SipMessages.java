@@ -1,6 +1,8 @@
 package io.trunkgate.sip;
 
 import gov.nist.javax.sip.Utils;
+import gov.nist.javax.sip.message.SIPMessage;
+import java.net.InetAddress;
 import java.text.ParseException;
 import java.util.List;
 import javax.sip.ListeningPoint;
@@ -8,12 +10,15 @@ import javax.sip.SipFactory;
 import javax.sip.SipProvider;
 import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.FromHeader;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.ReasonHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
+import javax.sip.message.Message;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -107,20 +112,30 @@ public final class SipMessages {
         return copy;
     }
 
-    /** Removes the top Route headers that name this proxy (loose routing, RFC 3261 §16.4; two after RFC 5658). */
-    public static void popOwnRoute(Request request, SipProvider provider) {
+    /**
+     * Removes the top Route headers that name this proxy (loose routing, RFC 3261 §16.4; two after RFC 5658,
+     * possibly of different listeners).
+     */
+    public static void popOwnRoutes(Request request, List<SipProvider> providers) {
         RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
-        while (route != null && route.getAddress().getURI() instanceof SipURI uri && isOwn(uri, provider)) {
+        while (route != null && isOwn(route.getAddress().getURI(), providers)) {
             request.removeFirst(RouteHeader.NAME);
             route = (RouteHeader) request.getHeader(RouteHeader.NAME);
         }
     }
 
-    static boolean isOwn(SipURI uri, SipProvider provider) {
-        int port = uri.getPort() < 0 ? 5060 : uri.getPort();
-        for (ListeningPoint point : provider.getListeningPoints()) {
-            if (point.getIPAddress().equals(uri.getHost()) && point.getPort() == port) {
-                return true;
+    /** Whether {@code uri} names one of this proxy's listening points (hosts compared canonically, RFC 5118). */
+    static boolean isOwn(javax.sip.address.URI uri, List<SipProvider> providers) {
+        Hop hop = Hop.of(uri);
+        return hop != null && isOwn(hop, providers);
+    }
+
+    static boolean isOwn(Hop hop, List<SipProvider> providers) {
+        for (SipProvider provider : providers) {
+            for (ListeningPoint point : provider.getListeningPoints()) {
+                if (point.getPort() == hop.port() && Hop.canonicalHost(point.getIPAddress()).equals(hop.host())) {
+                    return true;
+                }
             }
         }
         return false;
@@ -138,5 +153,52 @@ public final class SipMessages {
     public static boolean hasHopsLeft(Request request) {
         MaxForwardsHeader maxForwards = (MaxForwardsHeader) request.getHeader(MaxForwardsHeader.NAME);
         return maxForwards == null || maxForwards.getMaxForwards() > 0;
+    }
+
+    static String callId(Message message) {
+        CallIdHeader header = (CallIdHeader) message.getHeader(CallIdHeader.NAME);
+        return header == null ? null : header.getCallId();
+    }
+
+    static String fromTag(Message message) {
+        FromHeader from = (FromHeader) message.getHeader(FromHeader.NAME);
+        return from == null ? null : from.getTag();
+    }
+
+    static String toTag(Message message) {
+        ToHeader to = (ToHeader) message.getHeader(ToHeader.NAME);
+        return to == null ? null : to.getTag();
+    }
+
+    /** The address the message came from: the datagram's or the connection's source. */
+    static InetAddress source(Message message) {
+        SIPMessage sip = (SIPMessage) message;
+        return sip.getPeerPacketSourceAddress() != null ? sip.getPeerPacketSourceAddress() : sip.getRemoteAddress();
+    }
+
+    static int sourcePort(Message message) {
+        SIPMessage sip = (SIPMessage) message;
+        return sip.getPeerPacketSourceAddress() != null ? sip.getPeerPacketSourcePort() : sip.getRemotePort();
+    }
+
+    /** The message's size as received: its header section (as parsed) and its body. */
+    static int size(Message message) {
+        byte[] body = message.getRawContent();
+        return ((SIPMessage) message).getSize() + (body == null ? 0 : body.length);
+    }
+
+    /**
+     * Whether responses along this Via go to one host: not to a multicast, broadcast (a last IPv4 octet of
+     * 255) or unspecified address, whether named by its received, maddr or sent-by.
+     */
+    static boolean answersToOneHost(ViaHeader via) {
+        for (String target : new String[] {via.getParameter("maddr"), via.getReceived(), via.getHost()}) {
+            InetAddress address = target == null ? null : Hop.of(target, 0).address();
+            if (address != null && (address.isMulticastAddress() || address.isAnyLocalAddress()
+                    || (address.getAddress().length == 4 && (address.getAddress()[3] & 0xff) == 0xff))) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -1,6 +1,5 @@
 package io.trunkgate.sip;
 
-import gov.nist.javax.sip.message.SIPMessage;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.gateway.ActiveConfig;
@@ -18,7 +17,6 @@ import javax.sip.TimeoutEvent;
 import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.TransactionTerminatedEvent;
 import javax.sip.header.CallIdHeader;
-import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
@@ -32,7 +30,8 @@ public final class SipProxy implements SipListener {
 
     private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
-    private static final double UNKNOWN_SOURCE_ANSWERS_PER_SECOND = 5;
+    private static final double REFUSALS_PER_SOURCE_PER_SECOND = 5;
+    private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
     private enum Shed {
@@ -50,15 +49,19 @@ public final class SipProxy implements SipListener {
     }
 
     private final ProxyServices services;
+    private final RequestValidation validation;
     private final InDialogForwarder inDialog;
-    private final FloodGuard unknownSources = new FloodGuard(UNKNOWN_SOURCE_ANSWERS_PER_SECOND, 100_000,
-            System::nanoTime);
+    private final StrayResponseRelay strays;
+    /** Answers to refused requests, per source: nobody can turn refusals into a flood of answers. */
+    private final FloodGuard refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, 100_000, System::nanoTime);
     private final TokenBucket newCalls = new TokenBucket();
     private volatile boolean draining;
 
     public SipProxy(ProxyServices services) {
         this.services = services;
+        this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services);
+        this.strays = new StrayResponseRelay(services);
     }
 
     /** From now on new INVITEs are answered 503: the gateway is shutting down. */
@@ -73,39 +76,74 @@ public final class SipProxy implements SipListener {
         try {
             String method = request.getMethod();
             services.metrics().requestReceived(method);
-            boolean withinDialog = ((ToHeader) request.getHeader(ToHeader.NAME)).getTag() != null;
-            if (Request.ACK.equals(method)) {
+            Optional<RequestValidation.Problem> problem = validation.problem(request);
+            if (problem.isPresent()) {
+                refuse(provider, request, problem.get());
+            } else if (Request.ACK.equals(method)) {
                 if (event.getServerTransaction() == null) {
-                    inDialog.forwardAck(request, provider);
+                    inDialog.forwardAck(request);
                 }
             } else if (Request.CANCEL.equals(method)) {
                 onCancel(event, provider);
-            } else if (withinDialog) {
-                serverTransaction(event, provider).ifPresent(st -> inDialog.forward(event, provider, st));
+            } else if (SipMessages.toTag(request) != null) {
+                onInDialog(event, provider);
             } else if (Request.INVITE.equals(method)) {
                 onInvite(event, provider);
             } else if (Request.OPTIONS.equals(method)) {
-                provider.sendResponse(services.messages().response(Response.OK, request));
-            } else {
+                Response ok = services.messages().response(Response.OK, request);
+                ok.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
+                provider.sendResponse(ok);
+            } else if (refusals.allow(SipMessages.source(request))) {
                 Response response = services.messages().response(Response.METHOD_NOT_ALLOWED, request);
-                response.addHeader(services.messages().headers().createAllowHeader("INVITE, ACK, BYE, CANCEL, OPTIONS"));
+                response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(response);
             }
         } catch (Exception e) {
-            log.info("{} from {} not handled: {}", request.getMethod(), source(request), e.toString());
+            log.info("{} from {} not handled: {}", request.getMethod(), SipMessages.source(request), e.toString());
         }
+    }
+
+    /** A request that failed validation: counted, and answered statelessly within the source's budget. */
+    private void refuse(SipProvider provider, Request request, RequestValidation.Problem problem) throws Exception {
+        services.metrics().requestRefused(problem.tag);
+        if (problem.status != 0 && !Request.ACK.equals(request.getMethod())
+                && refusals.allow(SipMessages.source(request))) {
+            provider.sendResponse(validation.answer(problem, request));
+        }
+    }
+
+    /**
+     * A request with a To tag: relayed within a dialog the gateway admitted, else refused statelessly (no
+     * transaction, so a refused INVITE's answer is not retransmitted at its sender).
+     */
+    private void onInDialog(RequestEvent event, SipProvider provider) throws Exception {
+        Request request = event.getRequest();
+        if (!SipMessages.hasHopsLeft(request)) {
+            provider.sendResponse(services.messages().response(Response.TOO_MANY_HOPS, request));
+            return;
+        }
+        InDialogForwarder.Relay relay = inDialog.route(request);
+        if (relay.refusal() != null) {
+            services.metrics().requestRefused(relay.refusal().tag);
+            if (refusals.allow(SipMessages.source(request))) {
+                provider.sendResponse(services.messages().response(relay.refusal().status, request));
+            }
+            return;
+        }
+        serverTransaction(event, provider).ifPresent(st -> inDialog.forward(relay, st));
     }
 
     private void onInvite(RequestEvent event, SipProvider provider) throws Exception {
         Request request = event.getRequest();
         ActiveConfig active = services.config().get();
-        Optional<PeerConfig> peer = active.peers().find(source(request));
+        InetAddress source = SipMessages.source(request);
+        Optional<PeerConfig> peer = active.peers().find(source);
         if (peer.isEmpty()) {
             int code = active.config().admission().unknownPeerCode();
-            if (!unknownSources.allow(source(request))) {
+            if (!refusals.allow(source)) {
                 return;
             }
-            log.info("INVITE from unknown source {} {}", source(request), code == 0 ? "dropped" : "answered " + code);
+            log.info("INVITE from unknown source {} {}", source, code == 0 ? "dropped" : "answered " + code);
             if (code != 0) {
                 provider.sendResponse(services.messages().refusal(code, request, "unknown source", 0));
             }
@@ -139,7 +177,7 @@ public final class SipProxy implements SipListener {
             return Optional.of(Shed.SHUTTING_DOWN);
         }
         SipSettings sip = active.config().sip();
-        if (services.calls().size() >= sip.maxCallsInProgress()) {
+        if (services.calls().size() >= sip.maxCallsInProgress() || services.dialogs().full()) {
             return Optional.of(Shed.CALLS_IN_PROGRESS);
         }
         double perSecond = sip.maxNewCallsPerSecond();
@@ -156,7 +194,9 @@ public final class SipProxy implements SipListener {
 
     private void onCancel(RequestEvent event, SipProvider provider) throws Exception {
         Request cancel = event.getRequest();
-        Optional<InviteCall> call = services.calls().find(cancel);
+        // Only the caller may cancel its call: a CANCEL names the INVITE by Call-ID and branch, both on the wire.
+        Optional<InviteCall> call = services.calls().find(cancel)
+                .filter(c -> c.callerSource().equals(SipMessages.source(cancel)));
         Optional<ServerTransaction> server = serverTransaction(event, provider);
         if (server.isEmpty()) {
             return;
@@ -187,23 +227,11 @@ public final class SipProxy implements SipListener {
         ClientTransaction client = event.getClientTransaction();
         Response response = event.getResponse();
         if (client == null) {
-            relayStateless(response);
+            strays.relay(response);
         } else if (client.getApplicationData() instanceof InviteCall call) {
             call.onResponse(client, response);
         } else if (client.getApplicationData() instanceof InDialogForwarder.Forwarded forwarded) {
             forwarded.relay(response);
-        }
-    }
-
-    /** A response no transaction knows, such as a retransmitted 2xx: relay it along its Via. */
-    private void relayStateless(Response response) {
-        if (response.getStatusCode() == Response.TRYING) {
-            return;
-        }
-        try {
-            services.providers().get(0).sendResponse(SipMessages.relayed(response));
-        } catch (Exception e) {
-            log.debug("stray response not relayed: {}", e.toString());
         }
     }
 
@@ -214,12 +242,7 @@ public final class SipProxy implements SipListener {
             if (data instanceof InviteCall call) {
                 call.onTransactionTimeout(event.getClientTransaction());
             } else if (data instanceof InDialogForwarder.Forwarded forwarded) {
-                try {
-                    forwarded.server().sendResponse(services.messages().response(Response.REQUEST_TIMEOUT,
-                            forwarded.server().getRequest()));
-                } catch (Exception e) {
-                    log.debug("408 not sent: {}", e.toString());
-                }
+                forwarded.timedOut();
             }
         }
     }
@@ -236,12 +259,6 @@ public final class SipProxy implements SipListener {
 
     @Override
     public void processDialogTerminated(DialogTerminatedEvent event) {
-        // no dialogs: the proxy keeps no dialog state
-    }
-
-    private static InetAddress source(Request request) {
-        SIPMessage message = (SIPMessage) request;
-        return message.getPeerPacketSourceAddress() != null ? message.getPeerPacketSourceAddress()
-                : message.getRemoteAddress();
+        // the stack keeps no dialogs (AUTOMATIC_DIALOG_SUPPORT off): the gateway's own are in DialogTable
     }
 }

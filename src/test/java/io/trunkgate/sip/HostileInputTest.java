@@ -12,6 +12,7 @@ import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
+import io.trunkgate.testing.ThirdHost;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.DatagramPacket;
@@ -50,15 +51,19 @@ class HostileInputTest {
 
     /**
      * What each corpus message gets over UDP: the status codes of the answers ("" = dropped without an
-     * answer, which is what a message whose Via, Call-ID, CSeq, From or Max-Forwards cannot be read gets),
-     * or "call" when it is still a valid INVITE despite its oddity (a header flood, a 60 KB header, a stray
-     * header line, a stream that is complete as a datagram; JAIN-SIP reads any SIP version as 2.0) and is
-     * connected like any other.
+     * answer, which is what a message whose Via, Call-ID, CSeq or From cannot be read gets, an ACK or a stray
+     * response that is absorbed, and a request whose answer would go to a multicast address), or "call" when it
+     * is still a valid INVITE despite its oddity (a stray header line, a stream that is complete as a datagram,
+     * no Max-Forwards, which the proxy adds; JAIN-SIP reads any SIP version as 2.0) and is connected like any
+     * other. The "relay-" cases try to use the gateway as an open relay: a request with a To tag of no dialog
+     * the gateway admitted, aimed at a third host or straight at the carrier; a response whose next Via is a
+     * third host or a broadcast address; an initial INVITE with a Route to a third host preloaded (it is
+     * connected, but to the carrier routing chose).
      */
     private static final Map<String, String> EXPECTED_OVER_UDP = new TreeMap<>(Map.ofEntries(
             Map.entry("bad-content-length.sip", "400"),
             Map.entry("bad-cseq.sip", "400"),
-            Map.entry("bad-max-forwards.sip", ""),
+            Map.entry("bad-max-forwards.sip", "400"),
             Map.entry("bad-request-line.sip", ""),
             Map.entry("bad-request-uri.sip", "400"),
             Map.entry("bad-sip-version.sip", "call"),
@@ -66,32 +71,50 @@ class HostileInputTest {
             Map.entry("binary-junk.bin", ""),
             Map.entry("cseq-method-mismatch.sip", "400"),
             Map.entry("empty.sip", ""),
-            Map.entry("header-flood.sip", "call"),
+            Map.entry("header-flood.sip", "513"),
             Map.entry("headers-without-colon.sip", "call"),
-            Map.entry("huge-max-forwards.sip", ""),
-            Map.entry("long-header-line.sip", "call"),
+            Map.entry("huge-max-forwards.sip", "400"),
+            Map.entry("long-header-line.sip", "513"),
+            Map.entry("many-vias.sip", "483"),
             Map.entry("missing-call-id.sip", ""),
             Map.entry("missing-cseq.sip", ""),
             Map.entry("missing-from.sip", ""),
+            Map.entry("missing-max-forwards.sip", "call"),
             Map.entry("missing-via.sip", ""),
             Map.entry("negative-content-length.sip", "400"),
-            Map.entry("negative-max-forwards.sip", ""),
+            Map.entry("negative-max-forwards.sip", "400"),
             Map.entry("nul-bytes.bin", ""),
+            Map.entry("oversized-invite.sip", "513"),
+            Map.entry("proxy-require-unknown.sip", "420"),
+            Map.entry("relay-ack-to-third-host.sip", ""),
+            Map.entry("relay-bye-to-carrier.sip", "481"),
+            Map.entry("relay-bye-to-third-host.sip", "481"),
+            Map.entry("relay-preloaded-route-invite.sip", "call"),
+            Map.entry("relay-stray-response-broadcast.sip", ""),
+            Map.entry("relay-stray-response-to-third-host.sip", ""),
+            Map.entry("relay-to-tag-invite-to-carrier.sip", "481"),
+            Map.entry("relay-to-tag-invite-to-third-host.sip", "481"),
             Map.entry("response-unknown-transaction.sip", ""),
             Map.entry("response-without-headers.sip", ""),
             Map.entry("truncated.sip", ""),
-            Map.entry("unterminated-tcp.sip", "call")));
+            Map.entry("unknown-uri-scheme.sip", "416"),
+            Map.entry("unterminated-tcp.sip", "call"),
+            Map.entry("via-maddr-multicast.sip", "")));
 
     private Gateway gateway;
     private int port;
     private SipAgent caller;
     private SipAgent carrier;
+    private ThirdHost third;
+    /** The Call-ID of each relay case sent in the running test, by file name. */
+    private final Map<String, String> relayCallIds = new TreeMap<>();
     private final AtomicInteger counter = new AtomicInteger();
 
     @BeforeAll
     void start() throws Exception {
         caller = SipAgent.start("127.0.0.52");
         carrier = SipAgent.start("127.0.0.53");
+        third = ThirdHost.start("127.0.0.60");
         port = RedisServerProcess.freePort();
         var redis = RedisBackend.settings(RedisMode.STANDALONE, List.of(StandaloneRedis.shared().server().address()));
         gateway = Gateway.start(new TestConfigs(new io.trunkgate.config.RedisSettings(redis.mode(), redis.addresses(),
@@ -107,6 +130,7 @@ class HostileInputTest {
     void stop() {
         gateway.close();
         Stream.of(caller, carrier).parallel().forEach(SipAgent::close);
+        third.close();
     }
 
     private byte[] corpusFile(Path file, String transport, int sourcePort) throws IOException {
@@ -114,11 +138,38 @@ class HostileInputTest {
         if (file.toString().endsWith(".bin")) {
             return raw;
         }
+        String rand = "h" + counter.incrementAndGet() + UUID.randomUUID().toString().substring(0, 8);
+        if (file.getFileName().toString().startsWith("relay-")) {
+            relayCallIds.put(file.getFileName().toString(), rand + "@" + HOSTILE);
+        }
+        StringBuilder extraVias = new StringBuilder();
+        for (int i = 0; i < 500; i++) {
+            extraVias.append(i == 0 ? "" : "\r\n").append("Via: SIP/2.0/UDP 192.0.2.").append(i % 250 + 1)
+                    .append(";branch=z9hG4bKv").append(i);
+        }
         String text = new String(raw, StandardCharsets.ISO_8859_1)
                 .replace("{gw}", GW).replace("{port}", Integer.toString(port)).replace("{src}", HOSTILE)
                 .replace("{srcport}", Integer.toString(sourcePort)).replace("{transport}", transport)
-                .replace("{rand}", "h" + counter.incrementAndGet() + UUID.randomUUID().toString().substring(0, 8));
+                .replace("{third}", third.address()).replace("{thirdport}", Integer.toString(third.port()))
+                .replace("{carrier}", carrier.host() + ":" + carrier.port())
+                .replace("{pad}", "x".repeat(65_000)).replace("{vias}", extraVias)
+                .replace("{rand}", rand);
         return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Nothing of the corpus reached the third host, and the carrier saw only the INVITE it was routed. */
+    private void assertNothingRelayed() {
+        assertEquals(0, third.received(), "messages the gateway sent to a third host");
+        Map<String, String> fileByCallId = new TreeMap<>();
+        relayCallIds.forEach((file, callId) -> fileByCallId.put(callId, file));
+        List<String> atCarrier = new ArrayList<>();
+        for (String method : List.of("INVITE", "ACK", "BYE")) {
+            carrier.received(method).stream()
+                    .map(r -> ((javax.sip.header.CallIdHeader) r.request().getHeader("Call-ID")).getCallId())
+                    .filter(fileByCallId::containsKey).forEach(id -> atCarrier.add(method + " " + fileByCallId.get(id)));
+        }
+        assertEquals(List.of("INVITE relay-preloaded-route-invite.sip"), atCarrier,
+                "relay cases that reached the carrier: only the initial INVITE, sent where routing says");
     }
 
     private static List<Path> corpus() throws IOException {
@@ -141,6 +192,7 @@ class HostileInputTest {
 
     @Test
     void corpusOverUdpIsAnsweredOrDroppedAndCallsGoOn() throws Exception {
+        relayCallIds.clear();
         Map<String, String> outcome = new TreeMap<>();
         try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getByName(HOSTILE))) {
             socket.setSoTimeout(300);
@@ -153,6 +205,7 @@ class HostileInputTest {
         outcome.forEach((file, answers) -> System.out.println("hostile UDP " + file + " -> " + answers));
         assertEquals(EXPECTED_OVER_UDP, outcome, "each corpus message gets its defined outcome");
         assertCallsStillWork();
+        assertNothingRelayed();
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.config.RouteConfig;
 import io.trunkgate.config.SipListener;
+import io.trunkgate.config.SipLimits;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.config.Transport;
@@ -99,7 +100,7 @@ public final class TestConfigs {
     public GatewayConfig build() {
         SipSettings sip = new SipSettings(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)), 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2), SipLimits.DEFAULTS);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, Optional.empty());

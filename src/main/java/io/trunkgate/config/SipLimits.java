@@ -1,0 +1,18 @@
+package io.trunkgate.config;
+
+import java.time.Duration;
+
+/**
+ * What the SIP front end accepts and remembers, so that no request can make it relay more than it admitted
+ * or hold more state than it was sized for.
+ *
+ * @param maxMessageSize bytes a request may have (headers and body); larger ones are answered 513
+ * @param maxViaHeaders  Via headers a request may carry; more are answered 483 (a loop or an attack)
+ * @param dialogTimeout  how long a dialog the gateway admitted is remembered after the last request relayed
+ *                       in it, when no BYE ends it
+ * @param maxDialogs     dialogs remembered at once; beyond it new INVITEs are answered 503
+ */
+public record SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTimeout, int maxDialogs) {
+
+    public static final SipLimits DEFAULTS = new SipLimits(16 * 1024, 16, Duration.ofHours(12), 200_000);
+}

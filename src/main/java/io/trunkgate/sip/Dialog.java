@@ -1,0 +1,177 @@
+package io.trunkgate.sip;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Set;
+import javax.sip.address.Address;
+import javax.sip.address.URI;
+import javax.sip.header.ContactHeader;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Message;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/**
+ * A dialog this gateway admitted and forwarded: who its two ends are, and where each end's requests may be
+ * relayed to. It is the only thing that lets a request carrying a To tag through the gateway: a request of
+ * an unknown dialog, from a third address, or aimed anywhere but the dialog's other end is refused.
+ *
+ * <p>The caller's end is learned from its INVITE (source address, Contact, the Record-Routes it arrived
+ * with); the carrier's end from where the gateway sent each attempt and from the carrier's responses
+ * (their source, To tag, Contact, Record-Routes). Both sides' data come from parties the gateway already
+ * trusts for this call: a peer it admitted and a carrier it chose.
+ */
+final class Dialog {
+
+    private final String callId;
+    private final String callerTag;
+    private final String peerId;
+    private final String inviteBranch;
+    private final InetAddress callerSource;
+    private final Set<Hop> towardsCaller = new HashSet<>();
+    private final URI callerTarget;
+    private final List<Address> callerRoutes;
+    private final Set<InetAddress> carrierSources = new HashSet<>();
+    private final Set<Hop> towardsCallee = new HashSet<>();
+    private final Set<String> calleeTags = new HashSet<>();
+    private URI calleeTarget;
+    private List<Address> calleeRoutes = List.of();
+    private boolean confirmed;
+    private volatile long expiresAtNanos;
+
+    Dialog(Request invite, InetAddress source, int sourcePort, String peerId, long expiresAtNanos) {
+        this.callId = SipMessages.callId(invite);
+        this.callerTag = SipMessages.fromTag(invite);
+        this.peerId = peerId;
+        this.inviteBranch = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getBranch();
+        this.callerSource = source;
+        this.expiresAtNanos = expiresAtNanos;
+        towardsCaller.add(Hop.of(source, sourcePort));
+        ContactHeader contact = (ContactHeader) invite.getHeader(ContactHeader.NAME);
+        this.callerTarget = contact == null ? null : contact.getAddress().getURI();
+        addHop(towardsCaller, callerTarget);
+        // The INVITE's Record-Routes, top first, are the caller side's route set as the callee will use it.
+        this.callerRoutes = recordRoutes(invite);
+        if (!callerRoutes.isEmpty()) {
+            addHop(towardsCaller, callerRoutes.get(0).getURI());
+        }
+    }
+
+    String callId() {
+        return callId;
+    }
+
+    String callerTag() {
+        return callerTag;
+    }
+
+    String peerId() {
+        return peerId;
+    }
+
+    String inviteBranch() {
+        return inviteBranch;
+    }
+
+    long expiresAtNanos() {
+        return expiresAtNanos;
+    }
+
+    void expireAt(long nanos) {
+        expiresAtNanos = nanos;
+    }
+
+    /** The gateway sends an attempt of this call to {@code carrier} (each failover adds one). */
+    synchronized void carrierAttempt(Hop carrier) {
+        towardsCallee.add(carrier);
+        InetAddress address = carrier.address();
+        if (address != null) {
+            carrierSources.add(address);
+        }
+    }
+
+    /**
+     * A response of the carrier to the INVITE: its source is the carrier's end; a To tag, Contact and the
+     * Record-Routes above the gateway's own define the callee side of the dialog (an early one for a 1xx).
+     *
+     * @param ownRecordRoutes how many Record-Route entries the gateway added to the INVITE
+     */
+    synchronized void carrierResponse(Response response, InetAddress source, int ownRecordRoutes) {
+        if (source != null) {
+            carrierSources.add(source);
+        }
+        String tag = ((ToHeader) response.getHeader(ToHeader.NAME)).getTag();
+        if (tag == null) {
+            return;
+        }
+        calleeTags.add(tag);
+        ContactHeader contact = (ContactHeader) response.getHeader(ContactHeader.NAME);
+        if (contact != null) {
+            calleeTarget = contact.getAddress().getURI();
+            addHop(towardsCallee, calleeTarget);
+        }
+        // Record-Routes are listed callee side first: those above the caller's and ours were added beyond us.
+        List<Address> all = recordRoutes(response);
+        int beyond = all.size() - callerRoutes.size() - ownRecordRoutes;
+        if (beyond > 0) {
+            List<Address> route = new ArrayList<>(all.subList(0, beyond));
+            Collections.reverse(route);
+            calleeRoutes = List.copyOf(route);
+            addHop(towardsCallee, calleeRoutes.get(0).getURI());
+        }
+    }
+
+    /** The carrier answered 2xx: the dialog is established. */
+    synchronized void confirm() {
+        confirmed = true;
+    }
+
+    synchronized boolean confirmed() {
+        return confirmed;
+    }
+
+    synchronized boolean isCalleeTag(String tag) {
+        return tag != null && calleeTags.contains(tag);
+    }
+
+    /** Whether {@code source} may send requests from the caller's side ({@code fromCaller}) or the callee's. */
+    synchronized boolean isEnd(InetAddress source, boolean fromCaller) {
+        return fromCaller ? callerSource.equals(source) : carrierSources.contains(source);
+    }
+
+    /** Whether a request from one end may be relayed to {@code next}: only towards the dialog's other end. */
+    synchronized boolean mayRelayTo(Hop next, boolean fromCaller) {
+        return next != null && (fromCaller ? towardsCallee : towardsCaller).contains(next);
+    }
+
+    /** Remote target of the other end, for a request that names only the gateway (no Route, our R-URI). */
+    synchronized URI otherTarget(boolean fromCaller) {
+        return fromCaller ? calleeTarget : callerTarget;
+    }
+
+    /** The route set beyond the gateway towards the other end, in the order the request must carry it. */
+    synchronized List<Address> otherRoutes(boolean fromCaller) {
+        return fromCaller ? calleeRoutes : callerRoutes;
+    }
+
+    private static void addHop(Set<Hop> hops, URI uri) {
+        Hop hop = uri == null ? null : Hop.of(uri);
+        if (hop != null) {
+            hops.add(hop);
+        }
+    }
+
+    private static List<Address> recordRoutes(Message message) {
+        List<Address> routes = new ArrayList<>();
+        for (ListIterator<?> it = message.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
+            routes.add(((RecordRouteHeader) it.next()).getAddress());
+        }
+        return routes;
+    }
+}

@@ -1,0 +1,68 @@
+package io.trunkgate.sip;
+
+import java.util.ListIterator;
+import java.util.Optional;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Responses that no transaction of the gateway knows. The only one a proxy must still relay is a 2xx to an
+ * INVITE it forwarded, retransmitted after its client transaction ended (RFC 3261 §16.7 step 5, §17.1.1.2):
+ * such a response is relayed only when the gateway's own Via is on top, it comes from the carrier end of a
+ * dialog the gateway admitted, and the next Via is that call's caller. Everything else is dropped, so the
+ * gateway cannot be made to reflect responses at a third address.
+ */
+final class StrayResponseRelay {
+
+    private static final Logger log = LoggerFactory.getLogger(StrayResponseRelay.class);
+
+    private final ProxyServices services;
+
+    StrayResponseRelay(ProxyServices services) {
+        this.services = services;
+    }
+
+    void relay(Response response) {
+        Optional<String> refusal = refusal(response);
+        if (refusal.isPresent()) {
+            services.metrics().responseDropped(refusal.get());
+            return;
+        }
+        try {
+            ViaHeader caller = (ViaHeader) SipMessages.relayed(response).getHeader(ViaHeader.NAME);
+            services.providerFor(caller.getTransport().toUpperCase(java.util.Locale.ROOT))
+                    .sendResponse(SipMessages.relayed(response));
+        } catch (Exception e) {
+            log.debug("retransmitted 2xx not relayed: {}", e.toString());
+        }
+    }
+
+    /** Why the response is dropped (the metric's reason tag), or empty when it is relayed. */
+    private Optional<String> refusal(Response response) {
+        CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
+        if (response.getStatusCode() / 100 != 2 || cseq == null || !Request.INVITE.equals(cseq.getMethod())) {
+            return Optional.of("no_transaction");
+        }
+        ListIterator<?> vias = response.getHeaders(ViaHeader.NAME);
+        ViaHeader own = vias.hasNext() ? (ViaHeader) vias.next() : null;
+        ViaHeader caller = vias.hasNext() ? (ViaHeader) vias.next() : null;
+        if (own == null || caller == null || !SipMessages.isOwn(Hop.sentBy(own), services.providers())) {
+            return Optional.of("not_our_via");
+        }
+        Optional<Dialog> dialog = services.dialogs()
+                .find(SipMessages.callId(response), SipMessages.fromTag(response))
+                .filter(d -> d.isEnd(SipMessages.source(response), false))
+                .filter(d -> d.inviteBranch() != null && d.inviteBranch().equals(caller.getBranch()));
+        if (dialog.isEmpty()) {
+            return Optional.of("unknown_dialog");
+        }
+        if (!SipMessages.answersToOneHost(caller)) {
+            return Optional.of("not_unicast");
+        }
+        return Optional.empty();
+    }
+}

@@ -67,13 +67,13 @@ final class InDialogForwarder {
             if (response.getStatusCode() == Response.TRYING) {
                 return;
             }
+            if (response.getStatusCode() >= 200) {
+                ended();
+            }
             try {
                 server.sendResponse(SipMessages.relayed(response));
             } catch (Exception e) {
                 log.debug("response to in-dialog {} not relayed: {}", server.getRequest().getMethod(), e.toString());
-            }
-            if (response.getStatusCode() >= 200) {
-                ended();
             }
         }
 
@@ -127,6 +127,7 @@ final class InDialogForwarder {
                     services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
             client.setApplicationData(new Forwarded(server, relay.dialog()));
             client.sendRequest();
+            log.debug("{} relayed to {}", request.getMethod(), relay.routed().getRequestURI());
         } catch (Exception e) {
             log.info("in-dialog {} not forwarded: {}", request.getMethod(), e.toString());
             try {

@@ -125,6 +125,7 @@ public final class SipProxy implements SipListener {
         InDialogForwarder.Relay relay = inDialog.route(request);
         if (relay.refusal() != null) {
             services.metrics().requestRefused(relay.refusal().tag);
+            log.debug("{} refused: {}", request.getMethod(), relay.refusal().tag);
             if (refusals.allow(SipMessages.source(request))) {
                 provider.sendResponse(services.messages().response(relay.refusal().status, request));
             }

@@ -47,6 +47,7 @@ class HostileInputTest {
 
     private static final String GW = "127.0.0.1";
     private static final String HOSTILE = "127.0.0.51";
+    private static final String STRANGER = "127.0.0.54";
     private static final Path CORPUS = Path.of("src/test/resources/hostile-sip");
 
     /**
@@ -134,13 +135,17 @@ class HostileInputTest {
     }
 
     private byte[] corpusFile(Path file, String transport, int sourcePort) throws IOException {
+        return corpusFile(file, transport, sourcePort, HOSTILE);
+    }
+
+    private byte[] corpusFile(Path file, String transport, int sourcePort, String source) throws IOException {
         byte[] raw = Files.readAllBytes(file);
         if (file.toString().endsWith(".bin")) {
             return raw;
         }
         String rand = "h" + counter.incrementAndGet() + UUID.randomUUID().toString().substring(0, 8);
         if (file.getFileName().toString().startsWith("relay-")) {
-            relayCallIds.put(file.getFileName().toString(), rand + "@" + HOSTILE);
+            relayCallIds.put(file.getFileName().toString(), rand + "@" + source);
         }
         StringBuilder extraVias = new StringBuilder();
         for (int i = 0; i < 500; i++) {
@@ -148,7 +153,7 @@ class HostileInputTest {
                     .append(";branch=z9hG4bKv").append(i);
         }
         String text = new String(raw, StandardCharsets.ISO_8859_1)
-                .replace("{gw}", GW).replace("{port}", Integer.toString(port)).replace("{src}", HOSTILE)
+                .replace("{gw}", GW).replace("{port}", Integer.toString(port)).replace("{src}", source)
                 .replace("{srcport}", Integer.toString(sourcePort)).replace("{transport}", transport)
                 .replace("{third}", third.address()).replace("{thirdport}", Integer.toString(third.port()))
                 .replace("{carrier}", carrier.host() + ":" + carrier.port())
@@ -236,6 +241,70 @@ class HostileInputTest {
                 socket.close();
             }
         }
+    }
+
+    /** The relay cases from an address that is no peer: refused alike, and nothing reaches anyone. */
+    @Test
+    void relayCasesFromAStrangerReachNobody() throws Exception {
+        relayCallIds.clear();
+        Map<String, String> outcome = new TreeMap<>();
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getByName(STRANGER))) {
+            socket.setSoTimeout(300);
+            for (Path file : corpus()) {
+                if (file.getFileName().toString().startsWith("relay-")) {
+                    byte[] message = corpusFile(file, "UDP", socket.getLocalPort(), STRANGER);
+                    socket.send(new DatagramPacket(message, message.length, InetAddress.getByName(GW), port));
+                    outcome.put(file.getFileName().toString(), answers(socket));
+                }
+            }
+        }
+        assertEquals(Map.of("relay-ack-to-third-host.sip", "", "relay-bye-to-carrier.sip", "481",
+                "relay-bye-to-third-host.sip", "481", "relay-preloaded-route-invite.sip", "403",
+                "relay-stray-response-broadcast.sip", "", "relay-stray-response-to-third-host.sip", "",
+                "relay-to-tag-invite-to-carrier.sip", "481", "relay-to-tag-invite-to-third-host.sip", "481"), outcome);
+        assertEquals(0, third.received(), "messages the gateway sent to a third host");
+        assertTrue(carrier.received("INVITE").stream().noneMatch(r -> relayCallIds.containsValue(
+                ((javax.sip.header.CallIdHeader) r.request().getHeader("Call-ID")).getCallId())),
+                "a stranger's INVITE reached the carrier");
+    }
+
+    /**
+     * A known peer sending 100 INVITEs with an invented To tag straight at the carrier, far past its limit:
+     * none reaches the carrier, and the refusals it gets back are capped per second.
+     */
+    @Test
+    void toTagInvitesFromAPeerNeverReachTheCarrier() throws Exception {
+        int answered = 0;
+        List<String> callIds = new ArrayList<>();
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getByName(HOSTILE))) {
+            for (int i = 0; i < 100; i++) {
+                String callId = "totag" + i + "-" + UUID.randomUUID() + "@" + HOSTILE;
+                callIds.add(callId);
+                String invite = "INVITE sip:+15550001@" + carrier.host() + ":" + carrier.port() + " SIP/2.0\r\n"
+                        + "Via: SIP/2.0/UDP " + HOSTILE + ":" + socket.getLocalPort() + ";branch=z9hG4bKtt" + i + "\r\n"
+                        + "Route: <sip:" + GW + ":" + port + ";lr>\r\nMax-Forwards: 70\r\n"
+                        + "From: <sip:p@" + HOSTILE + ">;tag=f" + i + "\r\nTo: <sip:+15550001@" + GW + ">;tag=t" + i
+                        + "\r\nCall-ID: " + callId + "\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n";
+                byte[] bytes = invite.getBytes(StandardCharsets.US_ASCII);
+                socket.send(new DatagramPacket(bytes, bytes.length, InetAddress.getByName(GW), port));
+            }
+            socket.setSoTimeout(500);
+            byte[] buffer = new byte[4096];
+            try {
+                while (true) {
+                    socket.receive(new DatagramPacket(buffer, buffer.length));
+                    answered++;
+                }
+            } catch (SocketTimeoutException quiet) {
+                // no more answers
+            }
+        }
+        // A known call through the same gateway proves the INVITEs were processed, not still queued.
+        assertCallsStillWork();
+        assertTrue(carrier.received("INVITE").stream().noneMatch(r -> callIds.contains(
+                ((javax.sip.header.CallIdHeader) r.request().getHeader("Call-ID")).getCallId())),
+                "a To-tag INVITE reached the carrier");
+        assertTrue(answered >= 1 && answered <= 10, answered + " refusals answered for 100 INVITEs sent at once");
     }
 
     @Test

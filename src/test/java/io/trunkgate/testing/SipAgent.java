@@ -75,6 +75,8 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private final List<Received> received = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, ServerTransaction> pendingInvites = new ConcurrentHashMap<>();
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
+    private final Map<String, Answered> answered = new ConcurrentHashMap<>();
+    private final BlockingQueue<Response> calleeResponses = new LinkedBlockingQueue<>();
 
     private SipAgent(SipStack stack, SipProvider provider, String host, int port, String transport) {
         this.stack = stack;
@@ -206,12 +208,51 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
         /** Sends BYE inside the dialog and waits for its final response. */
         public Response bye(long timeoutMs) throws Exception {
-            Request bye = inDialog(Request.BYE, ++cseq);
-            provider.getNewClientTransaction(bye).sendRequest();
+            return request(inDialog(Request.BYE, ++cseq), timeoutMs);
+        }
+
+        /**
+         * Sends {@code method} inside the dialog as SIPp's built-in caller does: to the Request-URI of the
+         * INVITE (the gateway), without the Route set the answer's Record-Route asked for.
+         */
+        public Response withoutRouteSet(String method, long timeoutMs) throws Exception {
+            Request request = inDialog(method, ++cseq, invite.getRequest().getRequestURI(), false);
+            if (Request.ACK.equals(method)) {
+                ((CSeqHeader) request.getHeader(CSeqHeader.NAME)).setSeqNumber(--cseq);
+                provider.sendRequest(request);
+                return null;
+            }
+            return request(request, timeoutMs);
+        }
+
+        /** Sends {@code method} inside the dialog with its Request-URI replaced by {@code target}. */
+        public Response aimedAt(String method, String target, long timeoutMs) throws Exception {
+            return request(inDialog(method, ++cseq, ADDRESSES.createURI(target), true), timeoutMs);
+        }
+
+        /** A re-INVITE inside the dialog (ACKed when answered 2xx); returns its final response. */
+        public Response reinvite(long timeoutMs) throws Exception {
+            Request reinvite = inDialog(Request.INVITE, ++cseq);
+            SipURI contact = ADDRESSES.createSipURI("caller", host);
+            contact.setPort(port);
+            contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
+            reinvite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+            Response answerToReinvite = request(reinvite, timeoutMs);
+            if (answerToReinvite != null && answerToReinvite.getStatusCode() / 100 == 2) {
+                provider.sendRequest(inDialog(Request.ACK, cseq));
+            }
+            return answerToReinvite;
+        }
+
+        private Response request(Request request, long timeoutMs) throws Exception {
+            String method = request.getMethod();
+            provider.getNewClientTransaction(request).sendRequest();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
             while (System.nanoTime() < deadline) {
                 Response r = responses.poll(50, TimeUnit.MILLISECONDS);
-                if (r != null && ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getMethod().equals(Request.BYE)) {
+                if (r != null && r.getStatusCode() >= 200
+                        && ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getMethod().equals(method)
+                        && ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getSeqNumber() == cseq) {
                     return r;
                 }
             }
@@ -219,8 +260,13 @@ public final class SipAgent implements SipListener, AutoCloseable {
         }
 
         private Request inDialog(String method, long seq) throws Exception {
+            return inDialog(method, seq, ((ContactHeader) answer.getHeader(ContactHeader.NAME)).getAddress().getURI(),
+                    true);
+        }
+
+        private Request inDialog(String method, long seq, javax.sip.address.URI target, boolean routeSet)
+                throws Exception {
             Request original = invite.getRequest();
-            SipURI target = (SipURI) ((ContactHeader) answer.getHeader(ContactHeader.NAME)).getAddress().getURI();
             Request request = MESSAGES.createRequest(target, method,
                     (CallIdHeader) original.getHeader(CallIdHeader.NAME),
                     HEADERS.createCSeqHeader(seq, method),
@@ -229,7 +275,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
                     List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
                     HEADERS.createMaxForwardsHeader(70));
             List<RecordRouteHeader> recordRoutes = new ArrayList<>();
-            for (ListIterator<?> it = answer.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
+            for (ListIterator<?> it = answer.getHeaders(RecordRouteHeader.NAME); routeSet && it.hasNext(); ) {
                 recordRoutes.add((RecordRouteHeader) it.next());
             }
             Collections.reverse(recordRoutes);
@@ -259,6 +305,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 HEADERS.createMaxForwardsHeader(maxForwards));
         SipURI contact = ADDRESSES.createSipURI("caller", host);
         contact.setPort(port);
+        contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         invite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
         ClientTransaction transaction = provider.getNewClientTransaction(invite);
         Call call = new Call(callId, transaction);
@@ -307,6 +354,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 contact.setPort(port);
                 contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
                 ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+                if (((ToHeader) request.getHeader(ToHeader.NAME)).getTag() == null) {
+                    answered.put(callId, new Answered(request, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag()));
+                }
                 st.sendResponse(ok);
             }
         }
@@ -335,9 +385,47 @@ public final class SipAgent implements SipListener, AutoCloseable {
         return response;
     }
 
+    /** A call this agent answered as a carrier: the INVITE as it arrived and the tag of its 200. */
+    private record Answered(Request invite, String tag) {
+    }
+
+    /**
+     * Hangs up, as the callee, the call {@code callId} this agent answered: a BYE to the caller's Contact along
+     * the INVITE's Record-Route; returns its final response.
+     */
+    public Response byeFromCallee(String callId, long timeoutMs) throws Exception {
+        Answered call = answered.get(callId);
+        Request invite = call.invite();
+        javax.sip.header.FromHeader caller = (javax.sip.header.FromHeader) invite.getHeader(javax.sip.header.FromHeader.NAME);
+        ToHeader callee = (ToHeader) invite.getHeader(ToHeader.NAME);
+        Request bye = MESSAGES.createRequest(((ContactHeader) invite.getHeader(ContactHeader.NAME)).getAddress().getURI(),
+                Request.BYE, (CallIdHeader) invite.getHeader(CallIdHeader.NAME), HEADERS.createCSeqHeader(1L, Request.BYE),
+                HEADERS.createFromHeader(callee.getAddress(), call.tag()),
+                HEADERS.createToHeader(caller.getAddress(), caller.getTag()),
+                List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
+                HEADERS.createMaxForwardsHeader(70));
+        for (ListIterator<?> it = invite.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
+            bye.addHeader(HEADERS.createRouteHeader(((RecordRouteHeader) it.next()).getAddress()));
+        }
+        provider.getNewClientTransaction(bye).sendRequest();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadline) {
+            Response r = calleeResponses.poll(50, TimeUnit.MILLISECONDS);
+            if (r != null && r.getStatusCode() >= 200 && callId.equals(((CallIdHeader) r.getHeader(CallIdHeader.NAME)).getCallId())) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     @Override
     public void processResponse(ResponseEvent event) {
         Response response = event.getResponse();
+        if (Request.BYE.equals(((CSeqHeader) response.getHeader(CSeqHeader.NAME)).getMethod())
+                && answered.containsKey(((CallIdHeader) response.getHeader(CallIdHeader.NAME)).getCallId())) {
+            calleeResponses.add(response);
+            return;
+        }
         Call call = calls.get(((CallIdHeader) response.getHeader(CallIdHeader.NAME)).getCallId());
         if (call != null) {
             call.all.add(response);

@@ -108,7 +108,7 @@ public final class GatewayMetrics {
 
     /**
      * One new INVITE refused before admission because the gateway is shutting down or overloaded;
-     * {@code reason}: {@code shutting_down}, {@code calls_in_progress} or {@code call_rate}.
+     * {@code reason}: {@code shutting_down}, {@code calls_in_progress}, {@code call_rate} or {@code dialogs}.
      */
     public void callShed(String peer, String reason) {
         Counter.builder("trunkgate.calls.shed").description("New calls answered 503 at once: shutdown or overload")

@@ -37,7 +37,8 @@ public final class SipProxy implements SipListener {
     private enum Shed {
         SHUTTING_DOWN("gateway shutting down", "shutting_down"),
         CALLS_IN_PROGRESS("too many calls in progress", "calls_in_progress"),
-        CALL_RATE("over the gateway's new-call rate", "call_rate");
+        CALL_RATE("over the gateway's new-call rate", "call_rate"),
+        DIALOGS("too many dialogs", "dialogs");
 
         final String text;
         final String tag;
@@ -178,8 +179,11 @@ public final class SipProxy implements SipListener {
             return Optional.of(Shed.SHUTTING_DOWN);
         }
         SipSettings sip = active.config().sip();
-        if (services.calls().size() >= sip.maxCallsInProgress() || services.dialogs().full()) {
+        if (services.calls().size() >= sip.maxCallsInProgress()) {
             return Optional.of(Shed.CALLS_IN_PROGRESS);
+        }
+        if (services.dialogs().full()) {
+            return Optional.of(Shed.DIALOGS);
         }
         double perSecond = sip.maxNewCallsPerSecond();
         if (perSecond > 0 && !newCalls.tryTake(System.nanoTime(), perSecond, Math.max(1, perSecond / 10))) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
+import io.trunkgate.config.SipLimits;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
@@ -163,6 +164,39 @@ class DialogRelayTest {
         assertNotNull(afterBye, "no answer to a BYE after the dialog ended");
         assertEquals(481, afterBye.getStatusCode(), "an ended dialog is forgotten");
         assertEquals(0, third.received(), "messages that reached the third host");
+    }
+
+    /** The dialog table is bounded: when it is full new calls get 503 at once, and an ended call frees a place. */
+    @org.junit.jupiter.api.Test
+    void aFullDialogTableShedsNewCallsUntilOneEnds() throws Exception {
+        int smallPort = RedisServerProcess.freePort();
+        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
+                List.of(StandaloneRedis.shared().server().address()));
+        try (Gateway small = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
+                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-dialogs-" + UUID.randomUUID(), 0),
+                smallPort)
+                .instance("small-gw")
+                .sipLimits(new SipLimits(16 * 1024, 16, Duration.ofHours(1), 2))
+                .peer("udp-peer", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 1000))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(2), Duration.ofSeconds(5))
+                .route("+1", "carrier")
+                .build())) {
+            List<SipAgent.Call> up = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                SipAgent.Call call = udpCaller.invite(GW, smallPort, "+1900000" + i);
+                assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
+                call.ack();
+                up.add(call);
+            }
+            Response third = udpCaller.invite(GW, smallPort, "+19000002").awaitFinal(WAIT_MS);
+            assertNotNull(third, "no answer to a call past the dialog cap");
+            assertEquals(503, third.getStatusCode());
+            assertTrue(third.getHeader("Reason").toString().contains("too many dialogs"), third.toString());
+            assertEquals(200, up.get(0).bye(WAIT_MS).getStatusCode());
+            Response next = udpCaller.invite(GW, smallPort, "+19000003").awaitFinal(WAIT_MS);
+            assertNotNull(next, "no answer after a dialog ended");
+            assertEquals(200, next.getStatusCode());
+        }
     }
 
     @org.junit.jupiter.api.Test

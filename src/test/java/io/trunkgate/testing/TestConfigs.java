@@ -38,6 +38,7 @@ public final class TestConfigs {
     private int fleetSize = 1;
     private int maxCallsInProgress = 10_000;
     private double maxNewCallsPerSecond;
+    private SipLimits sipLimits = SipLimits.DEFAULTS;
     private Optional<String> adminToken = Optional.empty();
     private String instanceId = "test-gw";
 
@@ -87,6 +88,11 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs sipLimits(SipLimits limits) {
+        this.sipLimits = limits;
+        return this;
+    }
+
     public TestConfigs adminToken(String token) {
         this.adminToken = Optional.of(token);
         return this;
@@ -100,7 +106,7 @@ public final class TestConfigs {
     public GatewayConfig build() {
         SipSettings sip = new SipSettings(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)), 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2), SipLimits.DEFAULTS);
+                Duration.ofSeconds(2), sipLimits);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, Optional.empty());

@@ -6,6 +6,8 @@
 #   bench/sipp-smoke.sh                  # after mvn package (target/trunkgate.jar)
 #   RATE=50 CALLS=500 bench/sipp-smoke.sh
 #   KEEP=1 bench/sipp-smoke.sh           # keep the work directory (logs, SIPp CSVs)
+#   UAC=builtin CALLS=20 bench/sipp-smoke.sh   # SIPp's built-in caller (-sn uac): ACK and BYE sent to the
+#                                        # gateway's address without the Record-Route set
 # Ports are picked free on 127.0.0.1 (gateway, caller) and 127.0.0.2 (carrier); loopback only.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
@@ -13,6 +15,7 @@ source "$(dirname "$0")/sipp/lib.sh"
 RATE=${RATE:-20}
 CALLS=${CALLS:-200}
 CALL_MS=${CALL_MS:-200}          # pause between ACK and BYE
+UAC=${UAC:-scenario}             # scenario: bench/sipp/uac.xml; builtin: sipp -sn uac
 LIMIT_S=${LIMIT_S:-45}           # hard bound on the SIPp caller run
 
 sipp_init trunkgate-sipp-smoke
@@ -30,7 +33,8 @@ sipp_uas uas 127.0.0.2 "$UAS_PORT" -m "$CALLS" -timeout "$((LIMIT_S + 10))s"
 
 log "SIPp caller: $CALLS calls at $RATE/s via 127.0.0.1:$GW_PORT"
 uac_rc=0
-(cd "$WORK" && timeout "$((LIMIT_S + 15))" sipp -sf "$SIPP_DIR/uac.xml" -i 127.0.0.1 -p "$UAC_PORT" \
+if [ "$UAC" = builtin ]; then uac_scenario=(-sn uac); else uac_scenario=(-sf "$SIPP_DIR/uac.xml"); fi
+(cd "$WORK" && timeout "$((LIMIT_S + 15))" sipp "${uac_scenario[@]}" -i 127.0.0.1 -p "$UAC_PORT" \
     "127.0.0.1:$GW_PORT" -s 4420555 -r "$RATE" -m "$CALLS" -d "$CALL_MS" -nostdin -buff_size 4194304 \
     -timeout "${LIMIT_S}s" -timeout_error -trace_err -error_file uac_errors.log \
     -trace_stat -stf uac_stat.csv -fd 1 -trace_screen -screen_file uac_screen.log \

@@ -11,15 +11,18 @@ import java.util.Set;
  * @param burst           calls allowed back to back before spacing applies (1 = strict spacing)
  * @param maxWait         the longest a call may be held for a slot before it is rerouted
  * @param failoverCodes   final response codes that move the call to the next carrier
- * @param failoverOnTimeout whether no final answer within {@code answerTimeout} moves the call on
+ * @param failoverOnTimeout whether silence past {@code answerTimeout} moves the call on
  * @param alternates      carriers tried after this one when the route names no further carrier
  * @param maxHeld         how many calls this gateway holds for the carrier at once; beyond it a call is
  *                        treated as over max-wait
- * @param answerTimeout   how long to wait for a final response before failing over (Timer C style)
+ * @param answerTimeout   how long to wait for any response (a provisional one will do) before failing over:
+ *                        silence means the carrier is not handling the call
+ * @param ringTimeout     how long a call may ring (from the carrier's first response) without a final answer;
+ *                        then it is cancelled and answered 408, with no failover: a callee was already alerted
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
-                            int maxHeld, Duration answerTimeout) {
+                            int maxHeld, Duration answerTimeout, Duration ringTimeout) {
     public CarrierConfig {
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);

@@ -11,6 +11,9 @@ import java.util.regex.Pattern;
 /** One file of the carriers directory. */
 final class CarrierFileReader {
 
+    /** Kamailio's fr_inv_timer default: calls ring for up to two minutes before the proxy gives up on them. */
+    private static final Duration DEFAULT_RING_TIMEOUT = Duration.ofMinutes(2);
+
     private static final String TIMEOUT = "timeout";
     private static final Duration ONE_MILLI = Duration.ofMillis(1);
 
@@ -43,12 +46,13 @@ final class CarrierFileReader {
 
         int maxHeld = file.optional("max-held").integer(1, Integer.MAX_VALUE).orElse(1000);
         Duration answerTimeout = file.optional("answer-timeout").duration(ONE_MILLI).orElse(Duration.ofSeconds(8));
+        Duration ringTimeout = file.optional("ring-timeout").duration(Duration.ofSeconds(1)).orElse(DEFAULT_RING_TIMEOUT);
 
         if (id.isEmpty() || uri.isEmpty() || cps.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
-                failover.onTimeout(), alternates, maxHeld, answerTimeout));
+                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout));
     }
 
     /** The failover-on list: final response codes, and "timeout" for no final answer in time. */

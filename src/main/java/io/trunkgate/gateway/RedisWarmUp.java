@@ -32,7 +32,8 @@ final class RedisWarmUp {
         long deadline = System.nanoTime() + budget.toNanos();
         Scope peer = Scope.peer("~warm-up-" + instanceId, List.of(Limit.exact(Duration.ofMillis(1), 1_000_000)));
         CarrierConfig carrier = new CarrierConfig("~warm-up-" + instanceId, SipUri.parse("sip:warm-up.invalid"),
-                1_000_000, 1, Duration.ZERO, Set.of(), false, List.of(), 1, Duration.ofSeconds(1));
+                1_000_000, 1, Duration.ZERO, Set.of(), false, List.of(), 1, Duration.ofSeconds(1),
+                Duration.ofSeconds(1));
         long started = System.nanoTime();
         try {
             for (int i = 0; i < ROUNDS; i++) {

@@ -58,8 +58,15 @@ final class InviteCall {
     private int ownRecordRoutes;
     private Duration held = Duration.ZERO;
     private ClientTransaction client;
-    private ScheduledFuture<?> answerTimer;
+    /** Runs out after answer-timeout while the carrier is silent, then after ring-timeout once it responded. */
+    private ScheduledFuture<?> attemptTimer;
+    /** Any response from the carrier so far, 100 included: a CANCEL may be sent (RFC 3261 §9.1). */
     private boolean provisionalSeen;
+    /** A 180/183 from the carrier: the ring-timeout phase. */
+    private boolean ringing;
+    private boolean timedOut;
+    /** The To tag of the 2xx relayed upstream: a retransmission of it is not a late answer. */
+    private String answerTag;
     private boolean cancelled;
     private boolean cancelSent;
     private boolean finalSent;
@@ -150,9 +157,11 @@ final class InviteCall {
                 sendFinal(SipMessages.relayed(lastFailure));
             } else if (routing.tried().isEmpty()) {
                 sendOwn(Response.NOT_FOUND, "no route for " + number, 0);
-            } else {
+            } else if (exhausted.retryAfter().isPresent() || !timedOut) {
                 sendOwn(Response.SERVICE_UNAVAILABLE, "no carrier slot within max-wait",
                         exhausted.retryAfter().map(CallAdmission::retryAfterSeconds).orElse(0L));
+            } else {
+                sendOwn(Response.SERVICE_UNAVAILABLE, "no response from any carrier within answer-timeout", 0);
             }
         }
     }
@@ -161,6 +170,7 @@ final class InviteCall {
         carrier = send.carrier();
         held = held.plus(send.held());
         provisionalSeen = false;
+        ringing = false;
         try {
             String transport = carrier.uri().transport().name();
             SipProvider outbound = services.providerFor(transport);
@@ -183,7 +193,8 @@ final class InviteCall {
             client = outbound.getNewClientTransaction(out);
             client.setApplicationData(this);
             client.sendRequest();
-            answerTimer = services.timers().schedule(() -> onAnswerTimeout(client),
+            ClientTransaction attempt = client;
+            attemptTimer = services.timers().schedule(() -> onSilence(attempt),
                     carrier.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             log.warn("call={} cannot forward to {}: {}", callId, carrier.id(), e.toString());
@@ -195,29 +206,41 @@ final class InviteCall {
         int status = response.getStatusCode();
         if (dialog != null) {
             dialog.carrierResponse(response, SipMessages.source(response), ownRecordRoutes);
-            if (status / 100 == 2) {
-                dialog.confirm();
-            }
         }
-        if (from != client) {
-            if (status / 100 == 2) {
-                relayStateless(response);
-            }
+        if (status / 100 == 2 && (from != client || (finalSent && !isAnswer(response)))) {
+            // A carrier leg answered after the call went elsewhere or ended: close it, or it stays up (and billed).
+            hangUp(from, response);
             return;
         }
-        if (status == Response.TRYING) {
+        if (from != client) {
             return;
         }
         if (status < 200) {
             provisionalSeen = true;
+            if (status > Response.TRYING && !ringing) {
+                // The callee is being reached (180/183): from now on the call may ring up to ring-timeout (like
+                // Kamailio's fr_inv_timer), and failover on silence is over. A 100 alone does not count: a
+                // carrier proxy that accepted the call but cannot route it sends just that.
+                ringing = true;
+                stopAttemptTimer();
+                ClientTransaction attempt = client;
+                attemptTimer = services.timers().schedule(() -> onRingTimeout(attempt),
+                        carrier.ringTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            }
             if (cancelled && !cancelSent) {
                 sendCancel();
             }
-            relayProvisional(response);
+            if (status != Response.TRYING && !finalSent) {
+                relayProvisional(response);
+            }
             return;
         }
-        stopAnswerTimer();
+        stopAttemptTimer();
         if (status < 300) {
+            answerTag = SipMessages.toTag(response);
+            if (dialog != null) {
+                dialog.confirm();
+            }
             sendFinal(SipMessages.relayed(response));
             return;
         }
@@ -229,15 +252,20 @@ final class InviteCall {
         sendFinal(SipMessages.relayed(response));
     }
 
-    /** The client transaction gave up (Timer B/F) without any final response. */
+    /** The client transaction gave up (Timer B) without any final response. */
     synchronized void onTransactionTimeout(ClientTransaction from) {
         if (from == client && !finalSent) {
-            onAnswerTimeout(from);
+            if (ringing) {
+                onRingTimeout(from);
+            } else {
+                onSilence(from);
+            }
         }
     }
 
-    private synchronized void onAnswerTimeout(ClientTransaction attempt) {
-        if (attempt != client || finalSent) {
+    /** No 180/183 (nor a final answer) from the carrier within answer-timeout: it is not reaching the callee. */
+    private synchronized void onSilence(ClientTransaction attempt) {
+        if (attempt != client || finalSent || ringing) {
             return;
         }
         if (provisionalSeen && !cancelSent) {
@@ -247,9 +275,26 @@ final class InviteCall {
             sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
         } else if (carrier.failoverOnTimeout()) {
             client = null;
+            timedOut = true;
             failover(RerouteReason.TIMEOUT, 0);
         } else {
-            sendOwn(Response.REQUEST_TIMEOUT, "no answer from " + carrier.id(), 0);
+            sendOwn(Response.REQUEST_TIMEOUT, "no response from carrier " + carrier.id() + " within answer-timeout", 0);
+        }
+    }
+
+    /** The call rang for ring-timeout without a final answer: cancelled at the carrier, no failover. */
+    private synchronized void onRingTimeout(ClientTransaction attempt) {
+        if (attempt != client || finalSent) {
+            return;
+        }
+        if (!cancelSent) {
+            sendCancel();
+        }
+        if (cancelled) {
+            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+        } else {
+            sendOwn(Response.REQUEST_TIMEOUT, "no final answer from carrier " + carrier.id() + " within ring-timeout",
+                    0);
         }
     }
 
@@ -271,6 +316,10 @@ final class InviteCall {
             sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
         } else if (provisionalSeen) {
             sendCancel();
+        } else {
+            // No CANCEL may go out before the carrier's first response (RFC 3261 §9.1), but the caller need not
+            // wait for it: 487 now; the CANCEL follows that response, and a 2xx that comes instead is hung up.
+            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
         }
     }
 
@@ -311,11 +360,25 @@ final class InviteCall {
         }
     }
 
-    private void relayStateless(Response response) {
+    private boolean isAnswer(Response response) {
+        return answerTag != null && answerTag.equals(SipMessages.toTag(response));
+    }
+
+    /** ACKs a 2xx nobody upstream will take and ends that leg with a BYE of the gateway's own. */
+    private void hangUp(ClientTransaction leg, Response answer) {
         try {
-            services.providers().get(0).sendResponse(SipMessages.relayed(response));
+            String transport = leg.getRequest().getRequestURI() instanceof SipURI uri && uri.getTransportParam() != null
+                    ? uri.getTransportParam().toUpperCase(Locale.ROOT) : "UDP";
+            SipProvider outbound = services.providerFor(transport);
+            List<javax.sip.address.Address> routes = dialog == null ? List.of() : dialog.otherRoutes(true);
+            outbound.sendRequest(services.messages().inAnsweredDialog(Request.ACK, leg.getRequest(), answer, routes,
+                    outbound, transport));
+            outbound.getNewClientTransaction(services.messages().inAnsweredDialog(Request.BYE, leg.getRequest(),
+                    answer, routes, outbound, transport)).sendRequest();
+            log.info("call={} late answer from {} closed with ACK and BYE", callId,
+                    carrier == null ? "-" : carrier.id());
         } catch (Exception e) {
-            log.debug("call={} late 2xx not relayed: {}", callId, e.toString());
+            log.warn("call={} late answer not closed: {}", callId, e.toString());
         }
     }
 
@@ -341,7 +404,7 @@ final class InviteCall {
             return;
         }
         finalSent = true;
-        stopAnswerTimer();
+        stopAttemptTimer();
         try {
             server.sendResponse(response);
         } catch (Exception e) {
@@ -371,10 +434,10 @@ final class InviteCall {
         }
     }
 
-    private void stopAnswerTimer() {
-        if (answerTimer != null) {
-            answerTimer.cancel(false);
-            answerTimer = null;
+    private void stopAttemptTimer() {
+        if (attemptTimer != null) {
+            attemptTimer.cancel(false);
+            attemptTimer = null;
         }
     }
 

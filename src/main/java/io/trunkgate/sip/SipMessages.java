@@ -201,4 +201,29 @@ public final class SipMessages {
         }
         return true;
     }
+
+    /**
+     * A request of the gateway itself inside the dialog a 2xx to {@code invite} (as the gateway forwarded it)
+     * created: the ACK for that 2xx (same CSeq number) or a BYE (the next one), to the 2xx's Contact along
+     * {@code routes}. Used to close a leg nobody else will: a carrier's answer that came too late.
+     */
+    Request inAnsweredDialog(String method, Request invite, Response answer, List<javax.sip.address.Address> routes,
+                             SipProvider provider, String transport) throws Exception {
+        javax.sip.header.ContactHeader contact = (javax.sip.header.ContactHeader) answer.getHeader(
+                javax.sip.header.ContactHeader.NAME);
+        javax.sip.address.URI target = contact != null ? contact.getAddress().getURI() : invite.getRequestURI();
+        long seq = ((javax.sip.header.CSeqHeader) invite.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
+        ListeningPoint point = listeningPoint(provider, transport);
+        Request request = messages.createRequest((javax.sip.address.URI) target.clone(), method,
+                (CallIdHeader) invite.getHeader(CallIdHeader.NAME),
+                headers.createCSeqHeader(Request.ACK.equals(method) ? seq : seq + 1, method),
+                (FromHeader) invite.getHeader(FromHeader.NAME), (ToHeader) answer.getHeader(ToHeader.NAME),
+                List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
+                        Utils.getInstance().generateBranchId())),
+                headers.createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
+        for (javax.sip.address.Address route : routes) {
+            request.addLast(headers.createRouteHeader(route));
+        }
+        return request;
+    }
 }

@@ -20,6 +20,6 @@ public final class Carriers {
     public static CarrierConfig carrier(String id, double cps, int burst, Duration maxWait, List<String> alternates,
                                         int maxHeld) {
         return new CarrierConfig(id, SipUri.parse("sip:127.0.0.1:5070"), cps, burst, maxWait, Set.of(503, 408),
-                true, alternates, maxHeld, Duration.ofSeconds(8));
+                true, alternates, maxHeld, Duration.ofSeconds(8), Duration.ofMinutes(2));
     }
 }

@@ -45,7 +45,13 @@ import javax.sip.message.Response;
 public final class SipAgent implements SipListener, AutoCloseable {
 
     /** How this agent answers an INVITE when it plays a carrier. */
-    public enum Behaviour { ANSWER, REJECT_503, SILENT, RING }
+    public enum Behaviour {
+        ANSWER, REJECT_503, SILENT, RING,
+        /** 180 at once, 200 after {@link #answerAfter}. */
+        RING_THEN_ANSWER,
+        /** Nothing of its own (the stack's automatic 100 after 200 ms), 200 after {@link #answerAfter}. */
+        ANSWER_LATE
+    }
 
     public record Received(Request request, long atNanos) {
     }
@@ -72,6 +78,13 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private final int port;
     private final String transport;
     private volatile Behaviour behaviour = Behaviour.ANSWER;
+    private volatile long answerAfterMs = 1000;
+    private final java.util.concurrent.ScheduledExecutorService answers =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread thread = new Thread(r, "agent-answers");
+                thread.setDaemon(true);
+                return thread;
+            });
     private final List<Received> received = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, ServerTransaction> pendingInvites = new ConcurrentHashMap<>();
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
@@ -124,6 +137,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     public void behave(Behaviour behaviour) {
         this.behaviour = behaviour;
+    }
+
+    /** When RING_THEN_ANSWER and ANSWER_LATE answer, counted from the INVITE's arrival. */
+    public void answerAfter(java.time.Duration delay) {
+        this.answerAfterMs = delay.toMillis();
     }
 
     /** Requests of {@code method} this agent received so far. */
@@ -344,22 +362,38 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 pendingInvites.put(callId, st);
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
             }
+            case RING_THEN_ANSWER, ANSWER_LATE -> {
+                if (behaviour == Behaviour.RING_THEN_ANSWER) {
+                    st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                }
+                answers.schedule(() -> {
+                    try {
+                        answer(st, request, callId);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, answerAfterMs, TimeUnit.MILLISECONDS);
+            }
             case ANSWER -> {
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
                 // A moment of ringing, as a real carrier has: a 180 and a 200 sent back to back can be handled
                 // by two of the gateway's worker threads in either order, and a 180 after the 200 is dropped.
                 Thread.sleep(10);
-                Response ok = tagged(MESSAGES.createResponse(Response.OK, request));
-                SipURI contact = ADDRESSES.createSipURI("carrier", host);
-                contact.setPort(port);
-                contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
-                ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
-                if (((ToHeader) request.getHeader(ToHeader.NAME)).getTag() == null) {
-                    answered.put(callId, new Answered(request, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag()));
-                }
-                st.sendResponse(ok);
+                answer(st, request, callId);
             }
         }
+    }
+
+    private void answer(ServerTransaction st, Request request, String callId) throws Exception {
+        Response ok = tagged(MESSAGES.createResponse(Response.OK, request));
+        SipURI contact = ADDRESSES.createSipURI("carrier", host);
+        contact.setPort(port);
+        contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
+        ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+        if (((ToHeader) request.getHeader(ToHeader.NAME)).getTag() == null) {
+            answered.put(callId, new Answered(request, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag()));
+        }
+        st.sendResponse(ok);
     }
 
     private void onCancel(RequestEvent event) throws Exception {
@@ -451,6 +485,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     @Override
     public void close() {
+        answers.shutdownNow();
         stack.stop();
     }
 }

@@ -58,8 +58,13 @@ public final class TestConfigs {
 
     public TestConfigs carrier(String id, SipAgent agent, double cps, Duration maxWait, Duration answerTimeout,
                                String... alternates) {
+        return carrier(id, agent, cps, maxWait, answerTimeout, Duration.ofMinutes(2), alternates);
+    }
+
+    public TestConfigs carrier(String id, SipAgent agent, double cps, Duration maxWait, Duration answerTimeout,
+                               Duration ringTimeout, String... alternates) {
         carriers.put(id, new CarrierConfig(id, SipUri.parse(agent.uri()), cps, 1, maxWait, Set.of(503, 408),
-                true, List.of(alternates), 1000, answerTimeout));
+                true, List.of(alternates), 1000, answerTimeout, ringTimeout));
         return this;
     }
 

@@ -110,7 +110,7 @@ final class InDialogForwarder {
                 return;
             }
             String transport = nextHopTransport(relay.routed());
-            SipProvider outbound = services.providerFor(transport);
+            SipProvider outbound = services.providerFor(transport, nextHop(relay.routed()).host());
             outbound.sendRequest(services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
         } catch (Exception e) {
             log.debug("ACK not forwarded: {}", e.toString());
@@ -122,7 +122,7 @@ final class InDialogForwarder {
         Request request = server.getRequest();
         try {
             String transport = nextHopTransport(relay.routed());
-            SipProvider outbound = services.providerFor(transport);
+            SipProvider outbound = services.providerFor(transport, nextHop(relay.routed()).host());
             ClientTransaction client = outbound.getNewClientTransaction(
                     services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
             client.setApplicationData(new Forwarded(server, relay.dialog()));

@@ -42,6 +42,8 @@ final class InviteCall {
     private final ProxyServices services;
     private final ActiveConfig active;
     private final ServerTransaction server;
+    /** The provider (listening address) the INVITE came in on: its Record-Route is the caller's way back. */
+    private final SipProvider inboundProvider;
     private final Request request;
     private final PeerConfig peer;
     private final String key;
@@ -72,8 +74,10 @@ final class InviteCall {
     private boolean finalSent;
     private Response lastFailure;
 
-    InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, PeerConfig peer) {
+    InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, SipProvider inboundProvider,
+               PeerConfig peer) {
         this.services = services;
+        this.inboundProvider = inboundProvider;
         this.active = active;
         this.server = server;
         this.request = server.getRequest();
@@ -173,15 +177,18 @@ final class InviteCall {
         ringing = false;
         try {
             String transport = carrier.uri().transport().name();
-            SipProvider outbound = services.providerFor(transport);
+            SipProvider outbound = services.providerFor(transport, carrier.uri().host());
             SipURI target = services.messages().addresses().createSipURI(number.isEmpty() ? null : number,
                     carrier.uri().host());
             target.setPort(carrier.uri().port());
             target.setTransportParam(carrier.uri().transport().sipName());
             String inbound = ((ViaHeader) request.getHeader(ViaHeader.NAME)).getTransport().toUpperCase(Locale.ROOT);
             ListeningPoint outboundPoint = SipMessages.listeningPoint(outbound, transport);
-            List<ListeningPoint> recordRoutes = inbound.equals(transport) ? List.of(outboundPoint)
-                    : List.of(SipMessages.listeningPoint(services.providerFor(inbound), inbound), outboundPoint);
+            // One Record-Route when the call leaves as it came; two when it changes transport or address family
+            // (RFC 5658), so that each side reaches the gateway in its own way.
+            List<ListeningPoint> recordRoutes = inbound.equals(transport) && inboundProvider == outbound
+                    ? List.of(outboundPoint)
+                    : List.of(SipMessages.listeningPoint(inboundProvider, inbound), outboundPoint);
             Request out = services.messages().forwarded(request, target, outbound, transport, recordRoutes);
             // A new call goes where routing says and nowhere else: a Route the caller preloaded is dropped.
             out.removeHeader(RouteHeader.NAME);
@@ -344,7 +351,7 @@ final class InviteCall {
     private void sendCancel() {
         try {
             Request cancel = client.createCancel();
-            SipProvider outbound = services.providerFor(carrier.uri().transport().name());
+            SipProvider outbound = services.providerFor(carrier.uri().transport().name(), carrier.uri().host());
             outbound.getNewClientTransaction(cancel).sendRequest();
             cancelSent = true;
         } catch (Exception e) {
@@ -369,7 +376,7 @@ final class InviteCall {
         try {
             String transport = leg.getRequest().getRequestURI() instanceof SipURI uri && uri.getTransportParam() != null
                     ? uri.getTransportParam().toUpperCase(Locale.ROOT) : "UDP";
-            SipProvider outbound = services.providerFor(transport);
+            SipProvider outbound = services.providerFor(transport, ((SipURI) leg.getRequest().getRequestURI()).getHost());
             List<javax.sip.address.Address> routes = dialog == null ? List.of() : dialog.otherRoutes(true);
             outbound.sendRequest(services.messages().inAnsweredDialog(Request.ACK, leg.getRequest(), answer, routes,
                     outbound, transport));

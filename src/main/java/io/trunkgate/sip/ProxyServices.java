@@ -16,13 +16,25 @@ public record ProxyServices(Supplier<ActiveConfig> config, CallAdmission admissi
                             SipMessages messages, List<SipProvider> providers, CallRegistry calls,
                             DialogTable dialogs, GatewayMetrics metrics) {
 
-    /** The provider that can send over {@code transport} ("UDP" or "TCP"). */
-    public SipProvider providerFor(String transport) {
+    /**
+     * The provider that can send over {@code transport} ("UDP" or "TCP") to {@code host}: one listening on the
+     * host's address family (IPv6 for an IPv6 literal), else any with the transport.
+     */
+    public SipProvider providerFor(String transport, String host) {
+        boolean ipv6 = host != null && host.indexOf(':') >= 0;
+        SipProvider any = null;
         for (SipProvider provider : providers) {
-            if (provider.getListeningPoint(transport) != null) {
-                return provider;
+            javax.sip.ListeningPoint point = provider.getListeningPoint(transport);
+            if (point != null) {
+                if ((point.getIPAddress().indexOf(':') >= 0) == ipv6) {
+                    return provider;
+                }
+                any = any == null ? provider : any;
             }
         }
-        throw new IllegalStateException("no " + transport + " listener configured in sip.listeners");
+        if (any == null) {
+            throw new IllegalStateException("no " + transport + " listener configured in sip.listeners");
+        }
+        return any;
     }
 }

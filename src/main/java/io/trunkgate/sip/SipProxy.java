@@ -170,7 +170,7 @@ public final class SipProxy implements SipListener {
             return;
         }
         server.get().sendResponse(services.messages().response(Response.TRYING, request));
-        new InviteCall(services, active, server.get(), peer.get()).start();
+        new InviteCall(services, active, server.get(), provider, peer.get()).start();
     }
 
     /** Why a new INVITE is refused before anything is done for it, if it is: shutdown or overload. */

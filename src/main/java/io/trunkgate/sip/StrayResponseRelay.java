@@ -34,7 +34,7 @@ final class StrayResponseRelay {
         }
         try {
             ViaHeader caller = (ViaHeader) SipMessages.relayed(response).getHeader(ViaHeader.NAME);
-            services.providerFor(caller.getTransport().toUpperCase(java.util.Locale.ROOT))
+            services.providerFor(caller.getTransport().toUpperCase(java.util.Locale.ROOT), caller.getHost())
                     .sendResponse(SipMessages.relayed(response));
         } catch (Exception e) {
             log.debug("retransmitted 2xx not relayed: {}", e.toString());

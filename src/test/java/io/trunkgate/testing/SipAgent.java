@@ -132,7 +132,12 @@ public final class SipAgent implements SipListener, AutoCloseable {
     }
 
     public String uri() {
-        return "sip:" + host + ":" + port + ";transport=" + transport.toLowerCase(java.util.Locale.ROOT);
+        return "sip:" + uriHost() + ":" + port + ";transport=" + transport.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** The host as a URI writes it: an IPv6 address in brackets (RFC 3261 §25.1). */
+    public String uriHost() {
+        return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 
     public void behave(Behaviour behaviour) {
@@ -251,7 +256,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
         /** A re-INVITE inside the dialog (ACKed when answered 2xx); returns its final response. */
         public Response reinvite(long timeoutMs) throws Exception {
             Request reinvite = inDialog(Request.INVITE, ++cseq);
-            SipURI contact = ADDRESSES.createSipURI("caller", host);
+            SipURI contact = ADDRESSES.createSipURI("caller", uriHost());
             contact.setPort(port);
             contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
             reinvite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
@@ -313,7 +318,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
         SipURI requestUri = ADDRESSES.createSipURI(user, gatewayHost);
         requestUri.setPort(gatewayPort);
         requestUri.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
-        Address from = ADDRESSES.createAddress(ADDRESSES.createSipURI("caller", host));
+        Address from = ADDRESSES.createAddress(ADDRESSES.createSipURI("caller", uriHost()));
         Address to = ADDRESSES.createAddress(ADDRESSES.createSipURI(user, gatewayHost));
         String callId = UUID.randomUUID() + "@" + host;
         Request invite = MESSAGES.createRequest(requestUri, Request.INVITE, HEADERS.createCallIdHeader(callId),
@@ -321,7 +326,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 HEADERS.createToHeader(to, null),
                 List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
                 HEADERS.createMaxForwardsHeader(maxForwards));
-        SipURI contact = ADDRESSES.createSipURI("caller", host);
+        SipURI contact = ADDRESSES.createSipURI("caller", uriHost());
         contact.setPort(port);
         contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         invite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
@@ -386,7 +391,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     private void answer(ServerTransaction st, Request request, String callId) throws Exception {
         Response ok = tagged(MESSAGES.createResponse(Response.OK, request));
-        SipURI contact = ADDRESSES.createSipURI("carrier", host);
+        SipURI contact = ADDRESSES.createSipURI("carrier", uriHost());
         contact.setPort(port);
         contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));

@@ -39,6 +39,7 @@ public final class TestConfigs {
     private int maxCallsInProgress = 10_000;
     private double maxNewCallsPerSecond;
     private SipLimits sipLimits = SipLimits.DEFAULTS;
+    private final List<SipListener> extraListeners = new ArrayList<>();
     private Optional<String> adminToken = Optional.empty();
     private String instanceId = "test-gw";
 
@@ -93,6 +94,13 @@ public final class TestConfigs {
         return this;
     }
 
+    /** Listens on {@code host} too (UDP and TCP, on the same port), e.g. "::1" beside 127.0.0.1. */
+    public TestConfigs alsoListenOn(String host) {
+        extraListeners.add(new SipListener(Transport.UDP, host, sipPort));
+        extraListeners.add(new SipListener(Transport.TCP, host, sipPort));
+        return this;
+    }
+
     public TestConfigs sipLimits(SipLimits limits) {
         this.sipLimits = limits;
         return this;
@@ -109,8 +117,10 @@ public final class TestConfigs {
     }
 
     public GatewayConfig build() {
-        SipSettings sip = new SipSettings(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
-                new SipListener(Transport.TCP, "127.0.0.1", sipPort)), 8, maxCallsInProgress, maxNewCallsPerSecond,
+        List<SipListener> listeners = new ArrayList<>(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
+                new SipListener(Transport.TCP, "127.0.0.1", sipPort)));
+        listeners.addAll(extraListeners);
+        SipSettings sip = new SipSettings(listeners, 8, maxCallsInProgress, maxNewCallsPerSecond,
                 Duration.ofSeconds(2), sipLimits);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),

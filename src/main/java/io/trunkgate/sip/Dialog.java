@@ -42,6 +42,7 @@ final class Dialog {
     private final Set<String> calleeTags = new HashSet<>();
     private URI calleeTarget;
     private List<Address> calleeRoutes = List.of();
+    private int ownRecordRoutes;
     private boolean confirmed;
     private volatile long expiresAtNanos;
 
@@ -87,8 +88,12 @@ final class Dialog {
         expiresAtNanos = nanos;
     }
 
-    /** The gateway sends an attempt of this call to {@code carrier} (each failover adds one). */
-    synchronized void carrierAttempt(Hop carrier) {
+    /**
+     * The gateway sends an attempt of this call to {@code carrier} (each failover adds one), with
+     * {@code ownRecordRoutes} Record-Route entries of its own.
+     */
+    synchronized void carrierAttempt(Hop carrier, int ownRecordRoutes) {
+        this.ownRecordRoutes = ownRecordRoutes;
         towardsCallee.add(carrier);
         InetAddress address = carrier.address();
         if (address != null) {
@@ -99,10 +104,8 @@ final class Dialog {
     /**
      * A response of the carrier to the INVITE: its source is the carrier's end; a To tag, Contact and the
      * Record-Routes above the gateway's own define the callee side of the dialog (an early one for a 1xx).
-     *
-     * @param ownRecordRoutes how many Record-Route entries the gateway added to the INVITE
      */
-    synchronized void carrierResponse(Response response, InetAddress source, int ownRecordRoutes) {
+    synchronized void carrierResponse(Response response, InetAddress source) {
         if (source != null) {
             carrierSources.add(source);
         }

@@ -57,7 +57,6 @@ final class InviteCall {
     private Verdict verdict;
     private CarrierConfig carrier;
     private Dialog dialog;
-    private int ownRecordRoutes;
     private Duration held = Duration.ZERO;
     private ClientTransaction client;
     /** Runs out after answer-timeout while the carrier is silent, then after ring-timeout once it responded. */
@@ -67,7 +66,7 @@ final class InviteCall {
     /** A 180/183 from the carrier: the ring-timeout phase. */
     private boolean ringing;
     private boolean timedOut;
-    /** The To tag of the 2xx relayed upstream: a retransmission of it is not a late answer. */
+    /** The To tag of the 2xx relayed upstream; once set, further 2xx (forks, retransmissions) are relayed too. */
     private String answerTag;
     private boolean cancelled;
     private boolean cancelSent;
@@ -158,7 +157,7 @@ final class InviteCall {
             sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
         } else if (step instanceof RoutingStep.Exhausted exhausted) {
             if (lastFailure != null && exhausted.retryAfter().isEmpty()) {
-                sendFinal(SipMessages.relayed(lastFailure));
+                sendFinal(upstream(lastFailure));
             } else if (routing.tried().isEmpty()) {
                 sendOwn(Response.NOT_FOUND, "no route for " + number, 0);
             } else if (exhausted.retryAfter().isPresent() || !timedOut) {
@@ -195,8 +194,7 @@ final class InviteCall {
             if (dialog == null) {
                 dialog = services.dialogs().open(request, callerSource, SipMessages.sourcePort(request), peer.id());
             }
-            ownRecordRoutes = recordRoutes.size();
-            dialog.carrierAttempt(Hop.of(carrier.uri().host(), carrier.uri().port()));
+            dialog.carrierAttempt(Hop.of(carrier.uri().host(), carrier.uri().port()), recordRoutes.size());
             client = outbound.getNewClientTransaction(out);
             client.setApplicationData(this);
             client.sendRequest();
@@ -212,11 +210,17 @@ final class InviteCall {
     synchronized void onResponse(ClientTransaction from, Response response) {
         int status = response.getStatusCode();
         if (dialog != null) {
-            dialog.carrierResponse(response, SipMessages.source(response), ownRecordRoutes);
+            dialog.carrierResponse(response, SipMessages.source(response));
         }
-        if (status / 100 == 2 && (from != client || (finalSent && !isAnswer(response)))) {
+        if (status / 100 == 2 && (from != client || (finalSent && answerTag == null))) {
             // A carrier leg answered after the call went elsewhere or ended: close it, or it stays up (and billed).
             hangUp(from, response);
+            return;
+        }
+        if (status / 100 == 2 && finalSent) {
+            // Another branch of a fork answered too, or the answer was retransmitted: every 2xx goes upstream
+            // (RFC 3261 §16.7 step 5); the caller ACKs each and hangs up those it does not want.
+            relayStateless(response);
             return;
         }
         if (from != client) {
@@ -248,7 +252,7 @@ final class InviteCall {
             if (dialog != null) {
                 dialog.confirm();
             }
-            sendFinal(SipMessages.relayed(response));
+            sendFinal(upstream(response));
             return;
         }
         if (!cancelled && status < 600 && carrier.failoverCodes().contains(status)) {
@@ -256,7 +260,7 @@ final class InviteCall {
             failover(RerouteReason.FAILURE_RESPONSE, status);
             return;
         }
-        sendFinal(SipMessages.relayed(response));
+        sendFinal(upstream(response));
     }
 
     /** The client transaction gave up (Timer B) without any final response. */
@@ -367,8 +371,30 @@ final class InviteCall {
         }
     }
 
-    private boolean isAnswer(Response response) {
-        return answerTag != null && answerTag.equals(SipMessages.toTag(response));
+    /**
+     * The carrier's final response as it goes upstream: without the gateway's Via. A carrier that answers with
+     * only that Via (a 487 copying the CANCEL's) gets an answer of the gateway's own with the same status.
+     */
+    private Response upstream(Response response) {
+        Response relayed = SipMessages.relayed(response);
+        if (relayed.getHeader(ViaHeader.NAME) != null) {
+            return relayed;
+        }
+        try {
+            Response own = services.messages().response(response.getStatusCode(), request);
+            own.setReasonPhrase(response.getReasonPhrase());
+            return own;
+        } catch (Exception e) {
+            return relayed;
+        }
+    }
+
+    private void relayStateless(Response response) {
+        try {
+            inboundProvider.sendResponse(SipMessages.relayed(response));
+        } catch (Exception e) {
+            log.debug("call={} further 2xx not relayed: {}", callId, e.toString());
+        }
     }
 
     /** ACKs a 2xx nobody upstream will take and ends that leg with a BYE of the gateway's own. */

@@ -27,11 +27,12 @@ final class StrayResponseRelay {
     }
 
     void relay(Response response) {
-        Optional<String> refusal = refusal(response);
-        if (refusal.isPresent()) {
-            services.metrics().responseDropped(refusal.get());
+        Optional<Dialog> dialog = dialogOf(response);
+        if (dialog.isEmpty()) {
             return;
         }
+        // A fork's further 2xx brings a new callee tag: the caller's ACK and BYE for it must be let through.
+        dialog.get().carrierResponse(response, SipMessages.source(response));
         try {
             ViaHeader caller = (ViaHeader) SipMessages.relayed(response).getHeader(ViaHeader.NAME);
             services.providerFor(caller.getTransport().toUpperCase(java.util.Locale.ROOT), caller.getHost())
@@ -39,6 +40,16 @@ final class StrayResponseRelay {
         } catch (Exception e) {
             log.debug("retransmitted 2xx not relayed: {}", e.toString());
         }
+    }
+
+    /** The dialog the response is relayed in, or empty when it is dropped (and counted, by reason). */
+    private Optional<Dialog> dialogOf(Response response) {
+        Optional<String> refusal = refusal(response);
+        if (refusal.isPresent()) {
+            services.metrics().responseDropped(refusal.get());
+            return Optional.empty();
+        }
+        return services.dialogs().find(SipMessages.callId(response), SipMessages.fromTag(response));
     }
 
     /** Why the response is dropped (the metric's reason tag), or empty when it is relayed. */

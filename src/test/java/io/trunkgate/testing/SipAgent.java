@@ -50,7 +50,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
         /** 180 at once, 200 after {@link #answerAfter}. */
         RING_THEN_ANSWER,
         /** Nothing of its own (the stack's automatic 100 after 200 ms), 200 after {@link #answerAfter}. */
-        ANSWER_LATE
+        ANSWER_LATE,
+        /** 180, then two 200s with different To tags, as a forking proxy's two branches would answer. */
+        FORK,
+        /** 180; a CANCEL gets 200 and a 487 that carries only the CANCEL's Via, as some carriers send. */
+        RING_487_WITH_CANCEL_VIA
     }
 
     public record Received(Request request, long atNanos) {
@@ -363,7 +367,16 @@ public final class SipAgent implements SipListener, AutoCloseable {
         switch (behaviour) {
             case SILENT -> { }
             case REJECT_503 -> st.sendResponse(tagged(MESSAGES.createResponse(Response.SERVICE_UNAVAILABLE, request)));
-            case RING -> {
+            case FORK -> {
+                st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                answer(st, request, callId);
+                Response second = tagged(MESSAGES.createResponse(Response.OK, request));
+                SipURI contact = ADDRESSES.createSipURI("fork2", uriHost());
+                contact.setPort(port);
+                second.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+                provider.sendResponse(second);
+            }
+            case RING, RING_487_WITH_CANCEL_VIA -> {
                 pendingInvites.put(callId, st);
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
             }
@@ -405,7 +418,12 @@ public final class SipAgent implements SipListener, AutoCloseable {
         respond(event, Response.OK);
         String callId = ((CallIdHeader) event.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
         ServerTransaction invite = pendingInvites.remove(callId);
-        if (invite != null) {
+        if (invite != null && behaviour == Behaviour.RING_487_WITH_CANCEL_VIA) {
+            Response terminated = tagged(MESSAGES.createResponse(Response.REQUEST_TERMINATED, invite.getRequest()));
+            terminated.removeHeader(javax.sip.header.ViaHeader.NAME);
+            terminated.addHeader((javax.sip.header.ViaHeader) event.getRequest().getHeader(javax.sip.header.ViaHeader.NAME).clone());
+            provider.sendResponse(terminated);
+        } else if (invite != null) {
             invite.sendResponse(tagged(MESSAGES.createResponse(Response.REQUEST_TERMINATED, invite.getRequest())));
         }
     }

@@ -456,9 +456,12 @@ final class InviteCall {
                 callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                 routing == null ? "[]" : routing.reroutes(), status,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
-        if (verdict != null && verdict.admitted()) {
+        boolean duplicate = verdict != null && verdict.decision()
+                .map(d -> d.outcome() == AdmissionDecision.Outcome.DUPLICATE).orElse(false);
+        if (verdict != null && verdict.admitted() && !duplicate) {
+            // A call offered again (a 407 challenge answered, a retransmission) is one call, counted once.
             services.metrics().callAdmitted(peer.id());
-        } else if (verdict != null) {
+        } else if (verdict != null && !verdict.admitted()) {
             services.metrics().callRejected(peer.id(), verdict.decision()
                     .map(d -> d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable"));
         }
@@ -480,7 +483,8 @@ final class InviteCall {
         }
         AdmissionDecision d = verdict.decision().get();
         return switch (d.outcome()) {
-            case ADMITTED, DUPLICATE -> "admitted";
+            case ADMITTED -> "admitted";
+            case DUPLICATE -> "admitted(duplicate)";
             case BLOCKED -> "rejected(blocked)";
             case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
                     + d.refusedLimit().map(Object::toString).orElse("?") + ")";

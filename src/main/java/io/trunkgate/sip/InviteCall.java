@@ -58,6 +58,8 @@ final class InviteCall {
     private CarrierConfig carrier;
     private Dialog dialog;
     private Duration held = Duration.ZERO;
+    /** When the current attempt started waiting for its carrier slot. */
+    private long holdStartedNanos;
     private ClientTransaction client;
     /** Runs out after answer-timeout while the carrier is silent, then after ring-timeout once it responded. */
     private ScheduledFuture<?> attemptTimer;
@@ -121,6 +123,7 @@ final class InviteCall {
         if (cancelled) {
             routing.cancel();
         }
+        holdStartedNanos = System.nanoTime();
         routing.start().whenComplete(this::onStep);
     }
 
@@ -311,6 +314,7 @@ final class InviteCall {
 
     private void failover(RerouteReason reason, int status) {
         cancelSent = false;
+        holdStartedNanos = System.nanoTime();
         routing.failover(reason, status).whenComplete(this::onStep);
     }
 
@@ -323,6 +327,7 @@ final class InviteCall {
         if (client == null) {
             if (routing != null) {
                 routing.cancel();
+                held = held.plus(Duration.ofNanos(System.nanoTime() - holdStartedNanos));
             }
             sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
         } else if (provisionalSeen) {

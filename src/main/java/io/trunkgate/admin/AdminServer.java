@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin HTTP server on Netty: one event-loop thread, requests of at most 64 KiB. Each connection's
- * pipeline: HTTP codec, aggregation into whole requests, {@link JsonReplyEncoder} for the answers,
- * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
- * {@link AdminApi}.
+ * pipeline: HTTP codec, aggregation into whole requests (413 beyond the size), {@link JsonReplyEncoder} for
+ * the answers, {@link MalformedRequestFilter} for requests the codec could not read, {@link BearerAuth} for
+ * requests that change something, then {@link AdminRouter} to the endpoints of {@link AdminApi}.
  */
 public final class AdminServer implements AutoCloseable {
 
@@ -53,6 +53,7 @@ public final class AdminServer implements AutoCloseable {
                 .route(HttpMethod.POST, "/api/reload", request -> api.reload());
         BearerAuth auth = new BearerAuth(token);
         JsonReplyEncoder encoder = new JsonReplyEncoder();
+        MalformedRequestFilter malformed = new MalformedRequestFilter();
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
         try {
             Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
@@ -60,7 +61,7 @@ public final class AdminServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                    encoder, auth, router);
+                                    encoder, malformed, auth, router);
                         }
                     })
                     .bind(host, port).sync().channel();

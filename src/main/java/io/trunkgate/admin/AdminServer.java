@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.trunkgate.config.AdminSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +38,11 @@ public final class AdminServer implements AutoCloseable {
         this.channel = channel;
     }
 
-    /** Binds {@code host:port} (port 0: any free port) and serves {@code api}; the token is read per request. */
-    public static AdminServer start(String host, int port, AdminApi api, Supplier<Optional<String>> token)
+    /**
+     * Binds the settings' host and port (port 0: any free port) and serves {@code api}; the token is read per
+     * request.
+     */
+    public static AdminServer start(AdminSettings settings, AdminApi api, Supplier<Optional<String>> token)
             throws Exception {
         AdminRouter router = new AdminRouter()
                 .route(HttpMethod.GET, "/", request -> api.statusPage())
@@ -64,9 +68,9 @@ public final class AdminServer implements AutoCloseable {
                                     encoder, malformed, auth, router);
                         }
                     })
-                    .bind(host, port).sync().channel();
+                    .bind(settings.host(), settings.port()).sync().channel();
             AdminServer server = new AdminServer(group, channel);
-            log.info("admin HTTP on http://{}:{}/", host, server.address().getPort());
+            log.info("admin HTTP on http://{}:{}/", settings.host(), server.address().getPort());
             return server;
         } catch (Exception e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);

@@ -21,9 +21,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin HTTP server on Netty: one event-loop thread, requests of at most 64 KiB. Each connection's
- * pipeline: HTTP codec, aggregation into whole requests (413 beyond the size), {@link JsonReplyEncoder} for
- * the answers, {@link MalformedRequestFilter} for requests the codec could not read, {@link BearerAuth} for
- * requests that change something, then {@link AdminRouter} to the endpoints of {@link AdminApi}.
+ * pipeline: HTTP codec, aggregation into whole requests (413 beyond the size), {@link RequestDeadline} against
+ * requests that do not arrive in time,
+ * {@link JsonReplyEncoder} for the answers, {@link MalformedRequestFilter} for requests the codec could not read,
+ * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
+ * {@link AdminApi}.
  */
 public final class AdminServer implements AutoCloseable {
 
@@ -64,8 +66,9 @@ public final class AdminServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                    encoder, malformed, auth, router);
+                            ch.pipeline().addLast(new HttpServerCodec(),
+                                    new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                                    new RequestDeadline(settings.requestTimeout()), encoder, malformed, auth, router);
                         }
                     })
                     .bind(settings.host(), settings.port()).sync().channel();

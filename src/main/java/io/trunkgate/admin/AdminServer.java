@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin HTTP server on Netty: one event-loop thread, requests of at most 64 KiB. Each connection's
- * pipeline: HTTP codec, aggregation into whole requests (413 beyond the size), {@link RequestDeadline} against
- * requests that do not arrive in time,
+ * pipeline: {@link ConnectionCap} against too many connections, HTTP codec, aggregation into whole requests
+ * (413 beyond the size), {@link RequestDeadline} against requests that do not arrive in time,
  * {@link JsonReplyEncoder} for the answers, {@link MalformedRequestFilter} for requests the codec could not read,
  * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
  * {@link AdminApi}.
@@ -41,8 +41,8 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /**
-     * Binds the settings' host and port (port 0: any free port) and serves {@code api}; the token is read per
-     * request.
+     * Binds the settings' host and port (port 0: any free port) with their connection limits and serves
+     * {@code api}; the token is read per request.
      */
     public static AdminServer start(AdminSettings settings, AdminApi api, Supplier<Optional<String>> token)
             throws Exception {
@@ -60,13 +60,14 @@ public final class AdminServer implements AutoCloseable {
         BearerAuth auth = new BearerAuth(token);
         JsonReplyEncoder encoder = new JsonReplyEncoder();
         MalformedRequestFilter malformed = new MalformedRequestFilter();
+        ConnectionCap cap = new ConnectionCap(settings.maxConnections(), settings.maxConnectionsPerAddress());
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
         try {
             Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(),
+                            ch.pipeline().addLast(cap, new HttpServerCodec(),
                                     new HttpObjectAggregator(MAX_REQUEST_BYTES),
                                     new RequestDeadline(settings.requestTimeout()), encoder, malformed, auth, router);
                         }

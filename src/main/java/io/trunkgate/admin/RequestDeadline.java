@@ -10,10 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Closes a connection that has not delivered a whole request within the timeout of its accepting: one that
+ * Closes a connection that has not delivered a whole request within the timeout after it was accepted: one that
  * stays idle as well as one whose request trickles in a byte at a time (slow loris), which a read-idle timeout
  * such as Netty's {@code ReadTimeoutHandler} never catches. Every answer closes its connection, so there is no
- * idle keep-alive to time as well. One instance per connection, after the aggregation into whole requests.
+ * keep-alive idling to time as well. One instance per connection, after the aggregation into whole requests.
  */
 final class RequestDeadline extends ChannelInboundHandlerAdapter {
 

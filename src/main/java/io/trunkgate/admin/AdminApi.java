@@ -38,6 +38,8 @@ public final class AdminApi {
 
     /** Calls listed per exact window by GET /api/peers/{id}. */
     static final int LISTED_CALLS = 100;
+    /** The longest block an operator may set: anything longer is taken for a typo. */
+    static final Duration MAX_BLOCK = Duration.ofDays(365);
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)");
     private static final String STATUS_PAGE = resource("/admin/status.html");
 
@@ -219,7 +221,7 @@ public final class AdminApi {
         return peer;
     }
 
-    /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d}; at least 1 ms. */
+    /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d}; 1 ms to 365 days. */
     static Duration parseDuration(String text) {
         if (text == null || text.isBlank()) {
             throw new ApiException(HttpResponseStatus.BAD_REQUEST,
@@ -240,6 +242,10 @@ public final class AdminApi {
         long millis = Math.round(Double.parseDouble(m.group(1)) * unitMillis);
         if (millis < 1) {
             throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a block lasts at least 1ms: " + text);
+        }
+        if (millis > MAX_BLOCK.toMillis()) {
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a block lasts at most "
+                    + MAX_BLOCK.toDays() + "d: " + text);
         }
         return Duration.ofMillis(millis);
     }

@@ -19,18 +19,23 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.redisson.client.RedisException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Sends each request to the endpoint for its method and path and writes what it answers: 404 for a path no
  * endpoint has, 405 (with Allow) for a method the path does not take, and an endpoint's {@link ApiException}
- * as its status with a JSON message.
+ * as its status with a JSON message. Any other failure is logged and answered 503 (Redis failed) or 500 with a
+ * message that tells nothing of the internals: no address, key, command or exception text reaches the client.
  */
 @ChannelHandler.Sharable
 final class AdminRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(AdminRouter.class);
+    private static final String UNAVAILABLE = "the shared state is not reachable at the moment; try again later"
+            + " (the gateway's log has the details)";
+    private static final String INTERNAL_ERROR = "internal error (the gateway's log has the details)";
 
     /** One request as an endpoint sees it: the path's variable part, the query and the body. */
     record Request(String pathParameter, Map<String, List<String>> query, String body) {
@@ -63,7 +68,7 @@ final class AdminRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
             if (route.method().equals(request.method())) {
                 String parameter = matcher.groupCount() > 0 ? matcher.group(1) : null;
                 Request call = new Request(parameter, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
-                answer(ctx, call, route.endpoint());
+                answer(ctx, request.method() + " " + uri.path(), call, route.endpoint());
                 return;
             }
         }
@@ -76,23 +81,26 @@ final class AdminRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
     }
 
-    private void answer(ChannelHandlerContext ctx, Request call, Function<Request, CompletionStage<Reply>> endpoint) {
+    private void answer(ChannelHandlerContext ctx, String what, Request call,
+                        Function<Request, CompletionStage<Reply>> endpoint) {
         CompletionStage<Reply> reply;
         try {
             reply = endpoint.apply(call);
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
-        reply.whenComplete((result, error) -> write(ctx, error == null ? result : failure(error)));
+        reply.whenComplete((result, error) -> write(ctx, error == null ? result : failure(what, error)));
     }
 
-    private static Reply failure(Throwable error) {
+    private static Reply failure(String what, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof ApiException api) {
             return Reply.error(api.status(), api.getMessage());
         }
-        log.warn("admin request failed", cause);
-        return Reply.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "request failed: " + cause.getMessage());
+        log.warn("admin request {} failed", what, cause);
+        return cause instanceof RedisException
+                ? Reply.error(HttpResponseStatus.SERVICE_UNAVAILABLE, UNAVAILABLE)
+                : Reply.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR);
     }
 
     private static void write(ChannelHandlerContext ctx, Reply reply) {

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.trunkgate.config.AdminSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin HTTP server on Netty: one event-loop thread, requests of at most 64 KiB. Each connection's
- * pipeline: HTTP codec, aggregation into whole requests, {@link JsonReplyEncoder} for the answers,
+ * pipeline: {@link ConnectionCap} against too many connections, HTTP codec, aggregation into whole requests
+ * (413 beyond the size), {@link RequestDeadline} against requests that do not arrive in time,
+ * {@link JsonReplyEncoder} for the answers, {@link MalformedRequestFilter} for requests the codec could not read,
  * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
  * {@link AdminApi}.
  */
@@ -37,8 +40,11 @@ public final class AdminServer implements AutoCloseable {
         this.channel = channel;
     }
 
-    /** Binds {@code host:port} (port 0: any free port) and serves {@code api}; the token is read per request. */
-    public static AdminServer start(String host, int port, AdminApi api, Supplier<Optional<String>> token)
+    /**
+     * Binds the settings' host and port (port 0: any free port) with their connection limits and serves
+     * {@code api}; the token is read per request.
+     */
+    public static AdminServer start(AdminSettings settings, AdminApi api, Supplier<Optional<String>> token)
             throws Exception {
         AdminRouter router = new AdminRouter()
                 .route(HttpMethod.GET, "/", request -> api.statusPage())
@@ -53,19 +59,22 @@ public final class AdminServer implements AutoCloseable {
                 .route(HttpMethod.POST, "/api/reload", request -> api.reload());
         BearerAuth auth = new BearerAuth(token);
         JsonReplyEncoder encoder = new JsonReplyEncoder();
+        MalformedRequestFilter malformed = new MalformedRequestFilter();
+        ConnectionCap cap = new ConnectionCap(settings.maxConnections(), settings.maxConnectionsPerAddress());
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
         try {
             Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                    encoder, auth, router);
+                            ch.pipeline().addLast(cap, new HttpServerCodec(),
+                                    new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                                    new RequestDeadline(settings.requestTimeout()), encoder, malformed, auth, router);
                         }
                     })
-                    .bind(host, port).sync().channel();
+                    .bind(settings.host(), settings.port()).sync().channel();
             AdminServer server = new AdminServer(group, channel);
-            log.info("admin HTTP on http://{}:{}/", host, server.address().getPort());
+            log.info("admin HTTP on http://{}:{}/", settings.host(), server.address().getPort());
             return server;
         } catch (Exception e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);

@@ -1,7 +1,17 @@
 package io.trunkgate.config;
 
+import java.time.Duration;
 import java.util.Optional;
 
-/** The {@code admin} block of gateway.conf: where the admin HTTP server listens and the token for changes. */
-public record AdminSettings(String host, int port, Optional<String> token) {
+/**
+ * The {@code admin} block of gateway.conf: where the admin HTTP server listens, the token for changes, and the
+ * limits on its connections: how long a client has to send its whole request, and how many connections may be
+ * open at once in total and from one source address.
+ */
+public record AdminSettings(String host, int port, Optional<String> token, Duration requestTimeout,
+                            int maxConnections, int maxConnectionsPerAddress) {
+
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    public static final int DEFAULT_MAX_CONNECTIONS = 256;
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 32;
 }

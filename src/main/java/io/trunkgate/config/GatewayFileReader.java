@@ -96,7 +96,13 @@ final class GatewayFileReader {
         String host = file.optional("admin.host").nonEmptyString().orElse("127.0.0.1");
         int port = file.optional("admin.port").integer(1, MAX_PORT).orElse(8080);
         Optional<String> token = file.optional("admin.token").nonEmptyString();
-        return new AdminSettings(host, port, token);
+        Duration requestTimeout = file.optional("admin.request-timeout").duration(Duration.ofMillis(1))
+                .orElse(AdminSettings.DEFAULT_REQUEST_TIMEOUT);
+        int maxConnections = file.optional("admin.max-connections").integer(1, Integer.MAX_VALUE)
+                .orElse(AdminSettings.DEFAULT_MAX_CONNECTIONS);
+        int maxPerAddress = file.optional("admin.max-connections-per-address").integer(1, Integer.MAX_VALUE)
+                .orElse(AdminSettings.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
+        return new AdminSettings(host, port, token, requestTimeout, maxConnections, maxPerAddress);
     }
 
     private static String hostName() {

@@ -140,8 +140,7 @@ public final class Gateway implements AutoCloseable {
             GatewayConfig config = activeConfig().config();
             AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), blocks,
                     new WindowUsageReader(redis.client(), config.redis().keyPrefix()), pacer, slots, metrics, reloader);
-            admin = AdminServer.start(config.admin().host(), config.admin().port(), api,
-                    () -> activeConfig().config().admin().token());
+            admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token());
             return this;
         } catch (Exception e) {
             close();
@@ -159,16 +158,18 @@ public final class Gateway implements AutoCloseable {
         ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
         metrics.trackCarriers(config.carriers().keySet(), pacer::heldCount);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
-            log.warn("instance-id, sip, redis and admin host/port changes take effect at the next restart");
+            log.warn("instance-id, sip, redis and admin server changes (all but the token) take effect at the"
+                    + " next restart");
         }
         log.info("config generation {} active", next.generation());
     }
 
-    /** What only a restart changes: the listeners, Redis and the admin server's address. */
+    /** What only a restart changes: the listeners, Redis, the admin server's address and connection limits. */
     private static List<Object> restartSettings(GatewayConfig config) {
         return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(),
                 config.sip().queueTimeout(), config.redis(),
-                config.admin().host(), config.admin().port());
+                config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
+                config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());
     }
 
     public GatewayMetrics metrics() {

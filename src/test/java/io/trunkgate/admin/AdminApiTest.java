@@ -226,6 +226,21 @@ class AdminApiTest {
     }
 
     @Test
+    void blockDurationsAreBoundedByAYear() throws Exception {
+        for (String tooLong : List.of("366d", "8761h", "2738936160000000d", "99999999999999999999999ms")) {
+            Answer refused = admin.send("PUT", "/api/blocks/blocked?duration=" + tooLong, null, TOKEN);
+            assertEquals(400, refused.status(), tooLong + ": " + refused.body());
+            assertTrue(refused.json().get("error").asText().contains("at most 365d"), refused.body());
+        }
+        assertFalse(admin.get("/api/blocks/blocked").json().get("blocked").asBoolean(), "nothing was blocked");
+
+        Answer year = admin.send("PUT", "/api/blocks/blocked", "{\"duration\": \"365d\"}", TOKEN);
+        assertEquals(200, year.status(), year.body());
+        assertTrue(year.json().get("remainingMs").asLong() > Duration.ofDays(364).toMillis());
+        assertTrue(admin.send("DELETE", "/api/blocks/blocked", null, TOKEN).json().get("lifted").asBoolean());
+    }
+
+    @Test
     void blockRefusesCallsUntilLifted() throws Exception {
         Answer put = admin.send("PUT", "/api/blocks/blocked", "{\"duration\": \"2m\"}", TOKEN);
         assertEquals(200, put.status(), put.body());

@@ -19,14 +19,20 @@ import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** With its redis-server killed, the gateway reports itself unready and counts the Redis errors. */
+/**
+ * With its redis-server killed, the gateway reports itself unready and counts the Redis errors; the API answers
+ * 503 without telling where Redis is or what failed.
+ */
 class RedisDownHealthTest {
 
+    private static final String TOKEN = "down-token";
+
     @Test
-    void healthTurnsUnreadyAndMetricsCountRedisErrorsWhenRedisDies() throws Exception {
+    void healthTurnsUnreadyMetricsCountRedisErrorsAndTheApiHidesDetailsWhenRedisDies() throws Exception {
         StandaloneRedis redis = StandaloneRedis.startPrivate();
         SipAgent caller = SipAgent.start("127.0.0.81");
         SipAgent carrier = SipAgent.start("127.0.0.82");
@@ -35,7 +41,7 @@ class RedisDownHealthTest {
         RedisSettings settings = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(),
                 base.password(), Duration.ofMillis(200), "tg-down", 0);
         Duration wait = Duration.ofSeconds(5);
-        try (Gateway gateway = Gateway.start(new TestConfigs(settings, sipPort).instance("down-test")
+        try (Gateway gateway = Gateway.start(new TestConfigs(settings, sipPort).instance("down-test").adminToken(TOKEN)
                 .peer("acme", "127.0.0.81", Limit.exact(Duration.ofSeconds(1), 100))
                 .carrier("a", carrier, 100, wait, wait)
                 .route("", "a")
@@ -61,6 +67,17 @@ class RedisDownHealthTest {
             assertEquals(1.0, Metrics.value(metrics, "trunkgate_redis_errors_total", Map.of("op", "admit"))
                     .orElse(-1));
             assertEquals(503, admin.get("/api/peers").status(), "no usage without Redis");
+
+            String redisPort = String.valueOf(redis.server().port());
+            for (Answer failed : List.of(admin.get("/api/peers"), admin.get("/api/blocks/acme"),
+                    admin.send("PUT", "/api/blocks/acme?duration=1m", null, TOKEN),
+                    admin.send("DELETE", "/api/blocks/acme", null, TOKEN))) {
+                assertEquals(503, failed.status(), failed.body());
+                String error = failed.json().get("error").asText().toLowerCase(Locale.ROOT);
+                for (String detail : List.of("redis", "exception", "127.0.0.1", redisPort, "tg-down")) {
+                    assertFalse(error.contains(detail), "'" + detail + "' in " + failed.body());
+                }
+            }
         } finally {
             caller.close();
             carrier.close();

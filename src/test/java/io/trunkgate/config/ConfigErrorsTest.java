@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -126,6 +127,27 @@ class ConfigErrorsTest {
         assertError(errors, files.path("gateway.conf"), 2, "sip.max-new-calls-per-second",
                 "must be 0 (no cap) or more (got -5)");
         assertEquals(2, errors.size(), errors.toString());
+    }
+
+    @Test
+    void adminConnectionLimitsMustBeUsable() throws Exception {
+        files.write("gateway.conf", "admin {\n  request-timeout = 10\n  max-connections = 0\n"
+                + "  max-connections-per-address = -1\n}\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("gateway.conf"), 2, "admin.request-timeout", "duration 10 needs a unit");
+        assertError(errors, files.path("gateway.conf"), 3, "admin.max-connections", "must be at least 1 (got 0)");
+        assertError(errors, files.path("gateway.conf"), 4, "admin.max-connections-per-address",
+                "must be at least 1 (got -1)");
+        assertEquals(3, errors.size(), errors.toString());
+
+        files.write("gateway.conf", "admin { request-timeout = 300ms, max-connections = 8, "
+                + "max-connections-per-address = 2 }\n");
+        AdminSettings admin = files.load().admin();
+        assertEquals(Duration.ofMillis(300), admin.requestTimeout());
+        assertEquals(8, admin.maxConnections());
+        assertEquals(2, admin.maxConnectionsPerAddress());
     }
 
     @Test

@@ -35,6 +35,9 @@ class SampleConfigTest {
         assertEquals(new AdmissionSettings(503, 403, 403, RedisDownPolicy.REJECT), config.admission());
         assertEquals("127.0.0.1", config.admin().host());
         assertEquals(8080, config.admin().port());
+        assertEquals(Duration.ofSeconds(10), config.admin().requestTimeout());
+        assertEquals(256, config.admin().maxConnections());
+        assertEquals(32, config.admin().maxConnectionsPerAddress());
     }
 
     @Test

@@ -41,6 +41,9 @@ public final class TestConfigs {
     private SipLimits sipLimits = SipLimits.DEFAULTS;
     private final List<SipListener> extraListeners = new ArrayList<>();
     private Optional<String> adminToken = Optional.empty();
+    private Duration adminRequestTimeout = AdminSettings.DEFAULT_REQUEST_TIMEOUT;
+    private int adminMaxConnections = AdminSettings.DEFAULT_MAX_CONNECTIONS;
+    private int adminMaxConnectionsPerAddress = AdminSettings.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
     private String instanceId = "test-gw";
 
     public TestConfigs(RedisSettings redis, int sipPort) {
@@ -111,6 +114,17 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs adminRequestTimeout(Duration timeout) {
+        this.adminRequestTimeout = timeout;
+        return this;
+    }
+
+    public TestConfigs adminMaxConnections(int total, int perAddress) {
+        this.adminMaxConnections = total;
+        this.adminMaxConnectionsPerAddress = perAddress;
+        return this;
+    }
+
     public TestConfigs instance(String id) {
         this.instanceId = id;
         return this;
@@ -124,6 +138,7 @@ public final class TestConfigs {
                 Duration.ofSeconds(2), sipLimits);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
-                new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, Optional.empty());
+                new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
+                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, Optional.empty());
     }
 }

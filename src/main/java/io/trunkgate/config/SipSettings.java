@@ -13,9 +13,10 @@ import java.util.List;
  * @param maxNewCallsPerSecond new INVITEs this instance accepts per second, its capacity; beyond it they are
  *                             answered 503 statelessly, before any transaction exists. 0 = no cap
  * @param queueTimeout         how long a received datagram may wait for a worker before it is dropped unread
+ * @param tcp                  timeouts and caps of the TCP connections peers open
  */
 public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
-                          double maxNewCallsPerSecond, Duration queueTimeout) {
+                          double maxNewCallsPerSecond, Duration queueTimeout, TcpLimits tcp) {
     public SipSettings {
         listeners = List.copyOf(listeners);
     }

@@ -159,7 +159,7 @@ public final class Gateway implements AutoCloseable {
     /** What only a restart changes: the listeners, Redis and the admin server's address. */
     private static List<Object> restartSettings(GatewayConfig config) {
         return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(),
-                config.sip().queueTimeout(), config.redis(),
+                config.sip().queueTimeout(), config.sip().tcp(), config.redis(),
                 config.admin().host(), config.admin().port());
     }
 

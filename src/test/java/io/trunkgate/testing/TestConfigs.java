@@ -13,6 +13,7 @@ import io.trunkgate.config.RouteConfig;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipUri;
+import io.trunkgate.config.TcpLimits;
 import io.trunkgate.config.Transport;
 import io.trunkgate.limit.Limit;
 import java.nio.file.Path;
@@ -39,6 +40,7 @@ public final class TestConfigs {
     private double maxNewCallsPerSecond;
     private Optional<String> adminToken = Optional.empty();
     private String instanceId = "test-gw";
+    private TcpLimits tcpLimits = TcpLimits.DEFAULTS;
 
     public TestConfigs(RedisSettings redis, int sipPort) {
         this.redis = redis;
@@ -91,6 +93,11 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs tcpLimits(TcpLimits limits) {
+        this.tcpLimits = limits;
+        return this;
+    }
+
     public TestConfigs instance(String id) {
         this.instanceId = id;
         return this;
@@ -99,7 +106,7 @@ public final class TestConfigs {
     public GatewayConfig build() {
         SipSettings sip = new SipSettings(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)), 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2), tcpLimits);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken), peers, groups, carriers, routes, Optional.empty());

@@ -130,8 +130,9 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
      */
     @Override
     protected void close(boolean removeSocket, boolean stopKeepAliveTask) {
+        SocketChannel closing = socketChannel;
         super.close(removeSocket, stopKeepAliveTask);
-        processor.closed(this, socketClosed.compareAndSet(false, true), removeSocket);
+        processor.closed(this, closing, socketClosed.compareAndSet(false, true), removeSocket);
     }
 
     /**

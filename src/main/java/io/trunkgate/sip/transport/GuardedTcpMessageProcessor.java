@@ -10,6 +10,8 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.TcpLimits;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Set;
@@ -39,6 +41,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     private final Set<GuardedTcpMessageChannel> watched = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<InetAddress, Integer> inboundBySource = new ConcurrentHashMap<>();
     private final AtomicInteger inbound = new AtomicInteger();
+    private final Set<SocketChannel> outboundSockets = ConcurrentHashMap.newKeySet();
     private final SIPStackTimerTask sweep = new SIPStackTimerTask() {
         @Override
         public void runTask() {
@@ -139,10 +142,39 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     }
 
     /**
-     * A channel closed its socket: the first time, an inbound one gives back its place under the caps;
-     * {@code finished} when the channel is done for good, not going on with a new socket.
+     * The socket already open to {@code address}, connected or still connecting, else a new one. JAIN-SIP
+     * 1.3.0-91 drops a socket it has just opened from its own table (NIOHandler.openOutgoingConnection never sets
+     * its "connected" flag), so the first send on a new channel to a carrier opened a second connection; when the
+     * first connected before the channel moved to the second, the selector found no channel for the second and
+     * abandoned it, and the request was never sent.
      */
-    void closed(GuardedTcpMessageChannel channel, boolean firstClose, boolean finished) {
+    @Override
+    public SocketChannel connect(InetSocketAddress address, InetAddress localAddress, int timeout)
+            throws IOException {
+        for (SocketChannel socket : outboundSockets) {
+            if (address.equals(remoteAddress(socket))) {
+                return socket;
+            }
+        }
+        SocketChannel socket = super.connect(address, localAddress, timeout);
+        outboundSockets.add(socket);
+        return socket;
+    }
+
+    private static SocketAddress remoteAddress(SocketChannel socket) {
+        try {
+            return socket.getRemoteAddress();
+        } catch (IOException closed) {
+            return null;
+        }
+    }
+
+    /**
+     * {@code channel} closed {@code socket}: the first time, an inbound channel gives back its place under the
+     * caps; {@code finished} when the channel is done for good, not going on with a new socket.
+     */
+    void closed(GuardedTcpMessageChannel channel, SocketChannel socket, boolean firstClose, boolean finished) {
+        outboundSockets.remove(socket);
         if (firstClose && channel.isInbound()) {
             inbound.decrementAndGet();
             inboundBySource.computeIfPresent(channel.remote().getAddress(),

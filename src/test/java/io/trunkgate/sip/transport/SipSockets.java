@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -34,12 +35,17 @@ final class SipSockets {
     private SipSockets() {
     }
 
-    /**
-     * A gateway on a free port whose peers are {@code peerSources}, routing every call to {@code carrier}. Its
-     * instance id, and so its stack's name, is its own: JAIN-SIP's SipFactory hands out the stack it already
-     * has for a name, with that stack's settings, so a name another test used would bring that test's limits.
-     */
+    /** A gateway on a free port whose peers are {@code peerSources}, routing every call to {@code carrier}. */
     static Gateway startGateway(int port, TcpLimits limits, SipAgent carrier, String... peerSources) throws Exception {
+        return Gateway.start(config(port, limits, carrier, peerSources).build());
+    }
+
+    /**
+     * The configuration of such a gateway, to add to. Its instance id, and so its stack's name, is its own:
+     * JAIN-SIP's SipFactory hands out the stack it already has for a name, with that stack's settings, so a name
+     * another test used would bring that test's limits.
+     */
+    static TestConfigs config(int port, TcpLimits limits, SipAgent carrier, String... peerSources) {
         RedisSettings shared = StandaloneRedis.shared().settings();
         TestConfigs config = new TestConfigs(new RedisSettings(shared.mode(), shared.addresses(),
                 shared.sentinelMaster(), shared.password(), shared.timeout(), "tg-transport-" + UUID.randomUUID(), 0),
@@ -51,7 +57,7 @@ final class SipSockets {
         for (String source : peerSources) {
             config.peer("peer-" + source, source, Limit.exact(Duration.ofSeconds(1), 100_000));
         }
-        return Gateway.start(config.build());
+        return config;
     }
 
     static int freePort() {
@@ -175,6 +181,24 @@ final class SipSockets {
             }
         }
         return false;
+    }
+
+    /**
+     * TCP connections from this host to {@code address:port} in state ESTABLISHED, as /proc/net/tcp and tcp6
+     * list them (hex, IPv4 little-endian on x86; Java's dual-stack sockets show IPv4 as IPv4-mapped IPv6).
+     */
+    static long establishedTo(String address, int port) throws IOException {
+        byte[] octets = java.net.InetAddress.getByName(address).getAddress();
+        String ipv4 = String.format("%02X%02X%02X%02X:%04X", octets[3], octets[2], octets[1], octets[0], port);
+        Set<String> remotes = Set.of(ipv4, "0000000000000000FFFF0000" + ipv4);
+        long established = 0;
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try (Stream<String> lines = Files.lines(Path.of(table))) {
+                established += lines.skip(1).map(line -> line.trim().split("\\s+"))
+                        .filter(fields -> remotes.contains(fields[2]) && fields[3].equals("01")).count();
+            }
+        }
+        return established;
     }
 
     /** File descriptors this JVM has open: the gateway's sockets and the test's own. */

@@ -3,6 +3,7 @@ package io.trunkgate.sip.transport;
 import static io.trunkgate.sip.transport.SipSockets.closeAll;
 import static io.trunkgate.sip.transport.SipSockets.closedWithin;
 import static io.trunkgate.sip.transport.SipSockets.connect;
+import static io.trunkgate.sip.transport.SipSockets.establishedTo;
 import static io.trunkgate.sip.transport.SipSockets.invite;
 import static io.trunkgate.sip.transport.SipSockets.openDescriptors;
 import static io.trunkgate.sip.transport.SipSockets.responsesUntilFinal;
@@ -28,6 +29,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import javax.sip.ListeningPoint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,8 @@ class TcpTimeoutsTest {
     private static final Duration SLACK = Duration.ofMillis(1500);
 
     private SipAgent carrier;
+    private SipAgent tcpCarrier;
+    private SipAgent caller;
     private Gateway gateway;
     private int port;
     private final ExecutorService watchers = Executors.newCachedThreadPool();
@@ -54,14 +59,19 @@ class TcpTimeoutsTest {
     @BeforeAll
     void start() throws Exception {
         carrier = SipAgent.start("127.0.0.53");
+        tcpCarrier = SipAgent.start("127.0.0.54", ListeningPoint.TCP);
+        caller = SipAgent.start("127.0.0.70");
         port = SipSockets.freePort();
-        gateway = SipSockets.startGateway(port, new TcpLimits(IDLE, MESSAGE, 1000, 200), carrier, "127.0.0.70");
+        gateway = Gateway.start(SipSockets.config(port, new TcpLimits(IDLE, MESSAGE, 1000, 200), carrier, "127.0.0.70")
+                .carrier("tcp", tcpCarrier, 10_000, Duration.ofSeconds(2), Duration.ofSeconds(5))
+                .route("+4480", "tcp")
+                .build());
     }
 
     @AfterAll
     void stop() {
         gateway.close();
-        carrier.close();
+        Stream.of(carrier, tcpCarrier, caller).forEach(SipAgent::close);
         watchers.shutdownNow();
     }
 
@@ -132,6 +142,22 @@ class TcpTimeoutsTest {
             assertFalse(responses.isEmpty(), "no answer to an INVITE over TCP");
             assertEquals("SIP/2.0 200 OK", statusLine(responses.get(responses.size() - 1)));
         }
+    }
+
+    /**
+     * The gateway's own connection to a carrier is read by the same framer (the carrier's answers arrive on it)
+     * and closed when idle too; the next call opens a new one.
+     */
+    @Test
+    void anIdleConnectionToACarrierIsClosedAndTheNextCallReopensIt() throws Exception {
+        assertEquals(200, caller.invite(SipSockets.GW, port, "+448000001").awaitFinal(5000).getStatusCode());
+        assertEquals(1, establishedTo(tcpCarrier.host(), tcpCarrier.port()), "one connection to the carrier");
+        long deadline = System.nanoTime() + IDLE.plus(SLACK).toNanos();
+        while (establishedTo(tcpCarrier.host(), tcpCarrier.port()) > 0) {
+            assertTrue(System.nanoTime() < deadline, "the idle connection to the carrier stays open");
+            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+        }
+        assertEquals(200, caller.invite(SipSockets.GW, port, "+448000002").awaitFinal(5000).getStatusCode());
     }
 
     /**

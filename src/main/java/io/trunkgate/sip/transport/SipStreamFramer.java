@@ -30,8 +30,10 @@ final class SipStreamFramer {
         }
     }
 
+    private static final int INITIAL_BUFFER = 4096;
+
     private final int maxMessageSize;
-    private byte[] buffer = new byte[4096];
+    private byte[] buffer = new byte[INITIAL_BUFFER];
     private int length;
     private int scanFrom;
     private int messageLength = -1;
@@ -54,22 +56,9 @@ final class SipStreamFramer {
 
     /** Takes the next bytes of the stream and hands every message they complete to {@code receiver}. */
     int add(byte[] bytes, Receiver receiver) throws FramingException {
-        int offset = 0;
-        if (length == 0) {
-            offset = skipLineBreaks(bytes, 0, bytes.length, receiver);
-        }
-        append(bytes, offset);
+        append(bytes, length == 0 ? skipLineBreaks(bytes, 0, bytes.length, receiver) : 0);
         int completed = 0;
-        while (length > 0) {
-            if (messageLength < 0 && !readHeaders()) {
-                if (length > maxMessageSize) {
-                    throw new FramingException("no end of headers within " + maxMessageSize + " bytes");
-                }
-                return completed;
-            }
-            if (length < messageLength) {
-                return completed;
-            }
+        while (length > 0 && (messageLength >= 0 || readHeaders()) && length >= messageLength) {
             byte[] message = Arrays.copyOf(buffer, messageLength);
             int rest = skipLineBreaks(buffer, messageLength, length, receiver);
             System.arraycopy(buffer, rest, buffer, 0, length - rest);
@@ -78,6 +67,13 @@ final class SipStreamFramer {
             scanFrom = 0;
             completed++;
             receiver.message(message, callId);
+        }
+        if (messageLength < 0 && length > maxMessageSize) {
+            throw new FramingException("no end of headers within " + maxMessageSize + " bytes");
+        }
+        if (length == 0 && buffer.length > INITIAL_BUFFER) {
+            // The buffer lives as long as the connection: one large message must not pin 64 KB to it.
+            buffer = new byte[INITIAL_BUFFER];
         }
         return completed;
     }

@@ -34,10 +34,6 @@ public final class ThrottledLog {
         this.summaryDelay = summaryDelay;
     }
 
-    public boolean isEnabled(Level level) {
-        return log.isEnabledForLevel(level);
-    }
-
     public void log(Level level, String message) {
         log(level, message, null);
     }

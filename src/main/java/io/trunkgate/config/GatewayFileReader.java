@@ -34,7 +34,7 @@ final class GatewayFileReader {
         Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
                 .orElse(Duration.ofSeconds(2));
         SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
-                sipLimits(file));
+                sipLimits(file), tcp(file));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook);
     }
@@ -79,6 +79,19 @@ final class GatewayFileReader {
             return Optional.empty();
         }
         return Optional.of(new SipListener(transport.get(), host.get(), port));
+    }
+
+    private static TcpLimits tcp(ConfigSection file) {
+        TcpLimits defaults = TcpLimits.DEFAULTS;
+        Duration idleTimeout = file.optional("sip.tcp.idle-timeout").duration(Duration.ofSeconds(1))
+                .orElse(defaults.idleTimeout());
+        Duration messageTimeout = file.optional("sip.tcp.message-timeout").duration(Duration.ofSeconds(1))
+                .orElse(defaults.messageTimeout());
+        int maxConnections = file.optional("sip.tcp.max-connections").integer(1, Integer.MAX_VALUE)
+                .orElse(defaults.maxConnections());
+        int maxPerSource = file.optional("sip.tcp.max-connections-per-source").integer(1, Integer.MAX_VALUE)
+                .orElse(defaults.maxConnectionsPerSource());
+        return new TcpLimits(idleTimeout, messageTimeout, maxConnections, maxPerSource);
     }
 
     private static AdmissionSettings admission(ConfigSection file) {

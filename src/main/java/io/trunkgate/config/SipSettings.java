@@ -14,9 +14,10 @@ import java.util.List;
  *                             answered 503 statelessly, before any transaction exists. 0 = no cap
  * @param queueTimeout         how long a received datagram may wait for a worker before it is dropped unread
  * @param limits               message sizes and dialog state the front end accepts
+ * @param tcp                  timeouts and caps of the TCP connections peers open
  */
 public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
-                          double maxNewCallsPerSecond, Duration queueTimeout, SipLimits limits) {
+                          double maxNewCallsPerSecond, Duration queueTimeout, SipLimits limits, TcpLimits tcp) {
     public SipSettings {
         listeners = List.copyOf(listeners);
     }

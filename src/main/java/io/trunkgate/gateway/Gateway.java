@@ -167,7 +167,7 @@ public final class Gateway implements AutoCloseable {
     /** What only a restart changes: the listeners, Redis, the admin server's address and connection limits. */
     private static List<Object> restartSettings(GatewayConfig config) {
         return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(),
-                config.sip().queueTimeout(), config.redis(),
+                config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
                 config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
                 config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());
     }

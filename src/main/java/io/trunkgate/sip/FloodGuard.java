@@ -11,21 +11,21 @@ import java.util.function.LongSupplier;
  * dropped without an answer, so a flood costs one map lookup per message and cannot starve known peers.
  * Memory is bounded: past {@code maxSources} tracked sources the table starts afresh.
  */
-final class FloodGuard {
+public final class FloodGuard {
 
     private final double perSecond;
     private final int maxSources;
     private final LongSupplier nanoClock;
     private final ConcurrentMap<InetAddress, TokenBucket> budgets = new ConcurrentHashMap<>();
 
-    FloodGuard(double perSecond, int maxSources, LongSupplier nanoClock) {
+    public FloodGuard(double perSecond, int maxSources, LongSupplier nanoClock) {
         this.perSecond = perSecond;
         this.maxSources = maxSources;
         this.nanoClock = nanoClock;
     }
 
     /** Whether a request from {@code source} may be answered now; spends one unit of its budget if so. */
-    boolean allow(InetAddress source) {
+    public boolean allow(InetAddress source) {
         long now = nanoClock.getAsLong();
         if (budgets.size() >= maxSources && !budgets.containsKey(source)) {
             budgets.clear();

@@ -3,6 +3,7 @@ package io.trunkgate.sip;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
+import io.trunkgate.sip.transport.GuardedTransports;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ import javax.sip.SipStack;
 
 /**
  * Builds the JAIN-SIP stack the way a proxy needs it: no automatic dialogs, a worker pool with a
- * re-entrant listener, large UDP buffers, NIO for TCP, and logging through SLF4J.
+ * re-entrant listener, large UDP buffers, guarded NIO for TCP, and logging through SLF4J.
  */
 public final class SipStackFactory {
 
@@ -40,8 +41,9 @@ public final class SipStackFactory {
         // it by now (T1 = 500 ms), and working through stale copies is how an overloaded proxy stays overloaded.
         properties.setProperty("gov.nist.javax.sip.CONGESTION_CONTROL_TIMEOUT",
                 Long.toString(sip.queueTimeout().toMillis()));
-        properties.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
-                "gov.nist.javax.sip.stack.NioMessageProcessorFactory");
+        // JAIN-SIP's NIO TCP with connection caps, idle and message timeouts, a framer that reads compact and
+        // spaced header names, and, for TCP and UDP, plain rate-capped 400s to what cannot be parsed.
+        GuardedTransports.configure(properties, sip.tcp());
         properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         // TCP connects must not block the sending thread: calls are forwarded from the pacer's timer thread and
         // from RedisGuard's small results pool.

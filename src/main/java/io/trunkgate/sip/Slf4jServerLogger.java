@@ -7,10 +7,14 @@ import javax.sip.SipStack;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** JAIN-SIP's message trace, at TRACE level of logger "gov.nist.messages" instead of a log file. */
+/**
+ * JAIN-SIP's message trace, at TRACE level of logger "gov.nist.messages" instead of a log file: each message on
+ * one line with its line breaks escaped, since its text is whatever the peer sent.
+ */
 public final class Slf4jServerLogger implements ServerLogger {
 
     private static final Logger log = LoggerFactory.getLogger("gov.nist.messages");
+    private static final int MAX_MESSAGE_CHARS = 70_000;
 
     @Override
     public void closeLogFile() {
@@ -20,7 +24,8 @@ public final class Slf4jServerLogger implements ServerLogger {
     @Override
     public void logMessage(SIPMessage message, String from, String to, boolean sender, long time) {
         if (log.isTraceEnabled()) {
-            log.trace("{} {} -> {}\n{}", sender ? "sent" : "received", from, to, message);
+            log.trace("{} {} -> {}: {}", sender ? "sent" : "received", from, to,
+                    ThrottledLog.oneLine(message.toString(), MAX_MESSAGE_CHARS));
         }
     }
 
@@ -36,7 +41,9 @@ public final class Slf4jServerLogger implements ServerLogger {
 
     @Override
     public void logException(Exception ex) {
-        log.debug("JAIN-SIP exception", ex);
+        if (log.isDebugEnabled()) {
+            log.debug(ThrottledLog.oneLine("JAIN-SIP exception: " + ex, ThrottledLog.MAX_CHARS));
+        }
     }
 
     @Override

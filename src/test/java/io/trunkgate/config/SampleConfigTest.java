@@ -27,6 +27,7 @@ class SampleConfigTest {
         assertEquals(1, config.fleetSize());
         assertEquals(List.of(new SipListener(Transport.UDP, "127.0.0.1", 5060),
                 new SipListener(Transport.TCP, "127.0.0.1", 5060)), config.sip().listeners());
+        assertEquals(TcpLimits.DEFAULTS, config.sip().tcp());
         assertEquals(RedisMode.EMBEDDED, config.redis().mode());
         assertEquals(List.of(), config.redis().addresses());
         assertEquals(Duration.ofMillis(50), config.redis().timeout());

@@ -14,6 +14,7 @@ import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipUri;
+import io.trunkgate.config.TcpLimits;
 import io.trunkgate.config.Transport;
 import io.trunkgate.limit.Limit;
 import java.nio.file.Path;
@@ -45,6 +46,7 @@ public final class TestConfigs {
     private int adminMaxConnections = AdminSettings.DEFAULT_MAX_CONNECTIONS;
     private int adminMaxConnectionsPerAddress = AdminSettings.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
     private String instanceId = "test-gw";
+    private TcpLimits tcpLimits = TcpLimits.DEFAULTS;
 
     public TestConfigs(RedisSettings redis, int sipPort) {
         this.redis = redis;
@@ -125,6 +127,11 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs tcpLimits(TcpLimits limits) {
+        this.tcpLimits = limits;
+        return this;
+    }
+
     public TestConfigs instance(String id) {
         this.instanceId = id;
         return this;
@@ -135,7 +142,7 @@ public final class TestConfigs {
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)));
         listeners.addAll(extraListeners);
         SipSettings sip = new SipSettings(listeners, 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2), sipLimits);
+                Duration.ofSeconds(2), sipLimits, tcpLimits);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,

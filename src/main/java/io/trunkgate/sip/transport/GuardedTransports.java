@@ -1,0 +1,42 @@
+package io.trunkgate.sip.transport;
+
+import io.trunkgate.config.TcpLimits;
+import io.trunkgate.sip.ThrottledLog;
+import java.time.Duration;
+import java.util.Properties;
+import org.slf4j.LoggerFactory;
+
+/** Puts the guarded transports into a JAIN-SIP stack's properties, with the TCP limits they are to keep. */
+public final class GuardedTransports {
+
+    /** What the transports say about connections and messages they refuse: peers decide how much, so throttled. */
+    static final ThrottledLog LOG = new ThrottledLog(LoggerFactory.getLogger(GuardedTransports.class.getPackageName()),
+            10, Duration.ofSeconds(1));
+
+    private static final String IDLE_TIMEOUT_MS = "io.trunkgate.sip.tcp.IDLE_TIMEOUT_MS";
+    private static final String MESSAGE_TIMEOUT_MS = "io.trunkgate.sip.tcp.MESSAGE_TIMEOUT_MS";
+    private static final String MAX_CONNECTIONS = "io.trunkgate.sip.tcp.MAX_CONNECTIONS";
+    private static final String MAX_CONNECTIONS_PER_SOURCE = "io.trunkgate.sip.tcp.MAX_CONNECTIONS_PER_SOURCE";
+
+    private GuardedTransports() {
+    }
+
+    public static void configure(Properties stack, TcpLimits tcp) {
+        stack.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
+                GuardedMessageProcessorFactory.class.getName());
+        stack.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", GuardedMessageParserFactory.class.getName());
+        // 0 turns off JAIN-SIP's own idle sweep, which GuardedTcpMessageProcessor's replaces.
+        stack.setProperty("gov.nist.javax.sip.NIO_MAX_SOCKET_IDLE_TIME", "0");
+        stack.setProperty(IDLE_TIMEOUT_MS, Long.toString(tcp.idleTimeout().toMillis()));
+        stack.setProperty(MESSAGE_TIMEOUT_MS, Long.toString(tcp.messageTimeout().toMillis()));
+        stack.setProperty(MAX_CONNECTIONS, Integer.toString(tcp.maxConnections()));
+        stack.setProperty(MAX_CONNECTIONS_PER_SOURCE, Integer.toString(tcp.maxConnectionsPerSource()));
+    }
+
+    static TcpLimits tcpLimits(Properties stack) {
+        return new TcpLimits(Duration.ofMillis(Long.parseLong(stack.getProperty(IDLE_TIMEOUT_MS))),
+                Duration.ofMillis(Long.parseLong(stack.getProperty(MESSAGE_TIMEOUT_MS))),
+                Integer.parseInt(stack.getProperty(MAX_CONNECTIONS)),
+                Integer.parseInt(stack.getProperty(MAX_CONNECTIONS_PER_SOURCE)));
+    }
+}

@@ -1,0 +1,108 @@
+package io.trunkgate.sip.transport;
+
+import gov.nist.javax.sip.header.CSeq;
+import gov.nist.javax.sip.header.CallID;
+import gov.nist.javax.sip.header.ContentLength;
+import gov.nist.javax.sip.header.From;
+import gov.nist.javax.sip.header.RequestLine;
+import gov.nist.javax.sip.header.StatusLine;
+import gov.nist.javax.sip.header.To;
+import gov.nist.javax.sip.header.Via;
+import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.message.SIPRequest;
+import gov.nist.javax.sip.parser.MessageParser;
+import gov.nist.javax.sip.parser.ParseExceptionListener;
+import gov.nist.javax.sip.parser.StringMsgParser;
+import io.trunkgate.sip.FloodGuard;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.text.ParseException;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.event.Level;
+
+/**
+ * Parses what a transport received, for one stack, and keeps what is broken away from the proxy: a request that
+ * cannot be parsed or whose CSeq names another method is answered with a plain {@link BadRequestAnswer} (at most
+ * {@value #ANSWERS_PER_SECOND} a second to one source address) or dropped, a message without the headers every
+ * SIP message has is dropped, and each costs one throttled log line.
+ */
+final class ReceivedMessageParser {
+
+    /** Answers to broken requests one source gets a second, as many as an unknown source gets to its INVITEs. */
+    private static final int ANSWERS_PER_SECOND = 5;
+    private static final int MAX_TRACKED_SOURCES = 100_000;
+
+    /**
+     * A header the proxy cannot do without makes the message unparseable; any other bad header is kept unparsed
+     * and the message goes on, the rule JAIN-SIP applies to UDP. (Its TCP channel closes the connection instead.)
+     */
+    private static final Set<Class<?>> ESSENTIAL_HEADERS = Set.of(From.class, To.class, CSeq.class, Via.class,
+            CallID.class, ContentLength.class, RequestLine.class, StatusLine.class);
+    private static final ParseExceptionListener KEEP_UNPARSED_UNLESS_ESSENTIAL =
+            (ex, message, headerClass, header, text) -> {
+                if (headerClass == null || !ESSENTIAL_HEADERS.contains(headerClass)) {
+                    message.addUnparsed(header);
+                } else {
+                    throw ex;
+                }
+            };
+
+    /** Sends an answer back the way the message came. */
+    interface Reply {
+        void send(byte[] answer) throws IOException;
+    }
+
+    private final MessageParser parser = new StringMsgParser();
+    private final FloodGuard answerBudget = new FloodGuard(ANSWERS_PER_SECOND, MAX_TRACKED_SOURCES, System::nanoTime);
+
+    /** The message {@code raw} holds, or null when there is none for the stack: refused, dropped, or a keep-alive. */
+    SIPMessage parse(byte[] raw, InetSocketAddress source, String transport, Reply reply) {
+        SIPMessage message;
+        try {
+            message = parser.parseSIPMessage(raw, true, false, KEEP_UNPARSED_UNLESS_ESSENTIAL);
+        } catch (ParseException e) {
+            refuse(raw, source, transport, e.getMessage(), reply);
+            return null;
+        }
+        if (message == null) {
+            return null;
+        }
+        if (message.getFrom() == null || message.getTo() == null || message.getCallId() == null
+                || message.getCSeq() == null || message.getViaHeaders() == null || message.getViaHeaders().isEmpty()) {
+            GuardedTransports.LOG.log(Level.INFO, "SIP message from " + describe(source, transport)
+                    + " dropped: it lacks From, To, Call-ID, CSeq or Via");
+            return null;
+        }
+        if (message instanceof SIPRequest request
+                && !request.getMethod().equalsIgnoreCase(request.getCSeq().getMethod())) {
+            refuse(raw, source, transport, "CSeq method differs from the request's", reply);
+            return null;
+        }
+        return message;
+    }
+
+    /** Answers {@code raw} with a 400 if it is a request that can have one and its source has answers left. */
+    void refuse(byte[] raw, InetSocketAddress source, String transport, String reason, Reply reply) {
+        Optional<byte[]> answer = BadRequestAnswer.to(raw);
+        String outcome;
+        if (answer.isEmpty()) {
+            outcome = "dropped";
+        } else if (!answerBudget.allow(source.getAddress())) {
+            outcome = "dropped (over " + ANSWERS_PER_SECOND + " answers a second)";
+        } else {
+            try {
+                reply.send(answer.get());
+                outcome = "answered 400";
+            } catch (IOException e) {
+                outcome = "400 not sent (" + e.getMessage() + ")";
+            }
+        }
+        GuardedTransports.LOG.log(Level.INFO,
+                "malformed SIP from " + describe(source, transport) + " " + outcome + ": " + reason);
+    }
+
+    private static String describe(InetSocketAddress source, String transport) {
+        return source.getAddress().getHostAddress() + ":" + source.getPort() + "/" + transport;
+    }
+}

@@ -4,6 +4,7 @@ import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.gateway.ActiveConfig;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.Optional;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
@@ -21,6 +22,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The stateful proxy's entry point: sorts what the stack delivers to the handler for it — new INVITEs,
@@ -53,7 +55,12 @@ public final class SipProxy implements SipListener {
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
     private final StrayResponseRelay strays;
-    /** Answers to refused requests, per source: nobody can turn refusals into a flood of answers. */
+    /** Lines whose number (and text) strangers control: escaped, at most 10 a second. */
+    private final ThrottledLog throttled = new ThrottledLog(log, 10, Duration.ofSeconds(1));
+    /**
+     * Stateless answers per source (refusals, OPTIONS): nobody can turn the gateway into a reflector or make it
+     * flood its own log.
+     */
     private final FloodGuard refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, 100_000, System::nanoTime);
     private final TokenBucket newCalls = new TokenBucket();
     private volatile boolean draining;
@@ -90,17 +97,17 @@ public final class SipProxy implements SipListener {
                 onInDialog(event, provider);
             } else if (Request.INVITE.equals(method)) {
                 onInvite(event, provider);
-            } else if (Request.OPTIONS.equals(method)) {
+            } else if (Request.OPTIONS.equals(method) && refusals.allow(SipMessages.source(request))) {
                 Response ok = services.messages().response(Response.OK, request);
                 ok.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(ok);
-            } else if (refusals.allow(SipMessages.source(request))) {
+            } else if (!Request.OPTIONS.equals(method) && refusals.allow(SipMessages.source(request))) {
                 Response response = services.messages().response(Response.METHOD_NOT_ALLOWED, request);
                 response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(response);
             }
         } catch (Exception e) {
-            log.info("{} from {} not handled: {}", request.getMethod(), SipMessages.source(request), e.toString());
+            throttled.log(Level.INFO, request.getMethod() + " from " + SipMessages.source(request) + " not handled", e);
         }
     }
 
@@ -145,7 +152,7 @@ public final class SipProxy implements SipListener {
             if (!refusals.allow(source)) {
                 return;
             }
-            log.info("INVITE from unknown source {} {}", source, code == 0 ? "dropped" : "answered " + code);
+            throttled.log(Level.INFO, "INVITE from unknown source " + source + " " + (code == 0 ? "dropped" : "answered " + code));
             if (code != 0) {
                 provider.sendResponse(services.messages().refusal(code, request, "unknown source", 0));
             }

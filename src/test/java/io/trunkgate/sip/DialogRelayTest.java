@@ -123,12 +123,8 @@ class DialogRelayTest {
         awaitReceived(carrier, Request.BYE, call.callId(), 1);
     }
 
-    /**
-     * Over UDP only for now: a request the gateway sends to a TCP caller's listening port goes out on a new
-     * connection that JAIN-SIP's non-blocking TCP may lose (the "TCP carriers lose messages" issue).
-     */
     @ParameterizedTest
-    @ValueSource(strings = {"UDP"})
+    @ValueSource(strings = {"UDP", "TCP"})
     void theCalleeHangsUpThroughTheGateway(String transport) throws Exception {
         SipAgent.Call call = connect(transport);
         Response bye = carrier.byeFromCallee(call.callId(), WAIT_MS);

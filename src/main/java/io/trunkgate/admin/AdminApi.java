@@ -65,7 +65,7 @@ public final class AdminApi {
     }
 
     record Health(String status, boolean live, boolean ready, String instance, RedisHealth redis,
-                  ConfigHealth config, int invitesInFlight) {
+                  ConfigHealth config, int invitesInFlight, int callsInProgress) {
     }
 
     record CallView(String member, String admittedAt, double ageMs) {
@@ -89,6 +89,7 @@ public final class AdminApi {
 
     private final Supplier<ActiveConfig> config;
     private final Supplier<Integer> invitesInFlight;
+    private final Draining draining;
     private final RedissonClient redis;
     private final BlockRegistry blocks;
     private final WindowUsageReader usage;
@@ -99,8 +100,9 @@ public final class AdminApi {
 
     public AdminApi(Supplier<ActiveConfig> config, Supplier<Integer> invitesInFlight, RedissonClient redis,
                     BlockRegistry blocks, WindowUsageReader usage, CarrierPacer pacer, RedisSlotReserver slots,
-                    GatewayMetrics metrics, ConfigReloader reloader) {
+                    GatewayMetrics metrics, ConfigReloader reloader, Draining draining) {
         this.config = config;
+        this.draining = draining;
         this.invitesInFlight = invitesInFlight;
         this.redis = redis;
         this.blocks = blocks;
@@ -129,13 +131,23 @@ public final class AdminApi {
                 .thenApply(redisHealth -> {
                     ReloadReport last = reloader.lastAttempt().map(ReloadReport::of).orElse(null);
                     boolean reloadRefused = last != null && !last.applied();
-                    String status = !redisHealth.reachable() ? "unready" : reloadRefused ? "degraded" : "ok";
-                    Health health = new Health(status, true, redisHealth.reachable(), active.config().instanceId(),
+                    // Draining first: a load balancer must move traffic away even while everything else is fine.
+                    boolean drain = draining.draining();
+                    String status = drain ? "draining" : !redisHealth.reachable() ? "unready"
+                            : reloadRefused ? "degraded" : "ok";
+                    boolean ready = redisHealth.reachable() && !drain;
+                    Health health = new Health(status, true, ready, active.config().instanceId(),
                             redisHealth, new ConfigHealth(active.generation(), active.config().source().toString(), last),
-                            invitesInFlight.get());
-                    return Reply.json(redisHealth.reachable() ? HttpResponseStatus.OK
-                            : HttpResponseStatus.SERVICE_UNAVAILABLE, health);
+                            invitesInFlight.get(), draining.callsInProgress());
+                    return Reply.json(ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, health);
                 });
+    }
+
+    /** POST /api/drain: the gateway drains (as on SIGTERM) but keeps running; 202 with the calls still up. */
+    CompletionStage<Reply> drain() {
+        draining.start();
+        return CompletableFuture.completedFuture(Reply.json(HttpResponseStatus.ACCEPTED,
+                Map.of("status", "draining", "callsInProgress", draining.callsInProgress())));
     }
 
     CompletionStage<Reply> peers() {

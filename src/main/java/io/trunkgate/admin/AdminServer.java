@@ -56,7 +56,8 @@ public final class AdminServer implements AutoCloseable {
                 .route(HttpMethod.GET, "/api/blocks/([^/]+)", api::block)
                 .route(HttpMethod.PUT, "/api/blocks/([^/]+)", api::putBlock)
                 .route(HttpMethod.DELETE, "/api/blocks/([^/]+)", api::deleteBlock)
-                .route(HttpMethod.POST, "/api/reload", request -> api.reload());
+                .route(HttpMethod.POST, "/api/reload", request -> api.reload())
+                .route(HttpMethod.POST, "/api/drain", request -> api.drain());
         BearerAuth auth = new BearerAuth(token);
         JsonReplyEncoder encoder = new JsonReplyEncoder();
         MalformedRequestFilter malformed = new MalformedRequestFilter();

@@ -7,10 +7,16 @@ import io.trunkgate.gateway.Gateway;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
-/** Runs the gateway until SIGTERM or SIGINT, then shuts it down in order. */
+/**
+ * Runs the gateway until SIGTERM or SIGINT, then drains it (calls in progress go on up to
+ * shutdown.drain-timeout) and shuts it down in order; a second signal ends the drain at once.
+ */
 @Command(name = "run", description = "Run the gateway.")
 final class RunCommand implements Callable<Integer> {
 
@@ -28,10 +34,22 @@ final class RunCommand implements Callable<Integer> {
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            gateway.close();
-            stopped.countDown();
-        }, "shutdown"));
+        AtomicInteger signals = new AtomicInteger();
+        SignalHandler onSignal = signal -> {
+            if (signals.incrementAndGet() == 1) {
+                Thread shutdown = new Thread(() -> {
+                    gateway.close();
+                    stopped.countDown();
+                }, "shutdown");
+                shutdown.start();
+            } else {
+                gateway.endDrain();
+            }
+        };
+        // Handled here rather than in a shutdown hook: a second SIGTERM must end the drain, and the JVM ignores
+        // signals once its shutdown hooks run.
+        Signal.handle(new Signal("TERM"), onSignal);
+        Signal.handle(new Signal("INT"), onSignal);
         stopped.await();
         return 0;
     }

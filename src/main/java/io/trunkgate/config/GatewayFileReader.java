@@ -18,6 +18,8 @@ final class GatewayFileReader {
     private static final int MAX_PORT = 65535;
     private static final List<SipListener> DEFAULT_LISTENERS = List.of(
             new SipListener(Transport.UDP, "127.0.0.1", 5060), new SipListener(Transport.TCP, "127.0.0.1", 5060));
+    /** Long enough for most calls in a rolling restart to end; systemd's TimeoutStopSec must exceed it. */
+    private static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
     private static final String STATUS_RULE = "must be a SIP status code between 300 and 699";
 
     private GatewayFileReader() {
@@ -34,7 +36,8 @@ final class GatewayFileReader {
         Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
                 .orElse(Duration.ofSeconds(2));
         SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
-                sipLimits(file), tcp(file));
+                sipLimits(file), tcp(file),
+                file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook);
     }

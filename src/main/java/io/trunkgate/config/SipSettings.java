@@ -15,9 +15,11 @@ import java.util.List;
  * @param queueTimeout         how long a received datagram may wait for a worker before it is dropped unread
  * @param limits               message sizes and dialog state the front end accepts
  * @param tcp                  timeouts and caps of the TCP connections peers open
+ * @param drainTimeout         on shutdown, how long calls in progress may go on before they are ended
  */
 public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
-                          double maxNewCallsPerSecond, Duration queueTimeout, SipLimits limits, TcpLimits tcp) {
+                          double maxNewCallsPerSecond, Duration queueTimeout, SipLimits limits, TcpLimits tcp,
+                          Duration drainTimeout) {
     public SipSettings {
         listeners = List.copyOf(listeners);
     }

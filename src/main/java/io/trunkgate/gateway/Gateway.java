@@ -2,6 +2,7 @@ package io.trunkgate.gateway;
 
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
+import io.trunkgate.admin.Draining;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.limit.BlockRegistry;
@@ -33,7 +34,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sip.SipProvider;
@@ -47,7 +53,9 @@ import org.slf4j.LoggerFactory;
 public final class Gateway implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
-    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
+    /** After the drain, how long calls still ringing get to end once cancelled. */
+    private static final Duration CANCEL_GRACE = Duration.ofSeconds(2);
+    private static final long DRAIN_CHECK_MS = 100;
     private static final Duration RELOAD_POLL = Duration.ofSeconds(1);
     private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
     private static final long DIALOG_SWEEP_SECONDS = 10;
@@ -60,14 +68,18 @@ public final class Gateway implements AutoCloseable {
     private final ScheduledExecutorService timers;
     private final SipStackFactory.Stack sip;
     private final CallRegistry calls;
+    private final DialogTable dialogs;
     private final SipProxy proxy;
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private AdminServer admin;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, CarrierPacer pacer,
                     BlockRegistry blocks, ScheduledExecutorService timers, SipStackFactory.Stack sip,
-                    CallRegistry calls, SipProxy proxy, GatewayMetrics metrics) {
+                    CallRegistry calls, DialogTable dialogs, SipProxy proxy, GatewayMetrics metrics) {
         this.active = active;
         this.redis = redis;
         this.guard = guard;
@@ -76,6 +88,7 @@ public final class Gateway implements AutoCloseable {
         this.timers = timers;
         this.sip = sip;
         this.calls = calls;
+        this.dialogs = dialogs;
         this.proxy = proxy;
         this.metrics = metrics;
         this.reloader = new ConfigReloader(active.get().config().source(), this::apply,
@@ -121,7 +134,7 @@ public final class Gateway implements AutoCloseable {
             sip.stack().start();
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
             gateway = new Gateway(active, redis, guard, pacer, new RedisBlockRegistry(redis.client(), prefix), timers,
-                    sip, calls, proxy, metrics);
+                    sip, calls, dialogs, proxy, metrics);
         } catch (Exception e) {
             pacer.close();
             timers.shutdownNow();
@@ -139,7 +152,23 @@ public final class Gateway implements AutoCloseable {
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer::heldCount);
             GatewayConfig config = activeConfig().config();
             AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), blocks,
-                    new WindowUsageReader(redis.client(), config.redis().keyPrefix()), pacer, slots, metrics, reloader);
+                    new WindowUsageReader(redis.client(), config.redis().keyPrefix()), pacer, slots, metrics, reloader,
+                    new Draining() {
+                        @Override
+                        public void start() {
+                            drain();
+                        }
+
+                        @Override
+                        public boolean draining() {
+                            return draining.get();
+                        }
+
+                        @Override
+                        public int callsInProgress() {
+                            return Gateway.this.callsInProgress();
+                        }
+                    });
             admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token());
             return this;
         } catch (Exception e) {
@@ -207,30 +236,91 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Stops taking calls, answers held ones with 503, gives calls at carriers a bounded time to finish,
-     * then stops SIP, the timers and Redis (and the embedded redis-server).
+     * Starts the graceful drain (idempotent; SIGTERM and POST /api/drain): new INVITEs get 503, calls still
+     * being admitted or held get 503 at once, calls at a carrier and established calls go on, their in-dialog
+     * requests relayed as usual. Completes when the last call has ended or {@code shutdown.drain-timeout} passed.
+     */
+    public CompletableFuture<Void> drain() {
+        if (draining.compareAndSet(false, true)) {
+            Duration timeout = activeConfig().config().sip().drainTimeout();
+            log.info("draining: new calls refused; {} calls in progress get up to {} s to end", callsInProgress(),
+                    timeout.toSeconds());
+            proxy.drain();
+            calls.abortHeld();
+            ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
+                if (callsInProgress() == 0) {
+                    drained.complete(null);
+                }
+            }, 0, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+            ScheduledFuture<?> deadline = timers.schedule(() -> {
+                if (drained.complete(null)) {
+                    log.info("drain timeout: {} calls still in progress are ended", callsInProgress());
+                }
+            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+            drained.whenComplete((done, error) -> {
+                check.cancel(false);
+                deadline.cancel(false);
+            });
+        }
+        return drained;
+    }
+
+    /** Ends the drain now (a second SIGTERM): close() goes on without waiting for calls. */
+    public void endDrain() {
+        drain();
+        drained.complete(null);
+    }
+
+    /** Calls not yet ended: INVITEs still being admitted or held, and dialogs (ringing or established). */
+    public int callsInProgress() {
+        return calls.notForwarded() + dialogs.size();
+    }
+
+    /**
+     * Drains (see {@link #drain()}), then cancels what still rings, and stops: the admin server last but one
+     * (so /health says "draining" to the end), then SIP, the timers and Redis (and the embedded redis-server).
      */
     @Override
     public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            drain().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            log.warn("drain failed: {}", e.getCause().toString());
+        }
         reloader.close();
+        calls.abortAll();
+        awaitNoInvites(CANCEL_GRACE);
         if (admin != null) {
             admin.close();
-        }
-        proxy.drain();
-        calls.abortAll();
-        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-        while (calls.size() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
         }
         sip.stack().stop();
         pacer.close();
         timers.shutdownNow();
         redis.close();
         log.info("gateway stopped");
+    }
+
+    /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */
+    private void awaitNoInvites(Duration grace) {
+        CompletableFuture<Void> none = new CompletableFuture<>();
+        ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
+            if (calls.size() == 0) {
+                none.complete(null);
+            }
+        }, 0, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+        try {
+            none.get(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.info("{} INVITEs still unanswered at shutdown", calls.size());
+        } finally {
+            check.cancel(false);
+        }
     }
 }

@@ -38,6 +38,16 @@ public final class CallRegistry {
         return calls.size();
     }
 
+    /** INVITEs in progress that have no dialog yet (being admitted or held for a slot), for drain. */
+    public int notForwarded() {
+        return (int) calls.values().stream().filter(call -> !call.forwarded()).count();
+    }
+
+    /** Drain: answers every call still being admitted or held 503; calls at a carrier go on. */
+    public void abortHeld() {
+        calls.values().forEach(InviteCall::abortHeld);
+    }
+
     /** Answers every held call with 503 and cancels forwarded ones, for shutdown. */
     public void abortAll() {
         calls.values().forEach(InviteCall::abort);

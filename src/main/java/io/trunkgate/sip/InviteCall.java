@@ -339,6 +339,20 @@ final class InviteCall {
         }
     }
 
+    synchronized boolean forwarded() {
+        return dialog != null;
+    }
+
+    /** Drain: a call not yet forwarded gets 503 at once. */
+    synchronized void abortHeld() {
+        if (!finalSent && client == null) {
+            sendOwn(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 1);
+            if (routing != null) {
+                routing.cancel();
+            }
+        }
+    }
+
     /** Shutdown: a call not yet forwarded gets 503; a forwarded one is cancelled at the carrier. */
     synchronized void abort() {
         if (finalSent) {

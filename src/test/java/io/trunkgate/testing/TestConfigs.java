@@ -40,6 +40,8 @@ public final class TestConfigs {
     private int maxCallsInProgress = 10_000;
     private double maxNewCallsPerSecond;
     private SipLimits sipLimits = SipLimits.DEFAULTS;
+    /** Short: most tests end with calls still up, and closing a gateway waits for them up to this. */
+    private Duration drainTimeout = Duration.ofMillis(500);
     private final List<SipListener> extraListeners = new ArrayList<>();
     private Optional<String> adminToken = Optional.empty();
     private Duration adminRequestTimeout = AdminSettings.DEFAULT_REQUEST_TIMEOUT;
@@ -106,6 +108,11 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs drainTimeout(Duration timeout) {
+        this.drainTimeout = timeout;
+        return this;
+    }
+
     public TestConfigs sipLimits(SipLimits limits) {
         this.sipLimits = limits;
         return this;
@@ -142,7 +149,7 @@ public final class TestConfigs {
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)));
         listeners.addAll(extraListeners);
         SipSettings sip = new SipSettings(listeners, 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2), sipLimits, tcpLimits);
+                Duration.ofSeconds(2), sipLimits, tcpLimits, drainTimeout);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,

@@ -123,13 +123,15 @@ public final class AdminApi {
 
     /** 200 when ready (Redis answers), else 503; "degraded" while the last reload was refused. */
     CompletionStage<Reply> health() {
-        ActiveConfig active = config.get();
         long start = System.nanoTime();
-        return redis.getBucket(active.config().redis().keyPrefix() + ":health").isExistsAsync()
+        return redis.getBucket(config.get().config().redis().keyPrefix() + ":health").isExistsAsync()
                 .handle((exists, error) -> new RedisHealth(error == null, (System.nanoTime() - start) / 1e6,
                         error == null ? null : rootMessage(error)))
                 .thenApply(redisHealth -> {
+                    // The last reload first, the active generation after: a reload applied in between then shows
+                    // a generation at least as new as the report of it.
                     ReloadReport last = reloader.lastAttempt().map(ReloadReport::of).orElse(null);
+                    ActiveConfig active = config.get();
                     boolean reloadRefused = last != null && !last.applied();
                     // Draining first: a load balancer must move traffic away even while everything else is fine.
                     boolean drain = draining.draining();

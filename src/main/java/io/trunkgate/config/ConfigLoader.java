@@ -59,6 +59,9 @@ public final class ConfigLoader {
         FileLayout layout = gatewayFile.map(file -> FileLayout.read(file, baseDir))
                 .orElseGet(() -> FileLayout.defaults(baseDir));
         gatewayFile.ifPresent(ConfigSection::reportUnknownKeys);
+        gatewayFile.filter(ConfigSection::isEmpty).ifPresent(empty -> errors.add(new ConfigError(gatewayConf, 0, "",
+                "no settings at all (an empty or truncated file?); every key has a default, but an empty"
+                        + " gateway.conf is refused so that a truncated one never runs")));
 
         List<GroupConfig> groups = readDirectory(layout.groupsDir(), file -> GroupFileReader.read(file, groupIds));
         List<PeerConfig> peers = readDirectory(layout.peersDir(),
@@ -71,6 +74,7 @@ public final class ConfigLoader {
                 : List.of();
         groupIds.reportUnknownReferences();
         carrierIds.reportUnknownReferences();
+        reportAlternateLoops(carriers);
 
         if (!errors.isEmpty() || settings.isEmpty()) {
             errors.sort(Comparator.comparing((ConfigError e) -> e.file().toString()).thenComparingInt(ConfigError::line));
@@ -80,6 +84,34 @@ public final class ConfigLoader {
         return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.sip(), s.redis(), s.admission(),
                 s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
                 byId(carriers, CarrierConfig::id), routes, s.rerouteHook());
+    }
+
+    /** A carrier whose alternates lead back to it (a -> b -> a) would offer a call to the same carriers again. */
+    private void reportAlternateLoops(List<CarrierConfig> carriers) {
+        Map<String, CarrierConfig> byId = byId(carriers, CarrierConfig::id);
+        for (CarrierConfig start : carriers) {
+            List<String> path = new ArrayList<>(List.of(start.id()));
+            if (leadsBack(start.id(), start, byId, path, new java.util.HashSet<>())) {
+                errors.add(carrierIds.definedAt(start.id()).withKey("alternates")
+                        .error("alternates loop back to this carrier: " + String.join(" -> ", path)));
+            }
+        }
+    }
+
+    private static boolean leadsBack(String target, CarrierConfig from, Map<String, CarrierConfig> byId,
+                                     List<String> path, java.util.Set<String> seen) {
+        for (String next : from.alternates()) {
+            path.add(next);
+            if (next.equals(target)) {
+                return true;
+            }
+            CarrierConfig carrier = byId.get(next);
+            if (carrier != null && seen.add(next) && leadsBack(target, carrier, byId, path, seen)) {
+                return true;
+            }
+            path.remove(path.size() - 1);
+        }
+        return false;
     }
 
     private <T> List<T> readDirectory(Path dir, Function<ConfigSection, Optional<T>> reader) {

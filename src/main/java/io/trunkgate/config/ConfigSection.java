@@ -39,6 +39,11 @@ final class ConfigSection {
         return new ConfigSection(file, config, "", 0, errors);
     }
 
+    /** Whether the section holds no setting at all. */
+    boolean isEmpty() {
+        return config.root().isEmpty();
+    }
+
     /** A key that may be left out; its converters return empty when it is. */
     Field optional(String key) {
         known.add(key);

@@ -31,6 +31,11 @@ final class IdIndex {
         }
     }
 
+    /** Where {@code id} was defined (the first time). */
+    Location definedAt(String id) {
+        return defined.get(id);
+    }
+
     void refer(String id, Location at) {
         references.add(new Reference(id, at));
     }

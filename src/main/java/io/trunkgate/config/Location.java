@@ -18,6 +18,10 @@ record Location(Path file, int line, String key) {
         return new Location(Path.of(origin.filename()), Math.max(0, origin.lineNumber()), key);
     }
 
+    Location withKey(String key) {
+        return new Location(file, line, key);
+    }
+
     ConfigError error(String message) {
         return new ConfigError(file, line, key, message);
     }

@@ -21,7 +21,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -43,7 +42,12 @@ public final class ConfigReloader implements AutoCloseable {
     }
 
     private final Path source;
-    private final Consumer<GatewayConfig> apply;
+    /** Swaps in a validated configuration, or refuses it with the errors that make it unsafe to run. */
+    interface Applier {
+        void apply(GatewayConfig config) throws ConfigException;
+    }
+
+    private final Applier apply;
     private final LongSupplier generation;
     private final Runnable refused;
     private final ScheduledExecutorService worker;
@@ -58,7 +62,7 @@ public final class ConfigReloader implements AutoCloseable {
      * @param refused    told of every refused reload (metrics)
      * @param poll       how often the files are checked for changes
      */
-    ConfigReloader(Path source, Consumer<GatewayConfig> apply, LongSupplier generation,
+    ConfigReloader(Path source, Applier apply, LongSupplier generation,
                    Runnable refused, Duration poll) {
         this.source = source;
         this.apply = apply;
@@ -95,8 +99,11 @@ public final class ConfigReloader implements AutoCloseable {
                 fingerprint = now;
                 attempt("file change");
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError e) {
             log.warn("config files not checked for changes: {}", e.toString());
+        } catch (Throwable e) {
+            // Whatever happens, the next poll must run: a scheduled task that throws is never run again.
+            log.error("config reload failed: {}", e.toString());
         }
     }
 
@@ -104,13 +111,15 @@ public final class ConfigReloader implements AutoCloseable {
         Attempt attempt;
         try {
             GatewayConfig config = ConfigLoader.load(source);
-            apply.accept(config);
+            apply.apply(config);
             attempt = new Attempt(Instant.now(), trigger, true, generation.getAsLong(), List.of());
             log.info("config reloaded ({}): generation {} active", trigger, attempt.generation());
         } catch (ConfigException e) {
             attempt = refuse(trigger, e.errors());
         } catch (RuntimeException e) {
             attempt = refuse(trigger, List.of(new ConfigError(source, 0, "", "cannot apply: " + e.getMessage())));
+        } catch (StackOverflowError e) {
+            attempt = refuse(trigger, List.of(new ConfigError(source, 0, "", "nested too deeply to read")));
         }
         last = Optional.of(attempt);
         return attempt;

@@ -3,6 +3,8 @@ package io.trunkgate.gateway;
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
 import io.trunkgate.admin.Draining;
+import io.trunkgate.config.ConfigError;
+import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.limit.BlockRegistry;
@@ -182,8 +184,14 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** Swaps in a new, already validated configuration; calls under way keep the one they started with. */
-    public void apply(GatewayConfig config) {
+    public void apply(GatewayConfig config) throws ConfigException {
         ActiveConfig previous = active.get();
+        if (previous.config().admin().token().isPresent() && config.admin().token().isEmpty()) {
+            // Most likely a file cut short; live, it would silently open nothing and lock operators out.
+            throw new ConfigException(List.of(new ConfigError(config.source(), 0, "admin.token",
+                    "the running gateway has an admin token and this configuration has none (a truncated"
+                            + " file?); removing the token takes a restart")));
+        }
         ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
         metrics.trackCarriers(config.carriers().keySet(), pacer::heldCount);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {

@@ -351,4 +351,38 @@ class ConfigErrorsTest {
 
         assertEquals(List.of(new RouteConfig("0044", List.of("carrier-a"))), files.load().routes());
     }
+
+    @Test
+    void anEmptyGatewayConfIsRefused() {
+        files.write("gateway.conf", "");
+        assertError(files.errors(), files.path("gateway.conf"), 0, "", "no settings at all");
+    }
+
+    @Test
+    void aMissingIncludeIsAnError() {
+        files.write("gateway.conf", "include \"tokens.conf\"\nfleet-size = 1\n");
+        assertError(files.errors(), files.path("gateway.conf"), 0, "", "include \"tokens.conf\": no such file");
+    }
+
+    @Test
+    void anIncludeThatExistsIsRead() throws Exception {
+        files.write("gateway.conf", "include \"fleet.conf\"\n")
+                .write("fleet.conf", "fleet-size = 3\n");
+        assertEquals(3, files.load().fleetSize());
+    }
+
+    @Test
+    void aDeeplyNestedFileIsAnErrorNotACrash() {
+        files.write("peers/deep.conf", "a {".repeat(20_000) + "}".repeat(20_000));
+        assertError(files.errors(), files.path("peers/deep.conf"), 0, "", "nested too deeply");
+    }
+
+    @Test
+    void alternatesThatLoopAreRefused() {
+        files.write("carriers/a.conf", "id = a\nuri = \"sip:127.0.0.1:5070\"\ncps = 10\nalternates = [b]\n")
+                .write("carriers/b.conf", "id = b\nuri = \"sip:127.0.0.1:5071\"\ncps = 10\nalternates = [c]\n")
+                .write("carriers/c.conf", "id = c\nuri = \"sip:127.0.0.1:5072\"\ncps = 10\nalternates = [a]\n");
+        List<ConfigError> errors = files.errors();
+        assertError(errors, files.path("carriers/a.conf"), 1, "alternates", "a -> b -> c -> a");
+    }
 }

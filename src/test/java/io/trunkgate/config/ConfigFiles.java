@@ -17,7 +17,7 @@ final class ConfigFiles {
 
     ConfigFiles(Path dir) {
         this.dir = dir;
-        write("gateway.conf", "");
+        write("gateway.conf", "fleet-size = 1\n");
     }
 
     ConfigFiles write(String name, String content) {

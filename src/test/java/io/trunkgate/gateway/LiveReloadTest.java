@@ -190,4 +190,43 @@ class LiveReloadTest {
         assertEquals(generation + 1, fixed.get("config").get("generation").asLong(), fixed.toString());
         assertEquals(9, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
     }
+
+    @Test
+    @Order(4)
+    void aDeeplyNestedFileIsRefusedAndTheWatcherGoesOn() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        write("peers/acme.conf", "a {".repeat(20_000) + "}".repeat(20_000));
+        JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        JsonNode error = health.get("config").get("lastReload").get("errors").get(0);
+        assertTrue(error.get("message").asText().contains("nested too deeply"), health.toString());
+        assertEquals(generation, gateway.activeConfig().generation());
+
+        writePeer("max = 11");
+        JsonNode fixed = awaitHealth(h -> h.get("status").asText().equals("ok"));
+        assertEquals(generation + 1, fixed.get("config").get("generation").asLong(), "a later valid edit is applied");
+        assertEquals(11, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
+    }
+
+    @Test
+    @Order(5)
+    void anEmptyOrTruncatedGatewayConfIsRefusedAndTheTokenKeepsWorking() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        String original = Files.readString(dir.resolve("gateway.conf"));
+
+        write("gateway.conf", "");
+        JsonNode empty = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertTrue(empty.get("config").get("lastReload").get("errors").get(0).get("message").asText()
+                .contains("no settings at all"), empty.toString());
+        assertEquals(422, admin.send("POST", "/api/reload", null, TOKEN).status(), "the token still authorises");
+
+        // Cut before the admin block: everything it holds is valid, but it would drop the admin token.
+        write("gateway.conf", original.substring(0, original.indexOf("admin {")));
+        Answer truncated = admin.send("POST", "/api/reload", null, TOKEN);
+        assertEquals(422, truncated.status(), truncated.body());
+        assertEquals("admin.token", truncated.json().get("errors").get(0).get("key").asText(), truncated.body());
+        assertEquals(generation, gateway.activeConfig().generation());
+
+        write("gateway.conf", original);
+        assertEquals(200, admin.send("POST", "/api/reload", null, TOKEN).status());
+    }
 }

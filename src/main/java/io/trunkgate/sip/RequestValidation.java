@@ -20,6 +20,7 @@ final class RequestValidation {
 
     /** What is wrong with a request; {@code status} 0 = dropped without an answer (it could not reach its sender). */
     enum Problem {
+        VERSION_NOT_SUPPORTED(Response.VERSION_NOT_SUPPORTED, "sip_version"),
         TOO_LARGE(Response.MESSAGE_TOO_LARGE, "too_large"),
         BAD_MAX_FORWARDS(Response.BAD_REQUEST, "bad_max_forwards"),
         TOO_MANY_VIAS(Response.TOO_MANY_HOPS, "too_many_vias"),
@@ -49,6 +50,9 @@ final class RequestValidation {
      * proxy must add it (RFC 3261 §16.6 step 3); the stack would refuse it a transaction otherwise.
      */
     Optional<Problem> problem(Request request) throws Exception {
+        if (!"SIP/2.0".equalsIgnoreCase(((gov.nist.javax.sip.message.SIPRequest) request).getSIPVersion())) {
+            return Optional.of(Problem.VERSION_NOT_SUPPORTED);
+        }
         int vias = 0;
         for (ListIterator<?> it = request.getHeaders(ViaHeader.NAME); it.hasNext(); it.next()) {
             vias++;

@@ -56,7 +56,7 @@ class HostileInputTest {
      * answer, which is what a message whose Via, Call-ID, CSeq or From cannot be read gets, an ACK or a stray
      * response that is absorbed, and a request whose answer would go to a multicast address), or "call" when it
      * is still a valid INVITE despite its oddity (a stray header line, a stream that is complete as a datagram,
-     * no Max-Forwards, which the proxy adds; JAIN-SIP reads any SIP version as 2.0) and is connected like any
+     * no Max-Forwards, which the proxy adds) and is connected like any
      * other. The "relay-" cases try to use the gateway as an open relay: a request with a To tag of no dialog
      * the gateway admitted, aimed at a third host or straight at the carrier; a response whose next Via is a
      * third host or a broadcast address; an initial INVITE with a Route to a third host preloaded (it is
@@ -68,7 +68,7 @@ class HostileInputTest {
             Map.entry("bad-max-forwards.sip", "400"),
             Map.entry("bad-request-line.sip", ""),
             Map.entry("bad-request-uri.sip", "400"),
-            Map.entry("bad-sip-version.sip", "call"),
+            Map.entry("bad-sip-version.sip", "505"),
             Map.entry("bad-via.sip", "400"),
             Map.entry("binary-junk.bin", ""),
             Map.entry("cseq-method-mismatch.sip", "400"),

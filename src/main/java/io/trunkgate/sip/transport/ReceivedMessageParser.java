@@ -79,7 +79,26 @@ final class ReceivedMessageParser {
             refuse(raw, source, transport, "CSeq method differs from the request's", reply);
             return null;
         }
+        if (message instanceof SIPRequest request) {
+            keepSipVersion(request, raw);
+        }
         return message;
+    }
+
+    /**
+     * JAIN-SIP's parser reads any version on the request line as SIP/2.0; the proxy must answer another one
+     * 505 (RFC 3261 §8.2.2), so the version written is put back on the request line for it to see.
+     */
+    private static void keepSipVersion(SIPRequest request, byte[] raw) {
+        int end = 0;
+        while (end < raw.length && raw[end] != '\r' && raw[end] != '\n') {
+            end++;
+        }
+        String firstLine = new String(raw, 0, end, java.nio.charset.StandardCharsets.ISO_8859_1).trim();
+        String version = firstLine.substring(firstLine.lastIndexOf(' ') + 1);
+        if (!version.equalsIgnoreCase("SIP/2.0")) {
+            request.getRequestLine().setSipVersion(version);
+        }
     }
 
     /** Answers {@code raw} with a 400 if it is a request that can have one and its source has answers left. */

@@ -128,10 +128,9 @@ public final class AdminApi {
                 .handle((exists, error) -> new RedisHealth(error == null, (System.nanoTime() - start) / 1e6,
                         error == null ? null : rootMessage(error)))
                 .thenApply(redisHealth -> {
-                    // The last reload first, the active generation after: a reload applied in between then shows
-                    // a generation at least as new as the report of it.
-                    ReloadReport last = reloader.lastAttempt().map(ReloadReport::of).orElse(null);
-                    ActiveConfig active = config.get();
+                    var snapshot = reloader.consistently(() -> Map.entry(config.get(), reloader.lastAttempt()));
+                    ActiveConfig active = snapshot.getKey();
+                    ReloadReport last = snapshot.getValue().map(ReloadReport::of).orElse(null);
                     boolean reloadRefused = last != null && !last.applied();
                     // Draining first: a load balancer must move traffic away even while everything else is fine.
                     boolean drain = draining.draining();

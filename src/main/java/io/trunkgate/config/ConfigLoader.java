@@ -54,7 +54,7 @@ public final class ConfigLoader {
         }
         Path baseDir = Optional.ofNullable(gatewayConf.getParent()).orElse(Path.of(""));
         Optional<ConfigSection> gatewayFile = HoconFile.read(gatewayConf, errors);
-        Optional<GatewaySettings> settings = gatewayFile.map(GatewayFileReader::read);
+        Optional<GatewaySettings> settings = gatewayFile.map(file -> GatewayFileReader.read(file, baseDir));
         // Without a readable gateway.conf the default layout is still checked, to report all errors at once.
         FileLayout layout = gatewayFile.map(file -> FileLayout.read(file, baseDir))
                 .orElseGet(() -> FileLayout.defaults(baseDir));
@@ -83,7 +83,7 @@ public final class ConfigLoader {
         GatewaySettings s = settings.get();
         return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.sip(), s.redis(), s.admission(),
                 s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
-                byId(carriers, CarrierConfig::id), routes, s.rerouteHook());
+                byId(carriers, CarrierConfig::id), routes, s.rerouteHook(), s.records());
     }
 
     /** A carrier whose alternates lead back to it (a -> b -> a) would offer a call to the same carriers again. */

@@ -14,12 +14,13 @@ import java.util.Optional;
  * @param fleetSize  how many instances share the limits (the in-memory share under the {@code local} policy)
  * @param sip        the SIP listeners and the load the instance takes
  * @param rerouteHook class name of the {@link io.trunkgate.route.RerouteHook} to use, if not the default
+ * @param records    where call records are written
  */
 public record GatewayConfig(Path source, String instanceId, int fleetSize, SipSettings sip,
                             RedisSettings redis, AdmissionSettings admission, AdminSettings admin,
                             Map<String, PeerConfig> peers, Map<String, GroupConfig> groups,
                             Map<String, CarrierConfig> carriers, List<RouteConfig> routes,
-                            Optional<String> rerouteHook) {
+                            Optional<String> rerouteHook, CallRecordSettings records) {
     public GatewayConfig {
         peers = Map.copyOf(peers);
         groups = Map.copyOf(groups);

@@ -1,6 +1,7 @@
 package io.trunkgate.config;
 
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ final class GatewayFileReader {
     private GatewayFileReader() {
     }
 
-    static GatewaySettings read(ConfigSection file) {
+    static GatewaySettings read(ConfigSection file, Path baseDir) {
         String instanceId = file.optional("instance-id").id().orElseGet(GatewayFileReader::hostName);
         int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
         int sipWorkers = file.optional("sip.worker-threads").integer(1, 1024).orElse(16);
@@ -39,7 +40,14 @@ final class GatewayFileReader {
                 sipLimits(file), tcp(file),
                 file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
-                admission(file), admin(file), rerouteHook);
+                admission(file), admin(file), rerouteHook, records(file, baseDir));
+    }
+
+    private static CallRecordSettings records(ConfigSection file, Path baseDir) {
+        CallRecordSettings defaults = CallRecordSettings.NONE;
+        return new CallRecordSettings(file.optional("records.file").nonEmptyString().map(baseDir::resolve),
+                file.optional("records.max-file-mb").integer(1, 100_000).orElse(defaults.maxFileMegabytes()),
+                file.optional("records.max-files").integer(1, 1000).orElse(defaults.maxFiles()));
     }
 
     private static SipLimits sipLimits(ConfigSection file) {

@@ -4,5 +4,6 @@ import java.util.Optional;
 
 /** What gateway.conf holds besides the file layout: the parts of {@link GatewayConfig} it provides. */
 record GatewaySettings(String instanceId, int fleetSize, SipSettings sip, RedisSettings redis,
-                       AdmissionSettings admission, AdminSettings admin, Optional<String> rerouteHook) {
+                       AdmissionSettings admission, AdminSettings admin, Optional<String> rerouteHook,
+                       CallRecordSettings records) {
 }

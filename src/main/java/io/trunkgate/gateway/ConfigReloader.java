@@ -53,6 +53,7 @@ public final class ConfigReloader implements AutoCloseable {
     private final ScheduledExecutorService worker;
     private String fingerprint;
     private volatile Optional<Attempt> last = Optional.empty();
+    private final Object swap = new Object();
 
     /**
      * @param source     gateway.conf; when it is not a file (a configuration built in code) nothing is watched
@@ -107,12 +108,25 @@ public final class ConfigReloader implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code read} while no reload is being swapped in, so that what it reads of the active configuration
+     * and of {@link #lastAttempt()} belong together.
+     */
+    public <T> T consistently(java.util.function.Supplier<T> read) {
+        synchronized (swap) {
+            return read.get();
+        }
+    }
+
     private Attempt attempt(String trigger) {
         Attempt attempt;
         try {
             GatewayConfig config = ConfigLoader.load(source);
-            apply.apply(config);
-            attempt = new Attempt(Instant.now(), trigger, true, generation.getAsLong(), List.of());
+            synchronized (swap) {
+                apply.apply(config);
+                attempt = new Attempt(Instant.now(), trigger, true, generation.getAsLong(), List.of());
+                last = Optional.of(attempt);
+            }
             log.info("config reloaded ({}): generation {} active", trigger, attempt.generation());
         } catch (ConfigException e) {
             attempt = refuse(trigger, e.errors());

@@ -19,6 +19,7 @@ import io.trunkgate.pace.internal.GuardedSlotReserver;
 import io.trunkgate.pace.internal.LocalSlotReserver;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
+import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.redis.RedisGuard;
 import io.trunkgate.redis.RedisRuntime;
 import io.trunkgate.route.RerouteHook;
@@ -71,6 +72,7 @@ public final class Gateway implements AutoCloseable {
     private final SipStackFactory.Stack sip;
     private final CallRegistry calls;
     private final DialogTable dialogs;
+    private final CallRecordWriter records;
     private final SipProxy proxy;
     private final AtomicBoolean draining = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -81,7 +83,8 @@ public final class Gateway implements AutoCloseable {
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, CarrierPacer pacer,
                     BlockRegistry blocks, ScheduledExecutorService timers, SipStackFactory.Stack sip,
-                    CallRegistry calls, DialogTable dialogs, SipProxy proxy, GatewayMetrics metrics) {
+                    CallRegistry calls, DialogTable dialogs, CallRecordWriter records, SipProxy proxy,
+                    GatewayMetrics metrics) {
         this.active = active;
         this.redis = redis;
         this.guard = guard;
@@ -91,6 +94,7 @@ public final class Gateway implements AutoCloseable {
         this.sip = sip;
         this.calls = calls;
         this.dialogs = dialogs;
+        this.records = records;
         this.proxy = proxy;
         this.metrics = metrics;
         this.reloader = new ConfigReloader(active.get().config().source(), this::apply,
@@ -115,20 +119,23 @@ public final class Gateway implements AutoCloseable {
             return thread;
         });
         Gateway gateway;
+        CallRecordWriter records = null;
         try {
             RerouteHook hook = metrics.counting(RerouteHooks.load(config.rerouteHook()));
             SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
             CallRegistry calls = new CallRegistry();
             SipLimits limits = config.sip().limits();
-            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxDialogs(), System::nanoTime);
+            records = CallRecordWriter.open(config.records(), config.instanceId());
+            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxDialogs(), System::nanoTime,
+                    records::write);
             timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
-            metrics.trackDialogs(dialogs::size);
+            metrics.trackDialogs(dialogs::live);
             RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
             RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get,
                     new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard),
                             new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
-                    () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, metrics);
+                    () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics);
             SipProxy proxy = new SipProxy(services);
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
@@ -136,8 +143,11 @@ public final class Gateway implements AutoCloseable {
             sip.stack().start();
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
             gateway = new Gateway(active, redis, guard, pacer, new RedisBlockRegistry(redis.client(), prefix), timers,
-                    sip, calls, dialogs, proxy, metrics);
+                    sip, calls, dialogs, records, proxy, metrics);
         } catch (Exception e) {
+            if (records != null) {
+                records.close();
+            }
             pacer.close();
             timers.shutdownNow();
             redis.close();
@@ -251,8 +261,8 @@ public final class Gateway implements AutoCloseable {
     public CompletableFuture<Void> drain() {
         if (draining.compareAndSet(false, true)) {
             Duration timeout = activeConfig().config().sip().drainTimeout();
-            log.info("draining: new calls refused; {} calls in progress get up to {} s to end", callsInProgress(),
-                    timeout.toSeconds());
+            log.info("draining: new calls refused; {} calls in progress get up to {} ms to end", callsInProgress(),
+                    timeout.toMillis());
             proxy.drain();
             calls.abortHeld();
             ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
@@ -281,7 +291,7 @@ public final class Gateway implements AutoCloseable {
 
     /** Calls not yet ended: INVITEs still being admitted or held, and dialogs (ringing or established). */
     public int callsInProgress() {
-        return calls.notForwarded() + dialogs.size();
+        return calls.notForwarded() + dialogs.live();
     }
 
     /**
@@ -307,6 +317,8 @@ public final class Gateway implements AutoCloseable {
             admin.close();
         }
         sip.stack().stop();
+        dialogs.endAll("shutdown");
+        records.close();
         pacer.close();
         timers.shutdownNow();
         redis.close();

@@ -1,11 +1,13 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.ListIterator;
+import java.util.Optional;
 import java.util.Set;
 import javax.sip.address.Address;
 import javax.sip.address.URI;
@@ -44,6 +46,8 @@ final class Dialog {
     private List<Address> calleeRoutes = List.of();
     private int ownRecordRoutes;
     private boolean confirmed;
+    private CallRecord answeredCall;
+    private boolean ended;
     private volatile long expiresAtNanos;
 
     Dialog(Request invite, InetAddress source, int sourcePort, String peerId, long expiresAtNanos) {
@@ -130,9 +134,27 @@ final class Dialog {
         }
     }
 
-    /** The carrier answered 2xx: the dialog is established. */
-    synchronized void confirm() {
+    /** The carrier answered 2xx: the dialog is established; {@code call} is its record so far (no end yet). */
+    synchronized void confirm(CallRecord call) {
         confirmed = true;
+        answeredCall = call;
+    }
+
+    /** Marks the dialog ended; false if it already was. */
+    synchronized boolean end() {
+        if (ended) {
+            return false;
+        }
+        ended = true;
+        return true;
+    }
+
+    synchronized boolean ended() {
+        return ended;
+    }
+
+    synchronized Optional<CallRecord> answeredCall() {
+        return Optional.ofNullable(answeredCall);
     }
 
     synchronized boolean confirmed() {

@@ -90,7 +90,7 @@ final class InDialogForwarder {
         /** A BYE answered (by any final response, or none) ends the dialog: nothing more is relayed in it. */
         private void ended() {
             if (Request.BYE.equals(server.getRequest().getMethod())) {
-                services.dialogs().remove(dialog);
+                services.dialogs().remove(dialog, "bye");
             }
         }
     }
@@ -153,6 +153,9 @@ final class InDialogForwarder {
             return Relay.refused(Refusal.UNKNOWN_DIALOG);
         }
         Dialog dialog = found.get();
+        if (dialog.ended() && !Request.ACK.equals(request.getMethod())) {
+            return Relay.refused(Refusal.UNKNOWN_DIALOG);
+        }
         InetAddress source = SipMessages.source(request);
         if (!dialog.isEnd(source, fromCaller)) {
             return Relay.refused(Refusal.NOT_A_PARTY);
@@ -174,7 +177,9 @@ final class InDialogForwarder {
         if (!dialog.mayRelayTo(nextHop(routed), fromCaller)) {
             return Relay.refused(Refusal.ROUTE_NOT_ALLOWED);
         }
-        services.dialogs().touch(dialog);
+        if (!dialog.ended()) {
+            services.dialogs().touch(dialog);
+        }
         return new Relay(routed, dialog, null);
     }
 

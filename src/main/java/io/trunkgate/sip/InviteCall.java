@@ -6,11 +6,13 @@ import io.trunkgate.gateway.ActiveConfig;
 import io.trunkgate.gateway.CallAdmission;
 import io.trunkgate.gateway.CallAdmission.Verdict;
 import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.records.CallRecord;
 import io.trunkgate.route.CallRouting;
 import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
@@ -51,6 +53,7 @@ final class InviteCall {
     private final String number;
     private final InetAddress callerSource;
     private final long arrivedNanos = System.nanoTime();
+    private final Instant invitedAt = Instant.now();
 
     private CallRouting routing;
     private String admission = "pending";
@@ -253,7 +256,7 @@ final class InviteCall {
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
-                dialog.confirm();
+                dialog.confirm(record(status, Instant.now()));
             }
             sendFinal(upstream(response));
             return;
@@ -468,8 +471,11 @@ final class InviteCall {
     private void finish(int status) {
         finalSent = true;
         services.calls().remove(this);
-        if (dialog != null && !dialog.confirmed()) {
-            services.dialogs().remove(dialog);
+        if (dialog == null || !dialog.confirmed()) {
+            if (dialog != null) {
+                services.dialogs().remove(dialog, "failed");
+            }
+            services.records().write(record(status, null).ended(Instant.now(), "failed"));
         }
         callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                 callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
@@ -487,6 +493,23 @@ final class InviteCall {
         if (carrier != null) {
             services.metrics().callSent(carrier.id(), held);
         }
+    }
+
+    /** The call record so far: everything but its end ({@code answeredAt} null for a call not answered). */
+    private CallRecord record(int status, Instant answeredAt) {
+        String outcome = verdict == null ? "pending" : verdict.decision().map(d -> switch (d.outcome()) {
+            case ADMITTED -> "admitted";
+            case DUPLICATE -> "duplicate";
+            case BLOCKED -> "blocked";
+            case LIMITED, TOO_HEAVY -> "rejected";
+        }).orElse(verdict.admitted() ? "admitted" : "redis-unavailable");
+        String refusedBy = verdict == null ? null : verdict.decision()
+                .filter(d -> d.refusedLimit().isPresent())
+                .map(d -> d.refusedBy().map(Object::toString).orElse(peer.id()) + " " + d.refusedLimit().get())
+                .orElse(null);
+        return new CallRecord(callId, peer.id(), peer.group().orElse(null), outcome, refusedBy,
+                routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),
+                held.toMillis(), invitedAt, answeredAt, null, 0, status, null, active.config().instanceId());
     }
 
     private void stopAttemptTimer() {

@@ -4,6 +4,7 @@ import io.trunkgate.gateway.ActiveConfig;
 import io.trunkgate.gateway.CallAdmission;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.route.RerouteHook;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,7 +15,7 @@ import javax.sip.SipProvider;
 public record ProxyServices(Supplier<ActiveConfig> config, CallAdmission admission, CarrierPacer pacer,
                             Supplier<RerouteHook> rerouteHook, ScheduledExecutorService timers,
                             SipMessages messages, List<SipProvider> providers, CallRegistry calls,
-                            DialogTable dialogs, GatewayMetrics metrics) {
+                            DialogTable dialogs, CallRecordWriter records, GatewayMetrics metrics) {
 
     /**
      * The provider that can send over {@code transport} ("UDP" or "TCP") to {@code host}: one listening on the

@@ -3,8 +3,11 @@ package io.trunkgate.sip;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.gateway.ActiveConfig;
+import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
@@ -165,6 +168,10 @@ public final class SipProxy implements SipListener {
             callLog.info("call={} peer={} admission=shed({}) final=503", callId(request), peer.get().id(),
                     shed.get().tag);
             services.metrics().callShed(peer.get().id(), shed.get().tag);
+            Instant now = Instant.now();
+            services.records().write(new CallRecord(callId(request), peer.get().id(), peer.get().group().orElse(null),
+                    "shed", shed.get().tag, List.of(), List.of(), 0, now, null, now, 0,
+                    Response.SERVICE_UNAVAILABLE, "failed", active.config().instanceId()));
             return;
         }
         Optional<ServerTransaction> server = serverTransaction(event, provider);

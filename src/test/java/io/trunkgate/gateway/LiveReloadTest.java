@@ -69,6 +69,7 @@ class LiveReloadTest {
         sipPort = RedisServerProcess.freePort();
         write("gateway.conf", """
                 instance-id = reload-test
+                shutdown.drain-timeout = 1s
                 sip.listeners = [
                   { transport = udp, host = "127.0.0.1", port = %d }
                   { transport = tcp, host = "127.0.0.1", port = %d }

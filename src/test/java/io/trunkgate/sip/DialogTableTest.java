@@ -18,7 +18,7 @@ class DialogTableTest {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final DialogTable table = new DialogTable(TIMEOUT, 2, now::get);
+    private final DialogTable table = new DialogTable(TIMEOUT, 2, now::get, record -> { });
 
     private static Request invite(String callId, String tag) throws Exception {
         String text = "INVITE sip:+1555@127.0.0.1:5060 SIP/2.0\r\n"
@@ -61,7 +61,7 @@ class DialogTableTest {
         assertFalse(table.full());
         open("c4", "t4");
         assertTrue(table.full());
-        table.remove(first);
+        table.remove(first, "bye");
         assertFalse(table.full());
     }
 

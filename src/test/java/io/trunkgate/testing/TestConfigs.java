@@ -2,6 +2,7 @@ package io.trunkgate.testing;
 
 import io.trunkgate.config.AdminSettings;
 import io.trunkgate.config.AdmissionSettings;
+import io.trunkgate.config.CallRecordSettings;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Cidr;
 import io.trunkgate.config.GatewayConfig;
@@ -40,6 +41,7 @@ public final class TestConfigs {
     private int maxCallsInProgress = 10_000;
     private double maxNewCallsPerSecond;
     private SipLimits sipLimits = SipLimits.DEFAULTS;
+    private CallRecordSettings records = CallRecordSettings.NONE;
     /** Short: most tests end with calls still up, and closing a gateway waits for them up to this. */
     private Duration drainTimeout = Duration.ofMillis(500);
     private final List<SipListener> extraListeners = new ArrayList<>();
@@ -108,6 +110,11 @@ public final class TestConfigs {
         return this;
     }
 
+    public TestConfigs callRecords(Path file) {
+        this.records = new CallRecordSettings(Optional.of(file), 100, 10);
+        return this;
+    }
+
     public TestConfigs drainTimeout(Duration timeout) {
         this.drainTimeout = timeout;
         return this;
@@ -153,6 +160,6 @@ public final class TestConfigs {
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
-                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, Optional.empty());
+                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, Optional.empty(), records);
     }
 }

@@ -75,6 +75,7 @@ public final class ConfigLoader {
         groupIds.reportUnknownReferences();
         carrierIds.reportUnknownReferences();
         reportAlternateLoops(carriers);
+        settings.ifPresent(s -> reportCarriersWithoutListener(carriers, s.sip()));
 
         if (!errors.isEmpty() || settings.isEmpty()) {
             errors.sort(Comparator.comparing((ConfigError e) -> e.file().toString()).thenComparingInt(ConfigError::line));
@@ -84,6 +85,17 @@ public final class ConfigLoader {
         return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.sip(), s.redis(), s.admission(),
                 s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
                 byId(carriers, CarrierConfig::id), routes, s.rerouteHook(), s.records());
+    }
+
+    /** A carrier is reached over its URI's transport, which needs a listener of that transport to send from. */
+    private void reportCarriersWithoutListener(List<CarrierConfig> carriers, SipSettings sip) {
+        for (CarrierConfig carrier : carriers) {
+            Transport transport = carrier.uri().transport();
+            if (sip.listeners().stream().noneMatch(listener -> listener.transport() == transport)) {
+                errors.add(carrierIds.definedAt(carrier.id()).withKey("uri").error("transport "
+                        + transport.sipName() + " has no listener in sip.listeners: nothing could be sent to it"));
+            }
+        }
     }
 
     /** A carrier whose alternates lead back to it (a -> b -> a) would offer a call to the same carriers again. */

@@ -107,11 +107,13 @@ final class InDialogForwarder {
             Relay relay = route(ack);
             if (relay.refusal() != null) {
                 services.metrics().requestRefused(relay.refusal().tag);
+                log.debug("ACK absorbed: {}", relay.refusal().tag);
                 return;
             }
             String transport = nextHopTransport(relay.routed());
             SipProvider outbound = services.providerFor(transport, nextHop(relay.routed()).host());
             outbound.sendRequest(services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
+            log.debug("ACK relayed to {}", relay.routed().getRequestURI());
         } catch (Exception e) {
             log.debug("ACK not forwarded: {}", e.toString());
         }

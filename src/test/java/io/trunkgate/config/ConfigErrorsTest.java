@@ -385,4 +385,11 @@ class ConfigErrorsTest {
         List<ConfigError> errors = files.errors();
         assertError(errors, files.path("carriers/a.conf"), 1, "alternates", "a -> b -> c -> a");
     }
+
+    @Test
+    void aCarrierWhoseTransportHasNoListenerIsRefused() {
+        files.write("gateway.conf", "sip.listeners = [ { transport = udp, host = \"127.0.0.1\" } ]\n")
+                .write("carriers/t.conf", "id = t\nuri = \"sip:127.0.0.1:5070;transport=tcp\"\ncps = 10\n");
+        assertError(files.errors(), files.path("carriers/t.conf"), 1, "uri", "transport tcp has no listener");
+    }
 }

@@ -45,6 +45,9 @@ class TcpCarrierTest {
                 assertNotNull(answer, "call " + i + " got no answer");
                 assertEquals(200, answer.getStatusCode(), "call " + i);
                 call.ack();
+                // The BYE waits for the ACK at the carrier, as in a call that lasts: an ACK and a BYE sent back to
+                // back have lost one ACK in 20 twice in full-suite runs (JAIN-SIP's TCP write path; open issue).
+                assertEquals(true, carrier.await(Request.ACK, i + 1, WAIT_MS), "call " + i + ": ACK at the carrier");
                 Response bye = call.bye(WAIT_MS);
                 assertNotNull(bye, "call " + i + ": no answer to its BYE");
                 assertEquals(200, bye.getStatusCode(), "call " + i + ": BYE");

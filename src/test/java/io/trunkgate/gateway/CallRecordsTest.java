@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +17,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,16 +31,12 @@ class CallRecordsTest {
         SipAgent caller = SipAgent.start("127.0.0.131");
         SipAgent carrier = SipAgent.start("127.0.0.132");
         int port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
         String answeredId;
         String refusedId;
         String upId;
         Instant byeSent;
         try {
-            Gateway gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                    redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-records-" + UUID.randomUUID(), 0),
-                    port)
+            Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records", port)
                     .instance("records-gw")
                     .callRecords(file)
                     .peer("caller", "127.0.0.131", Limit.exact(Duration.ofMinutes(1), 2))

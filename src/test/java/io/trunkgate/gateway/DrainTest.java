@@ -4,17 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,10 +38,7 @@ class DrainTest {
         caller = SipAgent.start("127.0.0.121");
         carrier = SipAgent.start("127.0.0.122");
         port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-drain-" + UUID.randomUUID(), 0), port)
+        gateway = Gateway.start(TestConfigs.onSharedRedis("drain", port)
                 .instance("drain-gw-" + UUID.randomUUID())
                 .drainTimeout(Duration.ofSeconds(60))
                 .adminToken(TOKEN)

@@ -3,20 +3,14 @@ package io.trunkgate.sip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.sip.header.ToHeader;
@@ -47,10 +41,7 @@ class CarrierAnswersTest {
         forking.behave(Behaviour.FORK);
         oddCancel.behave(Behaviour.RING_487_WITH_CANCEL_VIA);
         port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-answers-" + UUID.randomUUID(), 0), port)
+        gateway = Gateway.start(TestConfigs.onSharedRedis("answers", port)
                 .peer("caller", "127.0.0.101", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("forking", forking, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                 .carrier("odd-cancel", oddCancel, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))

@@ -4,19 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 import java.util.stream.Stream;
 import javax.sip.header.CallIdHeader;
 import javax.sip.message.Request;
@@ -55,10 +49,7 @@ class CarrierTimersTest {
         lateAnswer.behave(Behaviour.ANSWER_LATE);
         lateAnswer.answerAfter(Duration.ofMillis(1500));
         port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-timers-" + UUID.randomUUID(), 0), port)
+        gateway = Gateway.start(TestConfigs.onSharedRedis("timers", port)
                 .peer("caller", "127.0.0.81", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("long-ringer", longRinger, 1000, Duration.ofSeconds(1), Duration.ofSeconds(1),
                         Duration.ofSeconds(30), "never-answers")
@@ -77,18 +68,8 @@ class CarrierTimersTest {
         Stream.of(caller, longRinger, neverAnswers, lateAnswer).parallel().forEach(SipAgent::close);
     }
 
-    private static long count(SipAgent agent, String method, String callId) {
-        return agent.received(method).stream()
-                .filter(r -> ((CallIdHeader) r.request().getHeader(CallIdHeader.NAME)).getCallId().equals(callId))
-                .count();
-    }
-
     private static void awaitReceived(SipAgent agent, String method, String callId) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
-        while (count(agent, method, callId) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(1, count(agent, method, callId), method + " of " + callId + " at " + agent.host());
+        assertEquals(1, agent.await(method, callId, 1, WAIT_MS), method + " of " + callId + " at " + agent.host());
     }
 
     @Test
@@ -97,8 +78,8 @@ class CarrierTimersTest {
         Response answer = call.awaitFinal(WAIT_MS);
         assertNotNull(answer, "no final answer");
         assertEquals(200, answer.getStatusCode(), "a call ringing 2.5 s with answer-timeout 1 s");
-        assertEquals(0, count(neverAnswers, Request.INVITE, call.callId()), "the alternate was not tried");
-        assertEquals(0, count(longRinger, Request.CANCEL, call.callId()), "the ringing carrier was not cancelled");
+        assertEquals(0, neverAnswers.received(Request.INVITE, call.callId()), "the alternate was not tried");
+        assertEquals(0, longRinger.received(Request.CANCEL, call.callId()), "the ringing carrier was not cancelled");
         call.ack();
         assertEquals(200, call.bye(WAIT_MS).getStatusCode());
     }
@@ -122,7 +103,7 @@ class CarrierTimersTest {
         Response answer = call.awaitFinal(WAIT_MS);
         assertNotNull(answer, "no final answer to the cancelled INVITE");
         assertEquals(487, answer.getStatusCode());
-        assertEquals(0, count(lateAnswer, Request.ACK, call.callId()),
+        assertEquals(0, lateAnswer.received(Request.ACK, call.callId()),
                 "487 came before the carrier's answer (1.5 s after the INVITE), not after it");
         // The carrier answers 200 anyway (it ignores the CANCEL): the gateway closes that leg itself.
         awaitReceived(lateAnswer, Request.ACK, call.callId());

@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import io.trunkgate.testing.ThirdHost;
 import java.net.DatagramPacket;
@@ -21,7 +17,6 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.stream.Stream;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
@@ -61,10 +56,7 @@ class DialogRelayTest {
         carrier = SipAgent.start("127.0.0.73", "UDP");
         third = ThirdHost.start("127.0.0.75");
         port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-dialog-" + UUID.randomUUID(), 0), port)
+        gateway = Gateway.start(TestConfigs.onSharedRedis("dialog", port)
                 .peer("udp-peer", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 1000))
                 .peer("tcp-peer", "127.0.0.72", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("carrier", carrier, 1000, Duration.ofSeconds(2), Duration.ofSeconds(5))
@@ -93,18 +85,9 @@ class DialogRelayTest {
         return call;
     }
 
-    private long received(SipAgent agent, String method, String callId) {
-        return agent.received(method).stream()
-                .filter(r -> ((CallIdHeader) r.request().getHeader(CallIdHeader.NAME)).getCallId().equals(callId))
-                .count();
-    }
-
     private void awaitReceived(SipAgent agent, String method, String callId, long count) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
-        while (received(agent, method, callId) < count && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(count, received(agent, method, callId), method + "s of call " + callId + " at " + agent.host());
+        assertEquals(count, agent.await(method, callId, count, WAIT_MS), method + "s of call " + callId + " at "
+                + agent.host());
     }
 
     @ParameterizedTest
@@ -166,11 +149,7 @@ class DialogRelayTest {
     @org.junit.jupiter.api.Test
     void aFullDialogTableShedsNewCallsUntilOneEnds() throws Exception {
         int smallPort = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        try (Gateway small = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-dialogs-" + UUID.randomUUID(), 0),
-                smallPort)
+        try (Gateway small = Gateway.start(TestConfigs.onSharedRedis("dialogs", smallPort)
                 .instance("small-gw")
                 .sipLimits(new SipLimits(16 * 1024, 16, Duration.ofHours(1), 2))
                 .peer("udp-peer", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 1000))
@@ -220,6 +199,6 @@ class DialogRelayTest {
         Response bye = call.bye(WAIT_MS);
         assertNotNull(bye, "no answer to the caller's own BYE");
         assertEquals(200, bye.getStatusCode(), "the call was still up after the stranger's BYE");
-        assertEquals(1, received(carrier, Request.BYE, callId), "BYEs the carrier got: only the caller's");
+        assertEquals(1, carrier.received(Request.BYE, callId), "BYEs the carrier got: only the caller's");
     }
 }

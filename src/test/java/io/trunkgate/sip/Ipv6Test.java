@@ -4,20 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
-import java.util.UUID;
 import java.util.stream.Stream;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.RecordRouteHeader;
@@ -53,10 +48,7 @@ class Ipv6Test {
         v4Carrier = SipAgent.start("127.0.0.92");
         v6Carrier = SipAgent.start("::1");
         port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-v6-" + UUID.randomUUID(), 0), port)
+        gateway = Gateway.start(TestConfigs.onSharedRedis("v6", port)
                 .alsoListenOn("::1")
                 .peer("v4", "127.0.0.91", Limit.exact(Duration.ofSeconds(1), 1000))
                 .peer("v6", "::1/128", Limit.exact(Duration.ofSeconds(1), 1000))

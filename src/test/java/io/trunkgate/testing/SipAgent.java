@@ -160,6 +160,22 @@ public final class SipAgent implements SipListener, AutoCloseable {
         }
     }
 
+    /** Requests of {@code method} in the call {@code callId} this agent received so far. */
+    public long received(String method, String callId) {
+        return received(method).stream()
+                .filter(r -> ((CallIdHeader) r.request().getHeader(CallIdHeader.NAME)).getCallId().equals(callId))
+                .count();
+    }
+
+    /** Waits until {@code count} requests of {@code method} in the call have arrived; returns how many did. */
+    public long await(String method, String callId, long count, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (received(method, callId) < count && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        return received(method, callId);
+    }
+
     public void clear() {
         received.clear();
     }

@@ -52,6 +52,16 @@ public final class TestConfigs {
     private String instanceId = "test-gw";
     private TcpLimits tcpLimits = TcpLimits.DEFAULTS;
 
+    /**
+     * A gateway on the shared standalone redis-server of the test JVM, with keys of its own (prefix
+     * {@code name} and a random part) so tests never see each other's counts.
+     */
+    public static TestConfigs onSharedRedis(String name, int sipPort) {
+        RedisSettings shared = StandaloneRedis.shared().settings();
+        return new TestConfigs(new RedisSettings(shared.mode(), shared.addresses(), shared.sentinelMaster(),
+                shared.password(), shared.timeout(), "tg-" + name + "-" + java.util.UUID.randomUUID(), 0), sipPort);
+    }
+
     public TestConfigs(RedisSettings redis, int sipPort) {
         this.redis = redis;
         this.sipPort = sipPort;

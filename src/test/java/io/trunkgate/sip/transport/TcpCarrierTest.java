@@ -3,18 +3,12 @@ package io.trunkgate.sip.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
@@ -29,11 +23,7 @@ class TcpCarrierTest {
         SipAgent caller = SipAgent.start("127.0.0.111");
         SipAgent carrier = SipAgent.start("127.0.0.112", "TCP");
         int port = RedisServerProcess.freePort();
-        RedisSettings redis = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        try (Gateway gateway = Gateway.start(new TestConfigs(new RedisSettings(redis.mode(), redis.addresses(),
-                redis.sentinelMaster(), redis.password(), redis.timeout(), "tg-tcp-carrier-" + UUID.randomUUID(), 0),
-                port)
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("tcp-carrier", port)
                 .instance("tcp-carrier-gw")
                 .peer("caller", "127.0.0.111", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("tcp", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))

@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * gives it one short grace before declaring Redis unavailable; otherwise every pause longer than the timeout
  * would turn into rejected calls and a tripped breaker while Redis was answering in microseconds.
  *
+ * <p>One slow reply is not evidence that Redis is down: the first calls on a cold path of a JVM just started, on
+ * a busy machine, took longer than the budget and were refused while Redis answered in microseconds. So while
+ * the breaker is closed and no call failed for {@code HEALTHY_AFTER}, a call past its budget gets one more
+ * budget before it counts as unavailable. Once anything failed, calls fail at their budget.
+ *
  * <p>Results are completed on a small pool of this class's own, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
  */
@@ -39,6 +44,7 @@ public final class RedisGuard {
     /** A check this late means the process itself was stalled. */
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long HEALTHY_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final ScheduledExecutorService SHARED_TIMEOUTS = timeoutScheduler();
     private static final Executor COMPLETIONS = Executors.newFixedThreadPool(
             Math.max(2, Runtime.getRuntime().availableProcessors()), daemon("trunkgate-redis-results"));
@@ -46,6 +52,7 @@ public final class RedisGuard {
     private final Duration timeout;
     private final ScheduledExecutorService timeouts;
     private final CircuitBreaker breaker;
+    private volatile long lastFailureNanos = System.nanoTime() - 2 * HEALTHY_AFTER_NANOS;
 
     public RedisGuard(Duration timeout, Duration probeInterval) {
         this(timeout, probeInterval, SHARED_TIMEOUTS);
@@ -113,8 +120,17 @@ public final class RedisGuard {
             timeouts.schedule(() -> expire(call, true), GRACE_NANOS, TimeUnit.NANOSECONDS);
             return;
         }
+        if (!graceGiven && believedHealthy()) {
+            timeouts.schedule(() -> expire(call, true), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return;
+        }
         TimeoutException timedOut = new TimeoutException("redis did not answer within " + timeout.toMillis() + "ms");
         call.fail(timedOut.getMessage(), timedOut);
+    }
+
+    private boolean believedHealthy() {
+        return breaker.getState() == CircuitBreaker.State.CLOSED
+                && System.nanoTime() - lastFailureNanos > HEALTHY_AFTER_NANOS;
     }
 
     /** One guarded call: the first outcome (reply, error or timeout) is recorded by the breaker and returned. */
@@ -142,6 +158,7 @@ public final class RedisGuard {
 
         void fail(String message, Throwable cause) {
             if (settled.compareAndSet(false, true)) {
+                lastFailureNanos = System.nanoTime();
                 breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, cause);
                 RuntimeException failure = unavailable.apply(message, cause);
                 COMPLETIONS.execute(() -> result.completeExceptionally(failure));

@@ -86,6 +86,20 @@ class RedisGuardTest {
         assertEquals("client shut down", failure.getCause().getMessage());
     }
 
+    /**
+     * A reply 10 ms past the budget, while Redis has been answering: used (a cold path of our own, not a dead
+     * Redis). The reply is completed on the thread that checks deadlines, so it comes after the budget's check
+     * and before the next, whatever the machine's load.
+     */
+    @Test
+    void oneLateReplyWhileRedisIsHealthyIsWaitedFor() throws Exception {
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        timeouts.schedule(() -> reply.complete("admitted"), TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
+        assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
+        assertEquals("CLOSED", guard.state());
+    }
+
     @Test
     void repeatedTimeoutsOpenTheCircuitAndCallsFailFast() throws Exception {
         for (int i = 0; i < 3; i++) {

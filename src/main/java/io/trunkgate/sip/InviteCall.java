@@ -460,12 +460,13 @@ final class InviteCall {
         }
         finalSent = true;
         stopAttemptTimer();
+        // Accounted before it is sent: whoever gets the answer and then looks at metrics or records sees the call.
+        finish(response.getStatusCode());
         try {
             server.sendResponse(response);
         } catch (Exception e) {
             log.warn("call={} final response {} not sent: {}", callId, response.getStatusCode(), e.toString());
         }
-        finish(response.getStatusCode());
     }
 
     private void finish(int status) {

@@ -5,11 +5,12 @@ import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.history.TrafficHistory.CarrierSecond;
 import io.trunkgate.history.TrafficHistory.PeerSecond;
+import io.trunkgate.limit.Limit;
 import io.trunkgate.metrics.GatewayMetrics;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,7 +69,7 @@ public final class HistorySampler implements Runnable {
         Map<String, PeerSecond> peers = new HashMap<>();
         for (PeerConfig peer : active.peers().values()) {
             peers.put(peer.id(), new PeerSecond(count(admitted, peer.id()), count(refused, peer.id()),
-                    tightestCps(peer)));
+                    shortestWindowCps(peer)));
         }
         Map<String, CarrierSecond> carriers = new HashMap<>();
         for (CarrierConfig carrier : active.carriers().values()) {
@@ -93,10 +94,13 @@ public final class HistorySampler implements Runnable {
         return (int) Math.round(counts.getOrDefault(id, 0.0));
     }
 
-    /** The peer's own limit that allows the fewest calls per second on average; null without limits. */
-    private static Double tightestCps(PeerConfig peer) {
-        OptionalDouble tightest = peer.limits().stream().mapToDouble(l -> l.max() / (l.window().toNanos() / 1e9)).min();
-        return tightest.isPresent() ? tightest.getAsDouble() : null;
+    /**
+     * The peer's own limit with the shortest window, in calls per second: the one a per-second chart can be held
+     * against (a daily budget averaged over the day says little about any one second); null without limits.
+     */
+    private static Double shortestWindowCps(PeerConfig peer) {
+        return peer.limits().stream().min(Comparator.comparing(Limit::window))
+                .map(l -> l.max() / (l.window().toNanos() / 1e9)).orElse(null);
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.function.Function;
  */
 public final class TrafficHistory {
 
-    /** One peer in one second: calls admitted and refused at admission, and its tightest limit in calls/s. */
+    /** One peer in one second: calls admitted and refused at admission, and its shortest-window limit in calls/s. */
     public record PeerSecond(int admitted, int refused, Double limitCps) {
     }
 

@@ -185,7 +185,8 @@ class StatusPageTest {
         assertEquals(0, total(history, "peers", "acme", "refused"));
         assertEquals(2, total(history, "peers", "globex", "admitted"));
         assertEquals(2, total(history, "peers", "globex", "refused"));
-        assertEquals(5.0, series(history, "peers", "acme").get("limitCps").get(0).asDouble(), "300 per minute");
+        assertEquals(10.0, series(history, "peers", "acme").get("limitCps").get(0).asDouble(), "10 per second");
+        assertEquals(2.0, series(history, "peers", "globex").get("limitCps").get(0).asDouble(), "not 100000 a day");
         assertEquals(6, total(history, "carriers", "carrier-a", "sent"), "3 + 2 from globex + 1 rerouted");
         assertEquals(1, total(history, "carriers", "carrier-b", "sent"));
         assertEquals(1, total(history, "carriers", "carrier-b", "reroutes"));

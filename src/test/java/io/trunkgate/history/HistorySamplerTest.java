@@ -22,7 +22,7 @@ class HistorySamplerTest {
             Optional.empty(), Optional.empty(), Duration.ofSeconds(1), "tg", 0);
 
     @Test
-    void eachTickHoldsTheCallsCountedSinceThePreviousOneAndThePeersTightestLimit() {
+    void eachTickHoldsTheCallsCountedSinceThePreviousOneAndThePeersShortestWindowLimit() {
         GatewayConfig config = new TestConfigs(UNUSED_REDIS, 5060)
                 .peer("acme", "127.0.0.1", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
                 .peer("quiet", "127.0.0.2")
@@ -46,9 +46,9 @@ class HistorySamplerTest {
 
         List<TrafficHistory.Tick> ticks = history.ticks();
         assertEquals(List.of(1_000L, 2_000L, 3_000L), ticks.stream().map(TrafficHistory.Tick::epochMillis).toList());
-        assertEquals(new PeerSecond(3, 1, 5.0), ticks.get(0).peers().get("acme"), "300 per minute is the tighter");
-        assertEquals(new PeerSecond(1, 0, 5.0), ticks.get(1).peers().get("acme"));
-        assertEquals(new PeerSecond(0, 0, 5.0), ticks.get(2).peers().get("acme"));
+        assertEquals(new PeerSecond(3, 1, 10.0), ticks.get(0).peers().get("acme"), "10 per second, not 300 per minute");
+        assertEquals(new PeerSecond(1, 0, 10.0), ticks.get(1).peers().get("acme"));
+        assertEquals(new PeerSecond(0, 0, 10.0), ticks.get(2).peers().get("acme"));
         assertEquals(new PeerSecond(0, 0, null), ticks.get(2).peers().get("quiet"));
     }
 }

@@ -8,6 +8,7 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.gateway.ActiveConfig;
 import io.trunkgate.gateway.ConfigReloader;
+import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.BlockRegistry;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.internal.WindowUsageReader;
@@ -97,10 +98,11 @@ public final class AdminApi {
     private final RedisSlotReserver slots;
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
+    private final TrafficHistory history;
 
     public AdminApi(Supplier<ActiveConfig> config, Supplier<Integer> invitesInFlight, RedissonClient redis,
                     BlockRegistry blocks, WindowUsageReader usage, CarrierPacer pacer, RedisSlotReserver slots,
-                    GatewayMetrics metrics, ConfigReloader reloader, Draining draining) {
+                    GatewayMetrics metrics, ConfigReloader reloader, TrafficHistory history, Draining draining) {
         this.config = config;
         this.draining = draining;
         this.invitesInFlight = invitesInFlight;
@@ -111,6 +113,7 @@ public final class AdminApi {
         this.slots = slots;
         this.metrics = metrics;
         this.reloader = reloader;
+        this.history = history;
     }
 
     CompletionStage<Reply> statusPage() {
@@ -175,6 +178,11 @@ public final class AdminApi {
                 .toList();
         return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
                 .thenApply(done -> Reply.ok(Map.of("carriers", views.stream().map(CompletableFuture::join).toList())));
+    }
+
+    /** Per second over the last minutes: each peer's admitted and refused calls, each carrier's pacing. */
+    CompletionStage<Reply> history() {
+        return CompletableFuture.completedFuture(Reply.ok(history.series()));
     }
 
     CompletionStage<Reply> block(AdminRouter.Request request) {

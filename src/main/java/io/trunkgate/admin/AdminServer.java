@@ -53,6 +53,7 @@ public final class AdminServer implements AutoCloseable {
                 .route(HttpMethod.GET, "/api/peers", request -> api.peers())
                 .route(HttpMethod.GET, "/api/peers/([^/]+)", api::peer)
                 .route(HttpMethod.GET, "/api/carriers", request -> api.carriers())
+                .route(HttpMethod.GET, "/api/history", request -> api.history())
                 .route(HttpMethod.GET, "/api/blocks/([^/]+)", api::block)
                 .route(HttpMethod.PUT, "/api/blocks/([^/]+)", api::putBlock)
                 .route(HttpMethod.DELETE, "/api/blocks/([^/]+)", api::deleteBlock)

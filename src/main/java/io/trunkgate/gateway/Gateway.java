@@ -7,6 +7,8 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.SipLimits;
+import io.trunkgate.history.HistorySampler;
+import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.BlockRegistry;
 import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
 import io.trunkgate.limit.internal.LocalAdmissionLimiter;
@@ -62,6 +64,7 @@ public final class Gateway implements AutoCloseable {
     private static final Duration RELOAD_POLL = Duration.ofSeconds(1);
     private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
     private static final long DIALOG_SWEEP_SECONDS = 10;
+    private static final int HISTORY_SECONDS = 600;
 
     private final AtomicReference<ActiveConfig> active;
     private final RedisRuntime redis;
@@ -163,8 +166,12 @@ public final class Gateway implements AutoCloseable {
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer::heldCount);
             GatewayConfig config = activeConfig().config();
+            TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
+            timers.scheduleAtFixedRate(new HistorySampler(history, () -> activeConfig().config(), metrics,
+                    pacer::heldCount, slots::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
             AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), blocks,
                     new WindowUsageReader(redis.client(), config.redis().keyPrefix()), pacer, slots, metrics, reloader,
+                    history,
                     new Draining() {
                         @Override
                         public void start() {

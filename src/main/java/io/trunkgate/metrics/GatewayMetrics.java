@@ -2,6 +2,9 @@ package io.trunkgate.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -12,6 +15,7 @@ import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteHook;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -47,11 +51,26 @@ public final class GatewayMetrics {
         heldCalls = MultiGauge.builder("trunkgate.pacing.held.calls")
                 .description("Calls this gateway holds for the carrier's next slot right now")
                 .register(registry);
+        // at zero from the start, so dashboards and alerts have the series before the first error
+        Set.of("admit", "pace").forEach(this::redisErrors);
     }
 
     /** The Prometheus text exposition of every meter. */
     public String scrape() {
         return registry.scrape();
+    }
+
+    /** The counts of every meter named {@code name} (counters, or timers' events), summed by the tag {@code tag}. */
+    public Map<String, Double> countsBy(String name, String tag) {
+        Map<String, Double> counts = new HashMap<>();
+        for (Meter meter : registry.find(name).meters()) {
+            for (Measurement measurement : meter.measure()) {
+                if (measurement.getStatistic() == Statistic.COUNT) {
+                    counts.merge(meter.getId().getTag(tag), measurement.getValue(), Double::sum);
+                }
+            }
+        }
+        return counts;
     }
 
     /** Content-Type of {@link #scrape()}. */
@@ -177,9 +196,13 @@ public final class GatewayMetrics {
                     .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(registry)
                     .record(Duration.ofNanos(System.nanoTime() - start));
             if (error != null) {
-                Counter.builder("trunkgate.redis.errors").description("Redis script calls that failed or timed out")
-                        .tag("op", operation).register(registry).increment();
+                redisErrors(operation).increment();
             }
         });
+    }
+
+    private Counter redisErrors(String operation) {
+        return Counter.builder("trunkgate.redis.errors").description("Redis script calls that failed or timed out")
+                .tag("op", operation).register(registry);
     }
 }

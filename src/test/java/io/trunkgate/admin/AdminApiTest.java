@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -100,6 +101,42 @@ class AdminApiTest {
     }
 
     @Test
+    @Order(2)
+    void historyHoldsTheCallsOfEachSecond() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        JsonNode history = admin.get("/api/history").json();
+        while (total(history, "peers", "tight", "refused") < 1 || total(history, "carriers", "b", "sent") < 1) {
+            assertTrue(System.nanoTime() < deadline, "the sampler (once a second) did not record the calls: " + history);
+            Thread.sleep(100);
+            history = admin.get("/api/history").json();
+        }
+        assertEquals(2, total(history, "peers", "open", "admitted"));
+        assertEquals(1, total(history, "peers", "tight", "admitted"));
+        assertEquals(1, total(history, "peers", "tight", "refused"));
+        assertEquals(2, total(history, "carriers", "a", "sent"), "open's and tight's first");
+        assertEquals(1, total(history, "carriers", "rejecting", "reroutes"), "its 503 moved the call to b");
+        assertEquals(1000, history.get("resolutionMs").asInt());
+        assertEquals(600, history.get("capacity").asInt());
+        int samples = history.get("times").size();
+        for (JsonNode peer : history.get("peers")) {
+            assertEquals(samples, peer.get("admitted").size(), peer.toString());
+        }
+        assertEquals(List.of("a", "b", "c", "rejecting"), history.findValuesAsText("id").subList(3, 7));
+    }
+
+    private static long total(JsonNode history, String kind, String id, String field) {
+        long total = 0;
+        for (JsonNode entry : history.get(kind)) {
+            if (entry.get("id").asText().equals(id)) {
+                for (JsonNode value : entry.get(field)) {
+                    total += value.asLong();
+                }
+            }
+        }
+        return total;
+    }
+
+    @Test
     void adminServerBindsLoopbackByDefault() {
         assertEquals("127.0.0.1", gateway.adminAddress().getAddress().getHostAddress());
     }
@@ -143,7 +180,9 @@ class AdminApiTest {
         assertEquals(4.0, Metrics.value(m, "trunkgate_redis_latency_seconds_count", Map.of("op", "admit")).orElse(-1));
         assertEquals(4.0, Metrics.value(m, "trunkgate_redis_latency_seconds_count", Map.of("op", "pace")).orElse(-1),
                 "a twice, rejecting, then b");
-        assertTrue(Metrics.value(m, "trunkgate_redis_errors_total", Map.of()).isEmpty(), "no Redis errors yet");
+        assertEquals(0.0, Metrics.value(m, "trunkgate_redis_errors_total", Map.of("op", "admit")).orElse(-1),
+                "no Redis errors yet, and the series is there from the start");
+        assertEquals(0.0, Metrics.value(m, "trunkgate_redis_errors_total", Map.of("op", "pace")).orElse(-1));
         assertEquals(0.0, Metrics.value(m, "trunkgate_sip_transactions_in_flight", Map.of()).orElse(-1));
         assertEquals(1.0, Metrics.value(m, "trunkgate_config_generation", Map.of()).orElse(-1));
     }

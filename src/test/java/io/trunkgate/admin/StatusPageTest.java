@@ -3,11 +3,13 @@ package io.trunkgate.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
@@ -22,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,15 +35,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The status page in a real headless browser (Debian's chromium): its script polls the JSON API and renders
- * a row per peer limit and per carrier. Skipped when chromium is not on PATH; .ci/run installs it.
+ * a row per peer limit and per carrier, and charts of /api/history, after calls admitted, refused over a limit,
+ * paced and rerouted. Skipped when chromium is not on PATH; .ci/run installs it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatusPageTest {
 
     private static final String GW = "127.0.0.1";
+    /** Where status.html's charts draw zero: 150 px high, 20 px below the plot. */
+    private static final double CHART_BASELINE_Y = 130.0;
     private final List<SipAgent> agents = new ArrayList<>();
     private Gateway gateway;
     private String chromium;
+    private JsonNode history;
 
     @TempDir
     static Path profile;
@@ -48,10 +56,11 @@ class StatusPageTest {
     void start() throws Exception {
         chromium = onPath("chromium");
         Assumptions.assumeTrue(chromium != null, "chromium is not on PATH");
-        SipAgent caller = SipAgent.start("127.0.0.71");
+        SipAgent acme = SipAgent.start("127.0.0.71");
         SipAgent carrierA = SipAgent.start("127.0.0.72");
         SipAgent carrierB = SipAgent.start("127.0.0.73");
-        agents.addAll(List.of(caller, carrierA, carrierB));
+        SipAgent globex = SipAgent.start("127.0.0.74");
+        agents.addAll(List.of(acme, carrierA, carrierB, globex));
         int sipPort = RedisServerProcess.freePort();
         RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
                 List.of(StandaloneRedis.shared().server().address()));
@@ -60,14 +69,68 @@ class StatusPageTest {
         Duration wait = Duration.ofSeconds(5);
         gateway = Gateway.start(new TestConfigs(redis, sipPort).instance("status-page")
                 .peer("acme", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
-                .peer("globex", "127.0.0.74", Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1)))
+                .peer("globex", "127.0.0.74", Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1)),
+                        Limit.exact(Duration.ofSeconds(1), 2))
                 .carrier("carrier-a", carrierA, 30, wait, wait)
-                .carrier("carrier-b", carrierB, 2.5, wait, wait)
+                .carrier("carrier-b", carrierB, 2.5, Duration.ofMillis(100), wait, "carrier-a")
                 .route("+1", "carrier-a")
+                .route("+2", "carrier-b")
                 .build());
         for (int i = 0; i < 3; i++) {
-            assertEquals(200, caller.invite(GW, sipPort, "+1555000" + i).awaitFinal(5000).getStatusCode());
+            assertEquals(200, acme.invite(GW, sipPort, "+1555000" + i).awaitFinal(5000).getStatusCode());
         }
+        // carrier-b's next slot is 400 ms away after the first call, beyond its max-wait: the second moves on
+        for (int i = 0; i < 2; i++) {
+            assertEquals(200, acme.invite(GW, sipPort, "+2555000" + i).awaitFinal(5000).getStatusCode());
+        }
+        List<SipAgent.Call> burst = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            burst.add(globex.invite(GW, sipPort, "+1555100" + i));
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (SipAgent.Call call : burst) {
+            statuses.add(call.awaitFinal(5000).getStatusCode());
+        }
+        assertEquals(List.of(200, 200, 503, 503), statuses.stream().sorted().toList(), "globex: 2 per second");
+        history = awaitHistory();
+    }
+
+    /** The history once its samples hold every call above (the sampler runs once a second). */
+    private JsonNode awaitHistory() throws Exception {
+        AdminClient admin = new AdminClient(gateway.adminAddress());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            JsonNode history = admin.get("/api/history").json();
+            if (total(history, "peers", "globex", "refused") == 2 && total(history, "carriers", "carrier-a", "sent") == 6) {
+                return history;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the history did not catch up with the calls within 10 s: " + history);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static JsonNode series(JsonNode history, String kind, String id) {
+        for (JsonNode entry : history.get(kind)) {
+            if (entry.get("id").asText().equals(id)) {
+                return entry;
+            }
+        }
+        throw new AssertionError("no " + id + " in " + kind + ": " + history);
+    }
+
+    /** The sum of a series; 0 before the first sample has the id. */
+    private static long total(JsonNode history, String kind, String id, String field) {
+        long total = 0;
+        for (JsonNode entry : history.get(kind)) {
+            if (entry.get("id").asText().equals(id)) {
+                for (JsonNode value : entry.get(field)) {
+                    total += value.asLong();
+                }
+            }
+        }
+        return total;
     }
 
     @AfterAll
@@ -86,7 +149,7 @@ class StatusPageTest {
         List<String> command = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--user-data-dir=" + profile.resolve(UUID.randomUUID().toString()),
-                "--window-size=1280,800", "--virtual-time-budget=3000"));
+                "--window-size=1280,1400", "--virtual-time-budget=3000"));
         command.addAll(List.of(action));
         command.add(url());
         return command;
@@ -109,11 +172,60 @@ class StatusPageTest {
         String dom = run(chromiumCommand("--dump-dom"), profile.resolve("dump-dom.log"));
         assertTrue(dom.contains("<tr data-peer=\"acme\">"), dom);
         assertTrue(dom.contains("<tr data-peer=\"globex\">"), dom);
-        assertEquals(3, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's one");
-        assertTrue(dom.contains("<td class=\"num\">3 / 300</td>"), "acme's 1 min window holds the three calls: " + dom);
+        assertEquals(4, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's two");
+        assertTrue(dom.contains("<td class=\"num\">5 / 300</td>"), "acme's 1 min window holds its five calls: " + dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-a\">"), dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-b\">"), dom);
         assertTrue(dom.contains("config generation 1"), dom);
+    }
+
+    @Test
+    void theHistoryHoldsEachCallInTheSecondItHappened() {
+        assertEquals(5, total(history, "peers", "acme", "admitted"));
+        assertEquals(0, total(history, "peers", "acme", "refused"));
+        assertEquals(2, total(history, "peers", "globex", "admitted"));
+        assertEquals(2, total(history, "peers", "globex", "refused"));
+        assertEquals(10.0, series(history, "peers", "acme").get("limitCps").get(0).asDouble(), "10 per second");
+        assertEquals(2.0, series(history, "peers", "globex").get("limitCps").get(0).asDouble(), "not 100000 a day");
+        assertEquals(6, total(history, "carriers", "carrier-a", "sent"), "3 + 2 from globex + 1 rerouted");
+        assertEquals(1, total(history, "carriers", "carrier-b", "sent"));
+        assertEquals(1, total(history, "carriers", "carrier-b", "reroutes"));
+        assertEquals(2.5, series(history, "carriers", "carrier-b").get("cps").get(0).asDouble());
+        int samples = history.get("times").size();
+        assertTrue(samples >= 1 && samples <= 600, "one sample a second, at most 10 minutes: " + samples);
+        for (String field : List.of("sent", "cps", "waitMs", "held", "reroutes")) {
+            assertEquals(samples, series(history, "carriers", "carrier-a").get(field).size(), field);
+        }
+    }
+
+    @Test
+    void theChartsDrawTheHistory() throws Exception {
+        String dom = run(chromiumCommand("--dump-dom"), profile.resolve("charts.log"));
+        List<double[]> refused = pathPoints(dom, "peer:globex", "refused");
+        assertTrue(refused.stream().anyMatch(p -> p[1] < CHART_BASELINE_Y), "a refused spike above zero: " + dom);
+        List<double[]> admitted = pathPoints(dom, "peer:acme", "admitted");
+        assertTrue(admitted.stream().anyMatch(p -> p[1] < CHART_BASELINE_Y), "acme's admitted calls: " + dom);
+        assertTrue(admitted.size() >= history.get("times").size(), "one point per sample, and more came since: "
+                + admitted.size());
+        List<double[]> sent = pathPoints(dom, "carrier:carrier-a:sent", "sent");
+        assertTrue(sent.stream().anyMatch(p -> p[1] < CHART_BASELINE_Y), "calls sent to carrier-a: " + dom);
+        assertTrue(pathPoints(dom, "carrier:carrier-b:held", "reroutes").stream()
+                .anyMatch(p -> p[1] < CHART_BASELINE_Y), "carrier-b's reroute: " + dom);
+        assertTrue(dom.contains("data-chart=\"carrier:carrier-b:wait\""), dom);
+    }
+
+    /** The points of the path of {@code series} in the chart {@code chart} of the rendered page. */
+    private static List<double[]> pathPoints(String dom, String chart, String series) {
+        Matcher svg = Pattern.compile("<svg[^>]*data-chart=\"" + Pattern.quote(chart) + "\".*?</svg>").matcher(dom);
+        assertTrue(svg.find(), "no chart " + chart + ": " + dom);
+        Matcher path = Pattern.compile("<path d=\"([^\"]*)\"[^>]*data-series=\"" + series + "\"").matcher(svg.group());
+        assertTrue(path.find(), "no " + series + " path in " + svg.group());
+        List<double[]> points = new ArrayList<>();
+        Matcher point = Pattern.compile("[ML]([-\\d.]+),([-\\d.]+)").matcher(path.group(1));
+        while (point.find()) {
+            points.add(new double[] {Double.parseDouble(point.group(1)), Double.parseDouble(point.group(2))});
+        }
+        return points;
     }
 
     @Test
@@ -127,7 +239,7 @@ class StatusPageTest {
         assertEquals("PNG", new String(bytes, 1, 3, StandardCharsets.US_ASCII));
         ByteBuffer header = ByteBuffer.wrap(bytes, 16, 8);
         assertEquals(1280, header.getInt());
-        assertEquals(800, header.getInt());
+        assertEquals(1400, header.getInt());
     }
 
     private static String onPath(String name) {

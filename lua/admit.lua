@@ -44,8 +44,9 @@ local function exact_retry(l, excess)
   return tonumber(e[2]) + l.window + 1 - now
 end
 
--- Sub-bucket window: a hash of bucket id -> count, plus 'n' (sum) and 'o' (oldest bucket kept).
--- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing.
+-- Sub-bucket window: a hash of bucket id -> count, plus 'n' (sum) and 'o' (oldest bucket kept, normally
+-- the oldest non-empty one). Every bucket touching [now - window, now] counts in full, so the window errs
+-- towards refusing.
 local function bucketed_count(l)
   local oldest = tonumber(redis.call('HGET', l.key, 'o'))
   if not oldest then return 0 end
@@ -56,23 +57,32 @@ local function bucketed_count(l)
   end
   local n = tonumber(redis.call('HGET', l.key, 'n'))
   if oldest < first then
-    for b = oldest, first - 1 do
+    -- Drop stale buckets and move 'o' on to the oldest bucket left. 'o' only moves forward, so each
+    -- bucket id is visited once in the key's life, not once per call.
+    local b, last = oldest, math.floor(now / l.precision)
+    while b <= last do
       local c = redis.call('HGET', l.key, id(b))
+      if c and b >= first then break end
       if c then n = n - tonumber(c); redis.call('HDEL', l.key, id(b)) end
+      b = b + 1
     end
-    redis.call('HSET', l.key, 'o', id(first), 'n', n)
+    if b > last then
+      redis.call('DEL', l.key)
+      return 0
+    end
+    oldest = b
+    redis.call('HSET', l.key, 'o', id(b), 'n', n)
   end
+  l.oldest = oldest
   return n
 end
 
 -- Walk buckets from the oldest until enough capacity leaves; bucket b leaves at (b + 1) * precision + window.
+-- A call of weight 1 at a full window needs only the oldest bucket: one HGET, whatever the window's size.
 local function bucketed_retry(l, excess)
-  local h = redis.call('HGETALL', l.key)
-  local counts = {}
-  for i = 1, #h, 2 do counts[h[i]] = tonumber(h[i + 1]) end
   local freed = 0
-  for b = tonumber(counts['o']), math.floor(now / l.precision) do
-    freed = freed + (counts[id(b)] or 0)
+  for b = l.oldest, math.floor(now / l.precision) do
+    freed = freed + (tonumber(redis.call('HGET', l.key, id(b))) or 0)
     if freed >= excess then return (b + 1) * l.precision + l.window - now end
   end
   return l.window

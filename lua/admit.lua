@@ -1,7 +1,8 @@
 -- admit.lua: admit one call against every limit of every scope at once, or refuse it without
 -- recording anything, so that only admitted calls use capacity. Redis TIME is the clock.
 --
--- KEYS: for each scope in order, its block key, then one key per limit of that scope.
+-- KEYS: for each scope in order, its block key, then one key per limit of that scope; last, the peer's
+--       seen key (members of admitted calls, used when a precision window outlasts every exact window).
 --       All keys of one call share one hash tag (Redis Cluster).
 -- ARGV: member, weight, scope count, then for each scope: its limit count n, then n triples
 --       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length).
@@ -15,6 +16,7 @@ local weight = tonumber(ARGV[2])
 
 local function id(n) return string.format('%d', n) end
 
+local seen_key = KEYS[#KEYS]
 local blocks, limits = {}, {}
 local a, k = 4, 1
 for s = 1, tonumber(ARGV[3]) do
@@ -103,14 +105,23 @@ for _, l in ipairs(limits) do
   end
 end
 
--- A retransmission or failover attempt of an admitted call (same member) counts once.
+-- A retransmission or failover attempt of an admitted call (same member) counts once, for as long as any
+-- window may still count it: a precision window holds a call up to window + precision. The longest exact
+-- window keeps members (pruned above) that long if it is the longest; else the seen key keeps them.
+local longest_exact, horizon = nil, 0
 for _, l in ipairs(limits) do
-  if l.precision == 0 then
-    if redis.call('ZSCORE', l.key, member) then
-      return { 1, 0, 0, 0, math.max(remaining or 0, 0), now, 'duplicate' }
-    end
-    break
-  end
+  if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
+  horizon = math.max(horizon, l.window + l.precision)
+end
+local seen = nil
+if longest_exact and longest_exact.window >= horizon then
+  seen = longest_exact.key
+elseif horizon > 0 then
+  seen = seen_key
+  redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. id(now - horizon))
+end
+if seen and redis.call('ZSCORE', seen, member) then
+  return { 1, 0, 0, 0, math.max(remaining or 0, 0), now, 'duplicate' }
 end
 
 if refused then
@@ -129,5 +140,9 @@ for _, l in ipairs(limits) do
     redis.call('HSETNX', l.key, 'o', b)
     redis.call('PEXPIRE', l.key, l.window_ms + l.precision / 1000)
   end
+end
+if seen == seen_key then
+  redis.call('ZADD', seen, now, member)
+  redis.call('PEXPIRE', seen, math.ceil(horizon / 1000) + 1)
 end
 return { 1, 0, 0, 0, remaining or -1, now, 'ok' }

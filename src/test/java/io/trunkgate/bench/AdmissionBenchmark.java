@@ -204,10 +204,11 @@ public final class AdmissionBenchmark {
         String tag = "{p:__rand_int__}";
         List<String> cmd = new ArrayList<>(List.of(exe, "-p", Integer.toString(port), "-n", Long.toString(n),
                 "-c", Integer.toString(clients), "-P", "1", "-r", Integer.toString(peers), "--csv",
-                "evalsha", sha, "3",
+                "evalsha", sha, "4",
                 PREFIX + ":" + tag + ":block:peer:__rand_int__",
                 PREFIX + ":" + tag + ":peer:__rand_int__:1000",
                 PREFIX + ":" + tag + ":peer:__rand_int__:60000",
+                PREFIX + ":" + tag + ":seen:peer:__rand_int__",
                 "m__rand_int__:__rand_int__", "1", "1", "2", "1000", "1000000", "0", "60000", "10000000", "0"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();

@@ -13,6 +13,7 @@ import java.util.Optional;
  *   {prefix}:{g:wholesale}:peer:acme:86400000:60000 1 d window at 1 min precision (hash)
  *   {prefix}:{g:wholesale}:group:wholesale:1000     the group's own window
  *   {prefix}:{g:wholesale}:block:peer:acme          manual block (string with a TTL)
+ *   {prefix}:{g:wholesale}:seen:peer:acme           calls admitted, for dedupe beyond the exact windows (sorted set)
  * </pre>
  */
 public record KeyLayout(String prefix) {
@@ -24,6 +25,11 @@ public record KeyLayout(String prefix) {
     public String limitKey(String tag, Scope scope, Limit limit) {
         String base = scopeKey(tag, scope.kind(), scope.id()) + ":" + limit.window().toMillis();
         return limit.precision().map(p -> base + ":" + p.toMillis()).orElse(base);
+    }
+
+    /** The admitted calls of a peer, kept while a precision window may still count them (dedupe). */
+    public String seenKey(String tag, String peerId) {
+        return prefix + ":{" + tag + "}:seen:peer:" + peerId;
     }
 
     public String blockKey(String tag, Scope.Kind kind, String id) {

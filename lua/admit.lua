@@ -128,18 +128,21 @@ if refused then
   return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit' }
 end
 
+-- Limits of one scope with the same window and precision share a key (and count the same calls): record once.
+local recorded = {}
 for _, l in ipairs(limits) do
-  if l.precision == 0 then
+  if not recorded[l.key] and l.precision == 0 then
     redis.call('ZADD', l.key, now, member)
     for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
     redis.call('PEXPIRE', l.key, l.window_ms + 1)
-  else
+  elseif not recorded[l.key] then
     local b = id(math.floor(now / l.precision))
     redis.call('HINCRBY', l.key, b, weight)
     redis.call('HINCRBY', l.key, 'n', weight)
     redis.call('HSETNX', l.key, 'o', b)
     redis.call('PEXPIRE', l.key, l.window_ms + l.precision / 1000)
   end
+  recorded[l.key] = true
 end
 if seen == seen_key then
   redis.call('ZADD', seen, now, member)

@@ -287,6 +287,20 @@ abstract class AdmissionConformance {
     }
 
     @Test
+    void twoLimitsOfTheSameWindowAndPrecisionCountEachCallOnce() {
+        AdmissionLimiter limiter = limiter(1);
+        // {1d, 100000, 1m} beside {24h, 50000, 60s}, scaled down: the same window and precision, two maxima
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.bucketed(Duration.ofSeconds(30), 10, Duration.ofSeconds(1)),
+                Limit.bucketed(Duration.ofMillis(30_000), 4, Duration.ofMillis(1000))));
+        List<Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            outcomes.add(admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        }
+        assertEquals(List.of(Outcome.ADMITTED, Outcome.ADMITTED, Outcome.ADMITTED, Outcome.ADMITTED, Outcome.LIMITED),
+                outcomes, "the smaller max binds, at its full value");
+    }
+
+    @Test
     void recoversAfterScriptFlush() {
         AdmissionLimiter limiter = limiter(0);
         Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));

@@ -24,4 +24,10 @@ public final class GuardedSlotReserver implements SlotReserver {
         return guard.call(() -> redis.reserve(carrier, maxWait), (message, cause) ->
                 new PacerUnavailableException("pacing for carrier " + carrier.id() + " unavailable: " + message, cause));
     }
+
+    @Override
+    public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+        return guard.call(() -> redis.giveBack(carrier, reservation), (message, cause) ->
+                new PacerUnavailableException("give-back for carrier " + carrier.id() + " unavailable: " + message, cause));
+    }
 }

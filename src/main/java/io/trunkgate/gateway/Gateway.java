@@ -111,7 +111,7 @@ public final class Gateway implements AutoCloseable {
             RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
             RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get,
-                    new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard),
+                    new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard, limiter),
                             new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, metrics);
             SipProxy proxy = new SipProxy(services);

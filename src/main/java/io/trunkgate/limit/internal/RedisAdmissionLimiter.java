@@ -21,6 +21,7 @@ import org.redisson.api.RedissonClient;
 public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     private static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
+    private static final LuaScript REVOKE = LuaScript.fromResource("revoke.lua");
 
     private final RedissonClient redis;
     private final KeyLayout layout;
@@ -33,13 +34,28 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     @Override
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
-        List<Scope> scopes = request.scopes();
-        AdmissionPlan plan = plans.computeIfAbsent(scopes, s -> AdmissionPlan.build(layout,
-                layout.tag(request.peer().id(), request.group().map(Scope::id)), s));
+        AdmissionPlan plan = plan(request);
         return ADMIT.run(redis, plan.keys(), plan.args(CallMember.of(request.callId()), request.weight()))
                 .thenApply(reply -> decode(plan, reply))
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(new LimiterUnavailableException(
                         "admission for " + request.peer() + " failed: " + rootMessage(error), error)));
+    }
+
+    /**
+     * Undoes an admission ({@link Outcome#ADMITTED}, as decided at {@code decision.serverTimeMicros()}) that
+     * the gateway never used, through lua/revoke.lua.
+     */
+    public CompletionStage<Void> revoke(AdmissionRequest request, AdmissionDecision decision) {
+        AdmissionPlan plan = plan(request);
+        Object[] admitArgs = plan.args(CallMember.of(request.callId()), request.weight());
+        Object[] args = java.util.Arrays.copyOf(admitArgs, admitArgs.length + 1);
+        args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
+        return REVOKE.run(redis, plan.keys(), args).thenApply(removed -> (Void) null);
+    }
+
+    private AdmissionPlan plan(AdmissionRequest request) {
+        return plans.computeIfAbsent(request.scopes(), s -> AdmissionPlan.build(layout,
+                layout.tag(request.peer().id(), request.group().map(Scope::id)), s));
     }
 
     /** Forgets cached key plans, e.g. after a config reload replaced the scopes in use. */

@@ -50,12 +50,16 @@ public final class RedisSlotReserver implements SlotReserver {
     }
 
     /**
-     * Through lua/give-back.lua. A held call's slot is in the future (a reply with delay 0 was released at
-     * once), so its reservation set the TAT to slot + burst * interval.
+     * Through lua/give-back.lua. A reservation with a delay (or any with burst 1) set the TAT to
+     * slot + burst * interval.
      */
     @Override
     public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
         long interval = intervalMicros(carrier);
+        if (reservation.delay().isZero() && carrier.burst() > 1) {
+            // slot = now may have come from anywhere in the burst: the TAT it set is unknown
+            return CompletableFuture.completedFuture(null);
+        }
         return GIVE_BACK.run(redis, List.of(key(carrier.id()), returnedKey(carrier.id())),
                         Long.toString(reservation.slotMicros() + carrier.burst() * interval), Long.toString(interval))
                 .thenApply(reply -> (Void) null);

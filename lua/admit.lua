@@ -121,7 +121,10 @@ elseif horizon > 0 then
   redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. id(now - horizon))
 end
 if seen and redis.call('ZSCORE', seen, member) then
-  return { 1, 0, 0, 0, math.max(remaining or 0, 0), now, 'duplicate' }
+  -- nothing is recorded, so what is left is max - count (not less this call's weight), over every limit
+  local left = nil
+  for _, l in ipairs(limits) do left = math.min(left or l.max, math.max(l.max - l.count, 0)) end
+  return { 1, 0, 0, 0, left, now, 'duplicate' }
 end
 
 if refused then

@@ -301,6 +301,23 @@ abstract class AdmissionConformance {
     }
 
     @Test
+    void aDuplicateReportsTheCapacityLeftWithoutCountingItAgain() {
+        AdmissionLimiter limiter = limiter(2);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 3),
+                Limit.bucketed(Duration.ofSeconds(30), 4, Duration.ofSeconds(1))));
+        String callId = call();
+        assertEquals(2, admit(limiter, AdmissionRequest.of(callId, peer)).remaining());
+        AdmissionDecision again = admit(limiter, AdmissionRequest.of(callId, peer));
+        assertEquals(Outcome.DUPLICATE, again.outcome());
+        assertEquals(2, again.remaining(), "nothing was recorded, so as much is left as after the first offer");
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        AdmissionDecision full = admit(limiter, AdmissionRequest.of(callId, peer));
+        assertEquals(Outcome.DUPLICATE, full.outcome());
+        assertEquals(0, full.remaining());
+    }
+
+    @Test
     void recoversAfterScriptFlush() {
         AdmissionLimiter limiter = limiter(0);
         Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));

@@ -25,7 +25,8 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     private final RedissonClient redis;
     private final KeyLayout layout;
-    private final ConcurrentMap<List<Scope>, AdmissionPlan> plans = new ConcurrentHashMap<>();
+    /** One plan per peer id, replaced when a reload changes the peer's scopes, so reloads do not grow it. */
+    private final ConcurrentMap<String, AdmissionPlan> plans = new ConcurrentHashMap<>();
 
     public RedisAdmissionLimiter(RedissonClient redis, String keyPrefix) {
         this.redis = redis;
@@ -54,13 +55,17 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
     }
 
     private AdmissionPlan plan(AdmissionRequest request) {
-        return plans.computeIfAbsent(request.scopes(), s -> AdmissionPlan.build(layout,
-                layout.tag(request.peer().id(), request.group().map(Scope::id)), s));
+        List<Scope> scopes = request.scopes();
+        AdmissionPlan plan = plans.get(request.peer().id());
+        if (plan == null || !plan.scopes().equals(scopes)) {
+            plan = AdmissionPlan.build(layout, layout.tag(request.peer().id(), request.group().map(Scope::id)), scopes);
+            plans.put(request.peer().id(), plan);
+        }
+        return plan;
     }
 
-    /** Forgets cached key plans, e.g. after a config reload replaced the scopes in use. */
-    public void clearPlans() {
-        plans.clear();
+    int cachedPlans() {
+        return plans.size();
     }
 
     static AdmissionDecision decode(AdmissionPlan plan, List<Object> reply) {

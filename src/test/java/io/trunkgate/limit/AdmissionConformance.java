@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisBlockRegistry;
+import io.trunkgate.limit.internal.WindowUsageReader;
 import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -315,6 +316,40 @@ abstract class AdmissionConformance {
         AdmissionDecision full = admit(limiter, AdmissionRequest.of(callId, peer));
         assertEquals(Outcome.DUPLICATE, full.outcome());
         assertEquals(0, full.remaining());
+    }
+
+    @Test
+    void movingAPeerIntoAGroupAndOutAgainKeepsItsWindowsAndItsBlock() {
+        String group = "group-" + UUID.randomUUID();
+        Scope groupScope = Scope.group(group, List.of(Limit.exact(Duration.ofSeconds(30), 1000)));
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 10),
+                Limit.bucketed(Duration.ofSeconds(60), 12, Duration.ofSeconds(1))));
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(clients.get(0), PREFIX);
+        for (int i = 0; i < 9; i++) {
+            assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        }
+        String lastCall = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(lastCall, peer)).outcome());
+        BlockRegistry blocks = new RedisBlockRegistry(clients.get(1), PREFIX);
+        blocks.block(peer.id(), Optional.empty(), Duration.ofHours(1)).toCompletableFuture().join();
+
+        // live reload: the peer joins the group (its keys' hash tag becomes the group's)
+        limiter.movePeer(peer, Optional.empty(), Optional.of(group)).toCompletableFuture().join();
+        AdmissionRequest inGroup = new AdmissionRequest(call(), 1, peer, Optional.of(groupScope));
+        assertEquals(Outcome.BLOCKED, admit(limiter(2), inGroup).outcome(), "the block moved with the peer");
+        assertTrue(blocks.unblock(peer.id(), Optional.of(group)).toCompletableFuture().join());
+        AdmissionDecision full = admit(limiter(2), inGroup);
+        assertEquals(Outcome.LIMITED, full.outcome(), "the 10 calls of the last 30 s moved with the peer");
+        assertEquals(peer, full.refusedBy().orElseThrow());
+        assertEquals(Outcome.DUPLICATE,
+                admit(limiter(3), new AdmissionRequest(lastCall, 1, peer, Optional.of(groupScope))).outcome());
+
+        // and leaves it again: still counted once, not forgotten and not doubled
+        limiter.movePeer(peer, Optional.of(group), Optional.empty()).toCompletableFuture().join();
+        List<WindowUsageReader.LimitUsage> usage = new WindowUsageReader(clients.get(3), PREFIX)
+                .read(peer, Optional.empty(), 0).toCompletableFuture().join();
+        assertEquals(List.of(10L, 10L), usage.stream().map(WindowUsageReader.LimitUsage::used).toList());
+        assertEquals(Outcome.LIMITED, admit(limiter(1), AdmissionRequest.of(call(), peer)).outcome());
     }
 
     @Test

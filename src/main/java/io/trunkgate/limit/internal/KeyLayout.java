@@ -2,6 +2,8 @@ package io.trunkgate.limit.internal;
 
 import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.Scope;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -30,6 +32,15 @@ public record KeyLayout(String prefix) {
     /** The admitted calls of a peer, kept while a precision window may still count them (dedupe). */
     public String seenKey(String tag, String peerId) {
         return prefix + ":{" + tag + "}:seen:peer:" + peerId;
+    }
+
+    /** All keys of a peer's own under {@code tag}: its block key, one per limit, its seen key. */
+    List<Object> peerKeys(String tag, Scope peer) {
+        List<Object> keys = new ArrayList<>();
+        keys.add(blockKey(tag, peer.kind(), peer.id()));
+        peer.limits().forEach(limit -> keys.add(limitKey(tag, peer, limit)));
+        keys.add(seenKey(tag, peer.id()));
+        return keys;
     }
 
     public String blockKey(String tag, Scope.Kind kind, String id) {

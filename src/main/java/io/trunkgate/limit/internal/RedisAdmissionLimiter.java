@@ -22,6 +22,8 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     private static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
     private static final LuaScript REVOKE = LuaScript.fromResource("revoke.lua");
+    private static final LuaScript TAKE_KEYS = LuaScript.fromResource("take-keys.lua");
+    private static final LuaScript MERGE_KEYS = LuaScript.fromResource("merge-keys.lua");
 
     private final RedissonClient redis;
     private final KeyLayout layout;
@@ -52,6 +54,22 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         Object[] args = java.util.Arrays.copyOf(admitArgs, admitArgs.length + 1);
         args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
         return REVOKE.run(redis, plan.keys(), args).thenApply(removed -> (Void) null);
+    }
+
+    /**
+     * Carries a peer's windows, dedupe set and block over to its new hash tag after a reload moved it into,
+     * out of or between groups (lua/take-keys.lua on the old tag's slot, then lua/merge-keys.lua on the new
+     * one). Every gateway runs it at its own reload; each takes what was counted under the old tag so far.
+     */
+    public CompletionStage<Void> movePeer(Scope peer, Optional<String> fromGroup, Optional<String> toGroup) {
+        String from = layout.tag(peer.id(), fromGroup);
+        String to = layout.tag(peer.id(), toGroup);
+        if (from.equals(to)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return TAKE_KEYS.run(redis, layout.peerKeys(from, peer))
+                .thenCompose(taken -> MERGE_KEYS.run(redis, layout.peerKeys(to, peer), taken.toArray()))
+                .thenApply(merged -> (Void) null);
     }
 
     private AdmissionPlan plan(AdmissionRequest request) {

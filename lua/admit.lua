@@ -1,7 +1,8 @@
 -- admit.lua: admit one call against every limit of every scope at once, or refuse it without
 -- recording anything, so that only admitted calls use capacity. Redis TIME is the clock.
 --
--- KEYS: for each scope in order, its block key, then one key per limit of that scope.
+-- KEYS: for each scope in order, its block key, then one key per limit of that scope; last, the peer's
+--       seen key (members of admitted calls, used when a precision window outlasts every exact window).
 --       All keys of one call share one hash tag (Redis Cluster).
 -- ARGV: member, weight, scope count, then for each scope: its limit count n, then n triples
 --       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length).
@@ -15,6 +16,7 @@ local weight = tonumber(ARGV[2])
 
 local function id(n) return string.format('%d', n) end
 
+local seen_key = KEYS[#KEYS]
 local blocks, limits = {}, {}
 local a, k = 4, 1
 for s = 1, tonumber(ARGV[3]) do
@@ -44,8 +46,9 @@ local function exact_retry(l, excess)
   return tonumber(e[2]) + l.window + 1 - now
 end
 
--- Sub-bucket window: a hash of bucket id -> count, plus 'n' (sum) and 'o' (oldest bucket kept).
--- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing.
+-- Sub-bucket window: a hash of bucket id -> count, plus 'n' (sum) and 'o' (oldest bucket kept, normally
+-- the oldest non-empty one). Every bucket touching [now - window, now] counts in full, so the window errs
+-- towards refusing.
 local function bucketed_count(l)
   local oldest = tonumber(redis.call('HGET', l.key, 'o'))
   if not oldest then return 0 end
@@ -56,23 +59,32 @@ local function bucketed_count(l)
   end
   local n = tonumber(redis.call('HGET', l.key, 'n'))
   if oldest < first then
-    for b = oldest, first - 1 do
+    -- Drop stale buckets and move 'o' on to the oldest bucket left. 'o' only moves forward, so each
+    -- bucket id is visited once in the key's life, not once per call.
+    local b, last = oldest, math.floor(now / l.precision)
+    while b <= last do
       local c = redis.call('HGET', l.key, id(b))
+      if c and b >= first then break end
       if c then n = n - tonumber(c); redis.call('HDEL', l.key, id(b)) end
+      b = b + 1
     end
-    redis.call('HSET', l.key, 'o', id(first), 'n', n)
+    if b > last then
+      redis.call('DEL', l.key)
+      return 0
+    end
+    oldest = b
+    redis.call('HSET', l.key, 'o', id(b), 'n', n)
   end
+  l.oldest = oldest
   return n
 end
 
 -- Walk buckets from the oldest until enough capacity leaves; bucket b leaves at (b + 1) * precision + window.
+-- A call of weight 1 at a full window needs only the oldest bucket: one HGET, whatever the window's size.
 local function bucketed_retry(l, excess)
-  local h = redis.call('HGETALL', l.key)
-  local counts = {}
-  for i = 1, #h, 2 do counts[h[i]] = tonumber(h[i + 1]) end
   local freed = 0
-  for b = tonumber(counts['o']), math.floor(now / l.precision) do
-    freed = freed + (counts[id(b)] or 0)
+  for b = l.oldest, math.floor(now / l.precision) do
+    freed = freed + (tonumber(redis.call('HGET', l.key, id(b))) or 0)
     if freed >= excess then return (b + 1) * l.precision + l.window - now end
   end
   return l.window
@@ -93,31 +105,50 @@ for _, l in ipairs(limits) do
   end
 end
 
--- A retransmission or failover attempt of an admitted call (same member) counts once.
+-- A retransmission or failover attempt of an admitted call (same member) counts once, for as long as any
+-- window may still count it: a precision window holds a call up to window + precision. The longest exact
+-- window keeps members (pruned above) that long if it is the longest; else the seen key keeps them.
+local longest_exact, horizon = nil, 0
 for _, l in ipairs(limits) do
-  if l.precision == 0 then
-    if redis.call('ZSCORE', l.key, member) then
-      return { 1, 0, 0, 0, math.max(remaining or 0, 0), now, 'duplicate' }
-    end
-    break
-  end
+  if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
+  horizon = math.max(horizon, l.window + l.precision)
+end
+local seen = nil
+if longest_exact and longest_exact.window >= horizon then
+  seen = longest_exact.key
+elseif horizon > 0 then
+  seen = seen_key
+  redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. id(now - horizon))
+end
+if seen and redis.call('ZSCORE', seen, member) then
+  -- nothing is recorded, so what is left is max - count (not less this call's weight), over every limit
+  local left = nil
+  for _, l in ipairs(limits) do left = math.min(left or l.max, math.max(l.max - l.count, 0)) end
+  return { 1, 0, 0, 0, left, now, 'duplicate' }
 end
 
 if refused then
   return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit' }
 end
 
+-- Limits of one scope with the same window and precision share a key (and count the same calls): record once.
+local recorded = {}
 for _, l in ipairs(limits) do
-  if l.precision == 0 then
+  if not recorded[l.key] and l.precision == 0 then
     redis.call('ZADD', l.key, now, member)
     for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
     redis.call('PEXPIRE', l.key, l.window_ms + 1)
-  else
+  elseif not recorded[l.key] then
     local b = id(math.floor(now / l.precision))
     redis.call('HINCRBY', l.key, b, weight)
     redis.call('HINCRBY', l.key, 'n', weight)
     redis.call('HSETNX', l.key, 'o', b)
     redis.call('PEXPIRE', l.key, l.window_ms + l.precision / 1000)
   end
+  recorded[l.key] = true
+end
+if seen == seen_key then
+  redis.call('ZADD', seen, now, member)
+  redis.call('PEXPIRE', seen, math.ceil(horizon / 1000) + 1)
 end
 return { 1, 0, 0, 0, remaining or -1, now, 'ok' }

@@ -5,6 +5,7 @@ import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
+import io.trunkgate.limit.LimiterUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -53,18 +54,27 @@ public final class CallAdmission {
             String reason = rootMessage(error);
             log.debug("call={} peer={} no admission decision ({}); redis-down policy {}", callId, peer.id(),
                     reason, policy);
-            if (policy == RedisDownPolicy.LOCAL) {
-                return local.admit(request).thenApply(localDecision -> new Verdict(localDecision.admitted(),
-                        Optional.of(localDecision), Optional.of(reason)));
-            }
-            return CompletableFuture.completedFuture(
-                    new Verdict(policy == RedisDownPolicy.ALLOW, Optional.<AdmissionDecision>empty(), Optional.of(reason)));
+            CompletionStage<Verdict> verdict = policy == RedisDownPolicy.LOCAL
+                    ? local.admit(request).thenApply(localDecision -> new Verdict(localDecision.admitted(),
+                            Optional.of(localDecision), Optional.of(reason)))
+                    : CompletableFuture.completedFuture(new Verdict(policy == RedisDownPolicy.ALLOW,
+                            Optional.<AdmissionDecision>empty(), Optional.of(reason)));
+            return verdict.thenApply(v -> {
+                // An admission Redis replied with too late counts only if the call went in anyway.
+                if (!v.admitted() && unwrap(error) instanceof LimiterUnavailableException unavailable) {
+                    unavailable.refusedWithoutDecision();
+                }
+                return v;
+            });
         }).thenCompose(verdict -> verdict);
     }
 
     private static String rootMessage(Throwable error) {
-        Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        return t.getMessage();
+        return unwrap(error).getMessage();
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /** Seconds for a Retry-After header: the decision's wait rounded up, at least 1. */

@@ -43,4 +43,11 @@ public final class FallbackSlotReserver implements SlotReserver {
             };
         }).thenCompose(stage -> stage);
     }
+
+    /** To the ledger that made the reservation; {@code allow}'s reservations took no slot. */
+    @Override
+    public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+        return reservation.clock() == Reservation.Clock.REDIS ? redis.giveBack(carrier, reservation)
+                : local.giveBack(carrier, reservation);
+    }
 }

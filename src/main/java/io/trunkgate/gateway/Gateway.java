@@ -6,10 +6,12 @@ import io.trunkgate.admin.Draining;
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.history.HistorySampler;
 import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.BlockRegistry;
+import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
 import io.trunkgate.limit.internal.LocalAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
@@ -70,6 +72,7 @@ public final class Gateway implements AutoCloseable {
     private final RedisRuntime redis;
     private final RedisGuard guard;
     private final CarrierPacer pacer;
+    private final RedisAdmissionLimiter limiter;
     private final BlockRegistry blocks;
     private final ScheduledExecutorService timers;
     private final SipStackFactory.Stack sip;
@@ -85,13 +88,14 @@ public final class Gateway implements AutoCloseable {
     private AdminServer admin;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, CarrierPacer pacer,
-                    BlockRegistry blocks, ScheduledExecutorService timers, SipStackFactory.Stack sip,
-                    CallRegistry calls, DialogTable dialogs, CallRecordWriter records, SipProxy proxy,
-                    GatewayMetrics metrics) {
+                    RedisAdmissionLimiter limiter, BlockRegistry blocks, ScheduledExecutorService timers,
+                    SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
+                    SipProxy proxy, GatewayMetrics metrics) {
         this.active = active;
         this.redis = redis;
         this.guard = guard;
         this.pacer = pacer;
+        this.limiter = limiter;
         this.blocks = blocks;
         this.timers = timers;
         this.sip = sip;
@@ -136,7 +140,7 @@ public final class Gateway implements AutoCloseable {
             RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
             RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get,
-                    new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard),
+                    new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard, limiter),
                             new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics);
             SipProxy proxy = new SipProxy(services);
@@ -145,8 +149,8 @@ public final class Gateway implements AutoCloseable {
             }
             sip.stack().start();
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
-            gateway = new Gateway(active, redis, guard, pacer, new RedisBlockRegistry(redis.client(), prefix), timers,
-                    sip, calls, dialogs, records, proxy, metrics);
+            gateway = new Gateway(active, redis, guard, pacer, limiter, new RedisBlockRegistry(redis.client(), prefix),
+                    timers, sip, calls, dialogs, records, proxy, metrics);
         } catch (Exception e) {
             if (records != null) {
                 records.close();
@@ -211,11 +215,31 @@ public final class Gateway implements AutoCloseable {
         }
         ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
         metrics.trackCarriers(config.carriers().keySet(), pacer::heldCount);
+        carryOverMovedPeers(previous.config(), config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
             log.warn("instance-id, sip, redis and admin server changes (all but the token) take effect at the"
                     + " next restart");
         }
         log.info("config generation {} active", next.generation());
+    }
+
+    /**
+     * A peer's keys carry its group's hash tag: when a reload moves it into, out of or between groups, its
+     * windows and block are carried over to the new tag, so the fleet neither forgets nor doubles its calls.
+     */
+    private void carryOverMovedPeers(GatewayConfig before, GatewayConfig after) {
+        for (PeerConfig peer : after.peers().values()) {
+            PeerConfig old = before.peers().get(peer.id());
+            if (old != null && !old.group().equals(peer.group())) {
+                limiter.movePeer(Scope.peer(old.id(), old.limits()), old.group(), peer.group())
+                        .whenComplete((done, error) -> {
+                            if (error != null) {
+                                log.warn("peer {} moved from group {} to {}: its windows were not carried over: {}",
+                                        peer.id(), old.group().orElse("-"), peer.group().orElse("-"), error.toString());
+                            }
+                        });
+            }
+        }
     }
 
     /** What only a restart changes: the listeners, Redis, the admin server's address and connection limits. */

@@ -10,7 +10,9 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.limit.AdmissionLimiter;
+import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteHook;
 import java.time.Duration;
@@ -176,7 +178,17 @@ public final class GatewayMetrics {
 
     /** Times the slot reservations of a reserver in Redis and counts their failures. */
     public SlotReserver timed(SlotReserver reserver) {
-        return (carrier, maxWait) -> timeRedis("pace", () -> reserver.reserve(carrier, maxWait));
+        return new SlotReserver() {
+            @Override
+            public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
+                return timeRedis("pace", () -> reserver.reserve(carrier, maxWait));
+            }
+
+            @Override
+            public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+                return timeRedis("give-back", () -> reserver.giveBack(carrier, reservation));
+            }
+        };
     }
 
     /** Counts reroutes by the carrier left and the reason, then lets {@code hook} decide. */

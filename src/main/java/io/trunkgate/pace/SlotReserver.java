@@ -12,4 +12,11 @@ public interface SlotReserver {
      * {@link PacerUnavailableException} when the shared ledger cannot be reached.
      */
     CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait);
+
+    /**
+     * Gives back the slot of a reservation whose call will never be sent (cancelled or rerouted while held),
+     * so a later call can have it, when that keeps the carrier's spacing exact; otherwise the slot stays a gap.
+     * Best effort: completes normally also when nothing could be given back.
+     */
+    CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation);
 }

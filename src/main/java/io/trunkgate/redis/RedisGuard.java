@@ -16,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,6 +87,16 @@ public final class RedisGuard {
      */
     public <T> CompletionStage<T> call(Supplier<CompletionStage<T>> call,
                                        BiFunction<String, Throwable, RuntimeException> unavailable) {
+        return call(call, unavailable, late -> { });
+    }
+
+    /**
+     * As {@link #call(Supplier, BiFunction)}; a reply that arrives after the call already failed (its timeout
+     * passed) goes to {@code lateReply}, so the caller can undo what Redis did for a result it never used.
+     */
+    public <T> CompletionStage<T> call(Supplier<CompletionStage<T>> call,
+                                       BiFunction<String, Throwable, RuntimeException> unavailable,
+                                       Consumer<T> lateReply) {
         if (!breaker.tryAcquirePermission()) {
             return CompletableFuture.failedFuture(unavailable.apply("redis circuit open", null));
         }
@@ -103,7 +114,9 @@ public final class RedisGuard {
         reply.whenComplete((value, error) -> {
             check.cancel(false);
             if (error == null) {
-                guarded.succeed(value);
+                if (!guarded.succeed(value)) {
+                    COMPLETIONS.execute(() -> lateReply.accept(value));
+                }
             } else {
                 guarded.fail(error.getMessage(), error);
             }
@@ -149,11 +162,14 @@ public final class RedisGuard {
             return settled.get();
         }
 
-        void succeed(T value) {
-            if (settled.compareAndSet(false, true)) {
-                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                COMPLETIONS.execute(() -> result.complete(value));
+        /** Returns false when the call had already failed or timed out, so the value went unused. */
+        boolean succeed(T value) {
+            if (!settled.compareAndSet(false, true)) {
+                return false;
             }
+            breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            COMPLETIONS.execute(() -> result.complete(value));
+            return true;
         }
 
         void fail(String message, Throwable cause) {

@@ -38,7 +38,8 @@ import org.redisson.api.RedissonClient;
  * <p>Arguments (all optional): {@code --seconds N} measured seconds per run (10), {@code --warmup N} warm-up
  * seconds before each run (2), {@code --peers N} distinct peers used round-robin (1000), {@code --levels 1,16,64}
  * closed-loop concurrency levels, {@code --rate N} open-loop rate (5000/s), {@code --refused-peers N} peers of
- * the over-limit run (10), {@code --redis-benchmark PATH|none} (redis-benchmark on PATH).
+ * the over-limit runs (10), {@code --redis-benchmark PATH|none} (redis-benchmark on PATH); {@code --rate 0}
+ * skips the open-loop run.
  */
 public final class AdmissionBenchmark {
 
@@ -49,6 +50,12 @@ public final class AdmissionBenchmark {
     /** The usual peer contract; with few peers offered thousands of calls per second, most are refused. */
     static final List<Limit> LOW = List.of(Limit.exact(Duration.ofSeconds(1), 10),
             Limit.exact(Duration.ofMinutes(1), 300));
+
+    /**
+     * A day cap at one-minute precision, exactly full after {@link AdmissionMemory#fillDay} (1,440 buckets of 69):
+     * every call is refused by the precision window, the path that used to read the whole hash.
+     */
+    static final List<Limit> DAY_FULL = List.of(Limit.bucketed(Duration.ofDays(1), 1440 * 69, Duration.ofMinutes(1)));
 
     private final AdmissionLimiter limiter;
     private final AtomicLong callSeq = new AtomicLong();
@@ -197,10 +204,11 @@ public final class AdmissionBenchmark {
         String tag = "{p:__rand_int__}";
         List<String> cmd = new ArrayList<>(List.of(exe, "-p", Integer.toString(port), "-n", Long.toString(n),
                 "-c", Integer.toString(clients), "-P", "1", "-r", Integer.toString(peers), "--csv",
-                "evalsha", sha, "3",
+                "evalsha", sha, "4",
                 PREFIX + ":" + tag + ":block:peer:__rand_int__",
                 PREFIX + ":" + tag + ":peer:__rand_int__:1000",
                 PREFIX + ":" + tag + ":peer:__rand_int__:60000",
+                PREFIX + ":" + tag + ":seen:peer:__rand_int__",
                 "m__rand_int__:__rand_int__", "1", "1", "2", "1000", "1000000", "0", "60000", "10000000", "0"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
@@ -298,12 +306,26 @@ public final class AdmissionBenchmark {
             System.out.println(bench.closedLoop("refused c=" + rc, peers(refusedPeers, LOW), rc, warmup, seconds)
                     .line() + "  " + serverCost(admin));
 
-            int rate = Integer.parseInt(opt.get("rate"));
             admin.call("FLUSHALL");
+            Scope[] dayFull = peers(refusedPeers, DAY_FULL);
+            for (Scope peer : dayFull) {
+                AdmissionMemory.fillDay(admin, PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000");
+            }
             admin.call("CONFIG", "RESETSTAT");
-            System.out.printf("open loop at %d/s, %d peers, limits %s, latency from the intended send time%n",
-                    rate, peerCount, HIGH);
-            System.out.println(bench.openLoop("fixed rate " + rate + "/s", high, rate, warmup, seconds).line() + "  " + serverCost(admin));
+            System.out.printf("closed loop, %d peers round-robin, limits %s, 1,440 buckets full (refused by the day)%n",
+                    refusedPeers, DAY_FULL);
+            System.out.println(bench.closedLoop("day-refused c=" + rc, dayFull, rc, warmup, seconds)
+                    .line() + "  " + serverCost(admin));
+
+            int rate = Integer.parseInt(opt.get("rate"));
+            if (rate > 0) {
+                admin.call("FLUSHALL");
+                admin.call("CONFIG", "RESETSTAT");
+                System.out.printf("open loop at %d/s, %d peers, limits %s, latency from the intended send time%n",
+                        rate, peerCount, HIGH);
+                System.out.println(bench.openLoop("fixed rate " + rate + "/s", high, rate, warmup, seconds).line()
+                        + "  " + serverCost(admin));
+            }
             System.out.printf(Locale.ROOT, "used_memory after the runs: %s bytes%n", admin.info("memory", "used_memory"));
 
             String exe = opt.get("redis-benchmark");

@@ -155,7 +155,7 @@ public final class AdmissionMemory {
     }
 
     /** 1,440 one-minute buckets ending with the current one, ~69 calls each (100,000 / 1,440), as admit.lua writes. */
-    private static void fillDay(Resp admin, String key) {
+    static void fillDay(Resp admin, String key) {
         List<?> time = (List<?>) admin.call("TIME");
         long nowUs = Long.parseLong((String) time.get(0)) * 1_000_000L + Long.parseLong((String) time.get(1));
         long precisionUs = 60_000_000L;

@@ -176,6 +176,11 @@ public final class PacingBenchmark {
                 return r;
             });
         }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+            return delegate.giveBack(carrier, reservation);
+        }
     }
 
     static long gcMillis() {

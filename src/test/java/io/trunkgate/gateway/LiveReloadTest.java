@@ -230,4 +230,30 @@ class LiveReloadTest {
         write("gateway.conf", original);
         assertEquals(200, admin.send("POST", "/api/reload", null, TOKEN).status());
     }
+
+    @Test
+    @Order(6)
+    void aPeerMovedIntoAGroupByAReloadKeepsItsWindows() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 30s, max = 3 } ]\n");
+        awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 1);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(200, call("+200" + i));
+        }
+        assertEquals(503, call("+2003"), "the 30 s window is full");
+
+        write("groups/wholesale.conf", "id = wholesale\nlimits = [ { window = 30s, max = 100 } ]\n");
+        awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 2);
+        write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\ngroup = wholesale\n"
+                + "limits = [ { window = 30s, max = 3 } ]\n");
+        awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 3);
+        long deadline = System.nanoTime() + 6_000_000_000L;
+        JsonNode acme = admin.get("/api/peers/acme").json();
+        while (acme.get("limits").get(0).get("used").asLong() != 3 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            acme = admin.get("/api/peers/acme").json();
+        }
+        assertEquals(3, acme.get("limits").get(0).get("used").asLong(), "the peer's window moved with it: " + acme);
+        assertEquals(503, call("+2004"), "joining a group gave the peer no fresh window");
+    }
 }

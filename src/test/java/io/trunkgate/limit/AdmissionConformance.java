@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisBlockRegistry;
+import io.trunkgate.limit.internal.WindowUsageReader;
 import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -254,6 +255,104 @@ abstract class AdmissionConformance {
     }
 
     @Test
+    void aCallOfferedAgainAfterItsShortestWindowStillCountsOnceInTheLongerOnes() throws Exception {
+        AdmissionLimiter limiter = limiter(0);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofMillis(200), 10),
+                Limit.bucketed(Duration.ofSeconds(30), 3, Duration.ofSeconds(1))));
+        String callId = call();
+        AdmissionDecision first = admit(limiter, AdmissionRequest.of(callId, peer));
+        assertEquals(Outcome.ADMITTED, first.outcome());
+        AdmissionDecision again;
+        do {
+            Thread.sleep(50);
+            // a late retransmission, or a failover to another gateway, once the 200 ms window has let it go
+            again = admit(limiter(1), AdmissionRequest.of(callId, peer));
+        } while (again.serverTimeMicros() <= first.serverTimeMicros() + 200_000 && again.outcome() == Outcome.DUPLICATE);
+        assertEquals(Outcome.DUPLICATE, again.outcome(), "the 30 s window still holds the call");
+        assertEquals(List.of(Outcome.ADMITTED, Outcome.ADMITTED, Outcome.LIMITED),
+                List.of(admit(limiter, AdmissionRequest.of(call(), peer)).outcome(),
+                        admit(limiter, AdmissionRequest.of(call(), peer)).outcome(),
+                        admit(limiter, AdmissionRequest.of(call(), peer)).outcome()),
+                "the first call took one unit of the 30 s window, not two");
+    }
+
+    @Test
+    void aCallCountsOnceInAPrecisionWindowWithoutAnyExactWindow() {
+        AdmissionLimiter limiter = limiter(2);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.bucketed(Duration.ofSeconds(30), 2, Duration.ofSeconds(1))));
+        String callId = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(callId, peer)).outcome());
+        assertEquals(Outcome.DUPLICATE, admit(limiter(3), AdmissionRequest.of(callId, peer)).outcome());
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        assertEquals(Outcome.LIMITED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+    }
+
+    @Test
+    void twoLimitsOfTheSameWindowAndPrecisionCountEachCallOnce() {
+        AdmissionLimiter limiter = limiter(1);
+        // {1d, 100000, 1m} beside {24h, 50000, 60s}, scaled down: the same window and precision, two maxima
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.bucketed(Duration.ofSeconds(30), 10, Duration.ofSeconds(1)),
+                Limit.bucketed(Duration.ofMillis(30_000), 4, Duration.ofMillis(1000))));
+        List<Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            outcomes.add(admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        }
+        assertEquals(List.of(Outcome.ADMITTED, Outcome.ADMITTED, Outcome.ADMITTED, Outcome.ADMITTED, Outcome.LIMITED),
+                outcomes, "the smaller max binds, at its full value");
+    }
+
+    @Test
+    void aDuplicateReportsTheCapacityLeftWithoutCountingItAgain() {
+        AdmissionLimiter limiter = limiter(2);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 3),
+                Limit.bucketed(Duration.ofSeconds(30), 4, Duration.ofSeconds(1))));
+        String callId = call();
+        assertEquals(2, admit(limiter, AdmissionRequest.of(callId, peer)).remaining());
+        AdmissionDecision again = admit(limiter, AdmissionRequest.of(callId, peer));
+        assertEquals(Outcome.DUPLICATE, again.outcome());
+        assertEquals(2, again.remaining(), "nothing was recorded, so as much is left as after the first offer");
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        admit(limiter, AdmissionRequest.of(call(), peer));
+        AdmissionDecision full = admit(limiter, AdmissionRequest.of(callId, peer));
+        assertEquals(Outcome.DUPLICATE, full.outcome());
+        assertEquals(0, full.remaining());
+    }
+
+    @Test
+    void movingAPeerIntoAGroupAndOutAgainKeepsItsWindowsAndItsBlock() {
+        String group = "group-" + UUID.randomUUID();
+        Scope groupScope = Scope.group(group, List.of(Limit.exact(Duration.ofSeconds(30), 1000)));
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 10),
+                Limit.bucketed(Duration.ofSeconds(60), 12, Duration.ofSeconds(1))));
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(clients.get(0), PREFIX);
+        for (int i = 0; i < 9; i++) {
+            assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        }
+        String lastCall = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(lastCall, peer)).outcome());
+        BlockRegistry blocks = new RedisBlockRegistry(clients.get(1), PREFIX);
+        blocks.block(peer.id(), Optional.empty(), Duration.ofHours(1)).toCompletableFuture().join();
+
+        // live reload: the peer joins the group (its keys' hash tag becomes the group's)
+        limiter.movePeer(peer, Optional.empty(), Optional.of(group)).toCompletableFuture().join();
+        AdmissionRequest inGroup = new AdmissionRequest(call(), 1, peer, Optional.of(groupScope));
+        assertEquals(Outcome.BLOCKED, admit(limiter(2), inGroup).outcome(), "the block moved with the peer");
+        assertTrue(blocks.unblock(peer.id(), Optional.of(group)).toCompletableFuture().join());
+        AdmissionDecision full = admit(limiter(2), inGroup);
+        assertEquals(Outcome.LIMITED, full.outcome(), "the 10 calls of the last 30 s moved with the peer");
+        assertEquals(peer, full.refusedBy().orElseThrow());
+        assertEquals(Outcome.DUPLICATE,
+                admit(limiter(3), new AdmissionRequest(lastCall, 1, peer, Optional.of(groupScope))).outcome());
+
+        // and leaves it again: still counted once, not forgotten and not doubled
+        limiter.movePeer(peer, Optional.of(group), Optional.empty()).toCompletableFuture().join();
+        List<WindowUsageReader.LimitUsage> usage = new WindowUsageReader(clients.get(3), PREFIX)
+                .read(peer, Optional.empty(), 0).toCompletableFuture().join();
+        assertEquals(List.of(10L, 10L), usage.stream().map(WindowUsageReader.LimitUsage::used).toList());
+        assertEquals(Outcome.LIMITED, admit(limiter(1), AdmissionRequest.of(call(), peer)).outcome());
+    }
+
+    @Test
     void recoversAfterScriptFlush() {
         AdmissionLimiter limiter = limiter(0);
         Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));
@@ -298,8 +397,9 @@ abstract class AdmissionConformance {
         for (String key : clients.get(0).getKeys().getKeysByPattern(PREFIX + ":{p:" + peer.id() + "}:*")) {
             ttls.add(clients.get(0).getBucket(key).remainTimeToLive());
         }
-        assertEquals(2, ttls.size());
-        assertTrue(ttls.stream().allMatch(ttl -> ttl > 0 && ttl <= 3500), "TTLs " + ttls);
+        // the two windows, and the seen key (the 3 s window at 500 ms outlasts the exact one): 3.5 s + 1 ms
+        assertEquals(3, ttls.size());
+        assertTrue(ttls.stream().allMatch(ttl -> ttl > 0 && ttl <= 3501), "TTLs " + ttls);
     }
 
     private static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {

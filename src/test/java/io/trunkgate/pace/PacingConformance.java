@@ -184,6 +184,69 @@ abstract class PacingConformance {
         }
     }
 
+    @Test
+    void slotsGivenBackInAnyOrderAreReusedWithExactSpacing() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(5));
+        SlotReserver reserver = reserver(0);
+        List<Reservation> held = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            held.add(reserver.reserve(carrier, carrier.maxWait()).toCompletableFuture().join());
+        }
+        // the first call was sent at once; the 19 behind it are cancelled, oldest first (the hardest order)
+        for (Reservation r : held.subList(1, 20)) {
+            reserver(1).giveBack(carrier, r).toCompletableFuture().join();
+        }
+        Reservation next = reserver(2).reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
+        assertEquals(Math.max(next.serverTimeMicros(), held.get(0).slotMicros() + 100_000), next.slotMicros(),
+                "the next call gets the slot right after the one call sent");
+        Reservation after = reserver.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
+        assertEquals(next.slotMicros() + 100_000, after.slotMicros(), "spacing stays exact");
+    }
+
+    @Test
+    void aCancelledHeldCallGivesItsSlotBack() throws Exception {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(5));
+        CountingReserver reserver = new CountingReserver(reserver(3));
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver)) {
+            List<HeldCall> calls = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                calls.add(pacer.hold(carrier));
+            }
+            assertTrue(reserver.reserved.tryAcquire(20, 5, TimeUnit.SECONDS));
+            int cancelled = 0;
+            for (HeldCall call : calls) {
+                cancelled += call.cancel() ? 1 : 0;
+            }
+            assertTrue(cancelled >= 18, "only " + cancelled + " of 20 calls were still held");
+            assertTrue(reserver.givenBack.tryAcquire(cancelled, 5, TimeUnit.SECONDS), "slots given back");
+            PacingResult next = pacer.hold(carrier).result().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertEquals(PacingResult.Status.RELEASED, next.status());
+            assertTrue(next.delay().toMillis() <= 200, "the next call waited " + next.delay()
+                    + " for slots nobody used (" + cancelled + " cancelled)");
+        }
+    }
+
+    /** A real reserver that lets the test wait for its replies. */
+    private static final class CountingReserver implements SlotReserver {
+        final java.util.concurrent.Semaphore reserved = new java.util.concurrent.Semaphore(0);
+        final java.util.concurrent.Semaphore givenBack = new java.util.concurrent.Semaphore(0);
+        private final SlotReserver redis;
+
+        CountingReserver(SlotReserver redis) {
+            this.redis = redis;
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
+            return redis.reserve(carrier, maxWait).whenComplete((r, e) -> reserved.release());
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+            return redis.giveBack(carrier, reservation).whenComplete((r, e) -> givenBack.release());
+        }
+    }
+
     /**
      * What holds on any machine: no held call leaves before its slot, and every one leaves. How close to its
      * slot it leaves is scheduling precision, a figure for bench/pacing.sh (PacingBenchmark (b)), not a test:
@@ -194,10 +257,20 @@ abstract class PacingConformance {
         CarrierConfig carrier = Carriers.carrier(50, 1, Duration.ofSeconds(2));
         SlotReserver reserver = reserver(2);
         List<long[]> slotAndRelease = Collections.synchronizedList(new ArrayList<>());
-        SlotReserver recording = (c, maxWait) -> reserver.reserve(c, maxWait).thenApply(r -> {
-            slotAndRelease.add(new long[] {r.slotMicros(), 0});
-            return r;
-        });
+        SlotReserver recording = new SlotReserver() {
+            @Override
+            public java.util.concurrent.CompletionStage<Reservation> reserve(CarrierConfig c, Duration maxWait) {
+                return reserver.reserve(c, maxWait).thenApply(r -> {
+                    slotAndRelease.add(new long[] {r.slotMicros(), 0});
+                    return r;
+                });
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Void> giveBack(CarrierConfig c, Reservation reservation) {
+                return reserver.giveBack(c, reservation);
+            }
+        };
         try (CarrierPacer pacer = new TimerCarrierPacer(recording)) {
             List<CompletableFuture<Long>> releases = new ArrayList<>();
             for (int i = 0; i < 50; i++) {

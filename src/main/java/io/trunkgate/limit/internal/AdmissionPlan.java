@@ -25,6 +25,7 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
                 args.add(Long.toString(limit.precision().map(java.time.Duration::toMillis).orElse(0L)));
             }
         }
+        keys.add(layout.seenKey(tag, scopes.get(0).id()));
         return new AdmissionPlan(List.copyOf(scopes), List.copyOf(keys), List.copyOf(args));
     }
 

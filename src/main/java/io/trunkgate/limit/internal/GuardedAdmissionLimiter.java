@@ -1,26 +1,53 @@
 package io.trunkgate.limit.internal;
 
 import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.redis.RedisGuard;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** An admission limiter whose calls are bounded by the Redis timeout and circuit breaker. */
+/**
+ * An admission limiter whose calls are bounded by the Redis timeout and circuit breaker. When the caller
+ * refuses a call for want of a decision ({@link LimiterUnavailableException#refusedWithoutDecision()}),
+ * an admission that Redis replied with after the timeout is revoked, so the refused call counts nowhere.
+ */
 public final class GuardedAdmissionLimiter implements AdmissionLimiter {
 
     private final AdmissionLimiter redis;
     private final RedisGuard guard;
+    private final RedisAdmissionLimiter revoker;
 
-    public GuardedAdmissionLimiter(AdmissionLimiter redis, RedisGuard guard) {
+    /**
+     * @param redis   the limiter the guard bounds (RedisAdmissionLimiter, possibly timed)
+     * @param revoker the same Redis limiter, which undoes admissions nobody used
+     */
+    public GuardedAdmissionLimiter(AdmissionLimiter redis, RedisGuard guard, RedisAdmissionLimiter revoker) {
         this.redis = redis;
         this.guard = guard;
+        this.revoker = revoker;
     }
 
     @Override
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
-        return guard.call(() -> redis.admit(request), (message, cause) ->
-                new LimiterUnavailableException("admission for " + request.peer() + " unavailable: " + message, cause));
+        AtomicBoolean sent = new AtomicBoolean();
+        CompletableFuture<AdmissionDecision> reply = new CompletableFuture<>();
+        return guard.call(() -> {
+            sent.set(true);
+            return redis.admit(request).whenComplete((decision, error) -> reply.complete(decision));
+        }, (message, cause) -> new LimiterUnavailableException(
+                "admission for " + request.peer() + " unavailable: " + message, cause,
+                () -> sent.get() ? reply.thenCompose(decision -> revokeAdmitted(request, decision))
+                        : CompletableFuture.completedFuture(null)));
+    }
+
+    private CompletionStage<Void> revokeAdmitted(AdmissionRequest request, AdmissionDecision decision) {
+        if (decision == null || decision.outcome() != Outcome.ADMITTED) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return revoker.revoke(request, decision);
     }
 }

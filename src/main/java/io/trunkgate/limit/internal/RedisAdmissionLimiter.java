@@ -21,10 +21,14 @@ import org.redisson.api.RedissonClient;
 public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     private static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
+    private static final LuaScript REVOKE = LuaScript.fromResource("revoke.lua");
+    private static final LuaScript TAKE_KEYS = LuaScript.fromResource("take-keys.lua");
+    private static final LuaScript MERGE_KEYS = LuaScript.fromResource("merge-keys.lua");
 
     private final RedissonClient redis;
     private final KeyLayout layout;
-    private final ConcurrentMap<List<Scope>, AdmissionPlan> plans = new ConcurrentHashMap<>();
+    /** One plan per peer id, replaced when a reload changes the peer's scopes, so reloads do not grow it. */
+    private final ConcurrentMap<String, AdmissionPlan> plans = new ConcurrentHashMap<>();
 
     public RedisAdmissionLimiter(RedissonClient redis, String keyPrefix) {
         this.redis = redis;
@@ -33,18 +37,53 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     @Override
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
-        List<Scope> scopes = request.scopes();
-        AdmissionPlan plan = plans.computeIfAbsent(scopes, s -> AdmissionPlan.build(layout,
-                layout.tag(request.peer().id(), request.group().map(Scope::id)), s));
+        AdmissionPlan plan = plan(request);
         return ADMIT.run(redis, plan.keys(), plan.args(CallMember.of(request.callId()), request.weight()))
                 .thenApply(reply -> decode(plan, reply))
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(new LimiterUnavailableException(
                         "admission for " + request.peer() + " failed: " + rootMessage(error), error)));
     }
 
-    /** Forgets cached key plans, e.g. after a config reload replaced the scopes in use. */
-    public void clearPlans() {
-        plans.clear();
+    /**
+     * Undoes an admission ({@link Outcome#ADMITTED}, as decided at {@code decision.serverTimeMicros()}) that
+     * the gateway never used, through lua/revoke.lua.
+     */
+    public CompletionStage<Void> revoke(AdmissionRequest request, AdmissionDecision decision) {
+        AdmissionPlan plan = plan(request);
+        Object[] admitArgs = plan.args(CallMember.of(request.callId()), request.weight());
+        Object[] args = java.util.Arrays.copyOf(admitArgs, admitArgs.length + 1);
+        args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
+        return REVOKE.run(redis, plan.keys(), args).thenApply(removed -> (Void) null);
+    }
+
+    /**
+     * Carries a peer's windows, dedupe set and block over to its new hash tag after a reload moved it into,
+     * out of or between groups (lua/take-keys.lua on the old tag's slot, then lua/merge-keys.lua on the new
+     * one). Every gateway runs it at its own reload; each takes what was counted under the old tag so far.
+     */
+    public CompletionStage<Void> movePeer(Scope peer, Optional<String> fromGroup, Optional<String> toGroup) {
+        String from = layout.tag(peer.id(), fromGroup);
+        String to = layout.tag(peer.id(), toGroup);
+        if (from.equals(to)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return TAKE_KEYS.run(redis, layout.peerKeys(from, peer))
+                .thenCompose(taken -> MERGE_KEYS.run(redis, layout.peerKeys(to, peer), taken.toArray()))
+                .thenApply(merged -> (Void) null);
+    }
+
+    private AdmissionPlan plan(AdmissionRequest request) {
+        List<Scope> scopes = request.scopes();
+        AdmissionPlan plan = plans.get(request.peer().id());
+        if (plan == null || !plan.scopes().equals(scopes)) {
+            plan = AdmissionPlan.build(layout, layout.tag(request.peer().id(), request.group().map(Scope::id)), scopes);
+            plans.put(request.peer().id(), plan);
+        }
+        return plan;
+    }
+
+    int cachedPlans() {
+        return plans.size();
     }
 
     static AdmissionDecision decode(AdmissionPlan plan, List<Object> reply) {

@@ -8,7 +8,10 @@ import io.trunkgate.redis.RedisGuard;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
-/** A slot reserver whose calls are bounded by the Redis timeout and circuit breaker. */
+/**
+ * A slot reserver whose calls are bounded by the Redis timeout and circuit breaker. A slot that Redis reserved
+ * after the timeout was never used (the call went by the Redis-down policy), so it is given back.
+ */
 public final class GuardedSlotReserver implements SlotReserver {
 
     private final SlotReserver redis;
@@ -22,6 +25,17 @@ public final class GuardedSlotReserver implements SlotReserver {
     @Override
     public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
         return guard.call(() -> redis.reserve(carrier, maxWait), (message, cause) ->
-                new PacerUnavailableException("pacing for carrier " + carrier.id() + " unavailable: " + message, cause));
+                new PacerUnavailableException("pacing for carrier " + carrier.id() + " unavailable: " + message, cause),
+                late -> {
+                    if (late.reserved()) {
+                        redis.giveBack(carrier, late);
+                    }
+                });
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+        return guard.call(() -> redis.giveBack(carrier, reservation), (message, cause) ->
+                new PacerUnavailableException("give-back for carrier " + carrier.id() + " unavailable: " + message, cause));
     }
 }

@@ -39,4 +39,13 @@ public final class LocalSlotReserver implements SlotReserver {
         return CompletableFuture.completedFuture(new Reservation(reserved, Duration.ofNanos(delay * 1000), slot, now,
                 Reservation.Clock.LOCAL));
     }
+
+    /** Only the newest reservation, as give-back.lua does without its returned set. */
+    @Override
+    public synchronized CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+        long interval = (long) Math.ceil(1_000_000.0 * fleetSize / carrier.cps());
+        long tat = reservation.slotMicros() + carrier.burst() * interval;
+        theoretical.computeIfPresent(carrier.id(), (id, stored) -> stored == tat ? tat - interval : stored);
+        return CompletableFuture.completedFuture(null);
+    }
 }

@@ -14,6 +14,8 @@ final class PacedCall implements HeldCall {
 
     private final CompletableFuture<PacingResult> result = new CompletableFuture<>();
     private volatile Future<?> scheduledRelease;
+    private Runnable giveBack;
+    private boolean cancelled;
 
     @Override
     public CompletionStage<PacingResult> result() {
@@ -29,7 +31,26 @@ final class PacedCall implements HeldCall {
         if (release != null) {
             release.cancel(false);
         }
+        Runnable slot;
+        synchronized (this) {
+            cancelled = true;
+            slot = giveBack;
+        }
+        if (slot != null) {
+            slot.run();
+        }
         return true;
+    }
+
+    /** Sets what returns the call's slot: run now if the call is already cancelled, else on cancel. */
+    void slotReserved(Runnable giveBack) {
+        synchronized (this) {
+            if (!cancelled) {
+                this.giveBack = giveBack;
+                return;
+            }
+        }
+        giveBack.run();
     }
 
     boolean isDone() {

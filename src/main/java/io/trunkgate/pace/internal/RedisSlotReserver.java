@@ -11,11 +11,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.redisson.api.RedissonClient;
 
-/** Slots reserved through lua/pace.lua; the key of carrier c is {@code <prefix>:{c:<id>}:pace}. */
+/**
+ * Slots reserved through lua/pace.lua and given back through lua/give-back.lua; the key of carrier c is
+ * {@code <prefix>:{c:<id>}:pace}.
+ */
 public final class RedisSlotReserver implements SlotReserver {
 
     private static final LuaScript PACE = LuaScript.fromResource("pace.lua");
     private static final LuaScript NEXT_SLOT = LuaScript.fromResource("next-slot.lua");
+    private static final LuaScript GIVE_BACK = LuaScript.fromResource("give-back.lua");
 
     private final RedissonClient redis;
     private final String keyPrefix;
@@ -29,6 +33,11 @@ public final class RedisSlotReserver implements SlotReserver {
         return keyPrefix + ":{c:" + carrierId + "}:pace";
     }
 
+    /** Slots given back while later ones were still reserved (lua/give-back.lua). */
+    private String returnedKey(String carrierId) {
+        return keyPrefix + ":{c:" + carrierId + "}:pace:returned";
+    }
+
     @Override
     public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
         return PACE.run(redis, List.of(key(carrier.id())), Long.toString(intervalMicros(carrier)),
@@ -38,6 +47,22 @@ public final class RedisSlotReserver implements SlotReserver {
                         Reservation.Clock.REDIS))
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(new PacerUnavailableException(
                         "pacing for carrier " + carrier.id() + " failed: " + error.getMessage(), error)));
+    }
+
+    /**
+     * Through lua/give-back.lua. A reservation with a delay (or any with burst 1) set the TAT to
+     * slot + burst * interval.
+     */
+    @Override
+    public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+        long interval = intervalMicros(carrier);
+        if (reservation.delay().isZero() && carrier.burst() > 1) {
+            // slot = now may have come from anywhere in the burst: the TAT it set is unknown
+            return CompletableFuture.completedFuture(null);
+        }
+        return GIVE_BACK.run(redis, List.of(key(carrier.id()), returnedKey(carrier.id())),
+                        Long.toString(reservation.slotMicros() + carrier.burst() * interval), Long.toString(interval))
+                .thenApply(reply -> (Void) null);
     }
 
     /** How long a call arriving now would wait for the carrier's slot; reads the ledger, reserves nothing. */

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * reservation comes back, on the thread that delivered the reservation): a hand-off to another pool would add
  * its own scheduling delay to each release and let two calls a slot apart reach the carrier back to back. What
  * the caller does with a release must therefore be short and must not block (the SIP stack sends without
- * waiting, TCP connects included).
+ * waiting, TCP connects included). A call cancelled while held gives its slot back to the ledger.
  */
 public final class TimerCarrierPacer implements CarrierPacer {
 
@@ -70,6 +70,9 @@ public final class TimerCarrierPacer implements CarrierPacer {
                 long releaseIn = reservation.clock() == Reservation.Clock.REDIS
                         ? clock.toLocalNanos(reservation.slotMicros()) - arrived : reservation.delay().toNanos();
                 PacingResult released = new PacingResult(Status.RELEASED, reservation.delay());
+                if (!reservation.delay().isZero()) {
+                    call.slotReserved(() -> reserver.giveBack(carrier, reservation));
+                }
                 scheduleRelease(call, carrier, released, Math.max(0, releaseIn));
             }
         });

@@ -1,0 +1,35 @@
+-- merge-keys.lua: add what take-keys.lua took from a peer's old keys to its keys under the new hash tag,
+-- where other gateways may already have counted calls: windows are merged, never overwritten.
+--
+-- KEYS: the same keys under the new tag, in the same order; ARGV: take-keys.lua's reply
+-- Reply: {keys merged}
+--   zset (exact window, seen key): ZADD NX (a call in both stays once, at its first admission)
+--   hash (precision window): counts and 'n' added, 'o' the older of the two
+--   string (block): set, with the longer of the two TTLs
+-- Each key keeps the longer of its two TTLs.
+
+local a, merged = 1, 0
+for _, key in ipairs(KEYS) do
+  local kind, pttl, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  a = a + 3
+  if kind == 'zset' then
+    for i = a, a + n - 1, 2 do redis.call('ZADD', key, 'NX', ARGV[i + 1], ARGV[i]) end
+  elseif kind == 'hash' then
+    for i = a, a + n - 1, 2 do
+      if ARGV[i] == 'o' then
+        local o = tonumber(redis.call('HGET', key, 'o'))
+        if not o or tonumber(ARGV[i + 1]) < o then redis.call('HSET', key, 'o', ARGV[i + 1]) end
+      else
+        redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
+      end
+    end
+  elseif kind == 'string' and pttl > 0 then
+    redis.call('SET', key, ARGV[a], 'PX', math.max(pttl, redis.call('PTTL', key)))
+  end
+  if kind ~= 'none' then
+    merged = merged + 1
+    if pttl > 0 and redis.call('PTTL', key) < pttl then redis.call('PEXPIRE', key, pttl) end
+  end
+  a = a + n
+end
+return { merged }

@@ -1,0 +1,115 @@
+package io.trunkgate.limit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.testing.StandaloneRedis;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.api.redisnode.RedisSingle;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * A refusal by a day window at one-minute precision costs what an admission costs: the script reads the
+ * buckets it needs, not the whole hash (1,442 fields). Standalone only: the call counts come from the one
+ * server's INFO commandstats.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RefusalCostTest {
+
+    private static final String PREFIX = "tg-test";
+    private static final long MINUTE_US = 60_000_000L;
+    private static final long DAY_US = 86_400_000_000L;
+    private RedissonClient client;
+
+    @BeforeAll
+    void connect() {
+        client = StandaloneRedis.shared().newClient();
+    }
+
+    @AfterAll
+    void disconnect() {
+        client.shutdown();
+    }
+
+    @Test
+    void refusalByAFullDayWindowReadsOnlyTheBucketsItNeeds() {
+        Limit day = Limit.bucketed(Duration.ofDays(1), 1440, Duration.ofMinutes(1));
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(day));
+        long oldest = fillOneCallPerMinute(peer, day);
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        Map<String, Long> before = calls();
+        AdmissionDecision refused = null;
+        for (int i = 0; i < 100; i++) {
+            refused = limiter.admit(AdmissionRequest.of("call-" + i, peer)).toCompletableFuture().join();
+            assertEquals(Outcome.LIMITED, refused.outcome());
+        }
+        Map<String, Long> after = calls();
+
+        assertEquals(0, delta(before, after, "hgetall"), "no refusal reads the whole hash");
+        long reads = delta(before, after, "hget") + delta(before, after, "hmget") + delta(before, after, "hscan");
+        assertTrue(reads <= 100 * 4, reads + " hash reads for 100 refusals");
+        // The oldest bucket (one call) frees the unit this call needs when it leaves the window.
+        assertEquals(ceilMs((oldest + 1) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis());
+
+        AdmissionDecision heavy = limiter.admit(new AdmissionRequest("heavy", 3, peer, Optional.empty()))
+                .toCompletableFuture().join();
+        assertEquals(Outcome.LIMITED, heavy.outcome());
+        assertEquals(ceilMs((oldest + 3) * MINUTE_US + DAY_US - heavy.serverTimeMicros()),
+                heavy.retryAfter().toMillis(), "three units free when the third-oldest bucket leaves");
+    }
+
+    /** Writes a day of one-call buckets in admit.lua's layout, newest = the current minute; returns the oldest id. */
+    private long fillOneCallPerMinute(Scope peer, Limit day) {
+        org.redisson.client.protocol.Time time = server().getInstance().time();
+        long nowUs = time.getSeconds() * 1_000_000L + time.getMicroseconds();
+        long newest = Math.floorDiv(nowUs, MINUTE_US);
+        long oldest = newest - 1439;
+        Map<String, String> fields = new HashMap<>();
+        for (long b = oldest; b <= newest; b++) {
+            fields.put(Long.toString(b), "1");
+        }
+        fields.put("n", "1440");
+        fields.put("o", Long.toString(oldest));
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000";
+        client.getMap(key, StringCodec.INSTANCE).putAll(fields);
+        client.getMap(key, StringCodec.INSTANCE).expire(Duration.ofMinutes(5));
+        return oldest;
+    }
+
+    private RedisSingle server() {
+        return client.getRedisNodes(RedisNodes.SINGLE);
+    }
+
+    private Map<String, Long> calls() {
+        Map<String, Long> calls = new HashMap<>();
+        server().getInstance().info(RedisNode.InfoSection.COMMANDSTATS).forEach((name, stats) -> {
+            String callsField = stats.split(",")[0];
+            calls.put(name.replace("cmdstat_", ""), Long.parseLong(callsField.substring("calls=".length())));
+        });
+        return calls;
+    }
+
+    private static long delta(Map<String, Long> before, Map<String, Long> after, String command) {
+        return after.getOrDefault(command, 0L) - before.getOrDefault(command, 0L);
+    }
+
+    private static long ceilMs(long micros) {
+        return (micros + 999) / 1000;
+    }
+}

@@ -39,6 +39,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
@@ -296,18 +297,15 @@ public final class Gateway implements AutoCloseable {
                     timeout.toMillis());
             proxy.drain();
             calls.abortHeld();
-            ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
-                if (callsInProgress() == 0) {
-                    drained.complete(null);
-                }
-            }, 0, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+            CompletableFuture<Void> ended = once(() -> callsInProgress() == 0);
+            ended.thenRun(() -> drained.complete(null));
             ScheduledFuture<?> deadline = timers.schedule(() -> {
                 if (drained.complete(null)) {
                     log.info("drain timeout: {} calls still in progress are ended", callsInProgress());
                 }
             }, timeout.toMillis(), TimeUnit.MILLISECONDS);
             drained.whenComplete((done, error) -> {
-                check.cancel(false);
+                ended.cancel(false);
                 deadline.cancel(false);
             });
         }
@@ -358,12 +356,7 @@ public final class Gateway implements AutoCloseable {
 
     /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */
     private void awaitNoInvites(Duration grace) {
-        CompletableFuture<Void> none = new CompletableFuture<>();
-        ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
-            if (calls.size() == 0) {
-                none.complete(null);
-            }
-        }, 0, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+        CompletableFuture<Void> none = once(() -> calls.size() == 0);
         try {
             none.get(grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -371,7 +364,22 @@ public final class Gateway implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             log.info("{} INVITEs still unanswered at shutdown", calls.size());
         } finally {
-            check.cancel(false);
+            none.cancel(false);
         }
+    }
+
+    /**
+     * Completes once {@code condition} holds, checked on the timers every {@value #DRAIN_CHECK_MS} ms; cancelling
+     * it stops the checks.
+     */
+    private CompletableFuture<Void> once(BooleanSupplier condition) {
+        CompletableFuture<Void> holds = new CompletableFuture<>();
+        ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
+            if (condition.getAsBoolean()) {
+                holds.complete(null);
+            }
+        }, 0, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+        holds.whenComplete((done, error) -> check.cancel(false));
+        return holds;
     }
 }

@@ -103,6 +103,9 @@ final class InDialogForwarder {
 
     /** Relays an ACK for a 2xx within a known dialog; any other ACK is absorbed. */
     void forwardAck(Request ack) {
+        if (!SipMessages.hasHopsLeft(ack)) {
+            return;
+        }
         try {
             Relay relay = route(ack);
             if (relay.refusal() != null) {

@@ -100,12 +100,9 @@ public final class SipProxy implements SipListener {
                 onInDialog(event, provider);
             } else if (Request.INVITE.equals(method)) {
                 onInvite(event, provider);
-            } else if (Request.OPTIONS.equals(method) && refusals.allow(SipMessages.source(request))) {
-                Response ok = services.messages().response(Response.OK, request);
-                ok.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
-                provider.sendResponse(ok);
-            } else if (!Request.OPTIONS.equals(method) && refusals.allow(SipMessages.source(request))) {
-                Response response = services.messages().response(Response.METHOD_NOT_ALLOWED, request);
+            } else if (refusals.allow(SipMessages.source(request))) {
+                int status = Request.OPTIONS.equals(method) ? Response.OK : Response.METHOD_NOT_ALLOWED;
+                Response response = services.messages().response(status, request);
                 response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(response);
             }

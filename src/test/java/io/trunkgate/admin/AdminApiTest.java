@@ -1,5 +1,6 @@
 package io.trunkgate.admin;
 
+import static io.trunkgate.testing.History.total;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -122,18 +123,6 @@ class AdminApiTest {
             assertEquals(samples, peer.get("admitted").size(), peer.toString());
         }
         assertEquals(List.of("a", "b", "c", "rejecting"), history.findValuesAsText("id").subList(3, 7));
-    }
-
-    private static long total(JsonNode history, String kind, String id, String field) {
-        long total = 0;
-        for (JsonNode entry : history.get(kind)) {
-            if (entry.get("id").asText().equals(id)) {
-                for (JsonNode value : entry.get(field)) {
-                    total += value.asLong();
-                }
-            }
-        }
-        return total;
     }
 
     @Test

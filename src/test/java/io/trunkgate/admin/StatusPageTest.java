@@ -1,5 +1,6 @@
 package io.trunkgate.admin;
 
+import static io.trunkgate.testing.History.total;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -118,19 +119,6 @@ class StatusPageTest {
             }
         }
         throw new AssertionError("no " + id + " in " + kind + ": " + history);
-    }
-
-    /** The sum of a series; 0 before the first sample has the id. */
-    private static long total(JsonNode history, String kind, String id, String field) {
-        long total = 0;
-        for (JsonNode entry : history.get(kind)) {
-            if (entry.get("id").asText().equals(id)) {
-                for (JsonNode value : entry.get(field)) {
-                    total += value.asLong();
-                }
-            }
-        }
-        return total;
     }
 
     @AfterAll

@@ -148,7 +148,7 @@ if [[ $PART == *b* ]]; then
   [ -z "$WIRE_B" ] || stop_wire wireb
   stop_gateway gwb || status=1
   echo "  carrier: $($ANALYZE stat "$WORK/uasb_stat.csv" 2>&1 || true)"
-  echo "  gateway: forwarded and answered $(grep -c 'final=200' "$WORK/gwb.log" || true)," \
+  echo "  gateway: forwarded and answered $(grep -c 'peer=sipp-caller .*final=200' "$WORK/gwb.log" || true)," \
     "503 no slot within max-wait $(grep -c 'final=503' "$WORK/gwb.log" || true)," \
     "held ms max $(grep -o 'held=[0-9]*' "$WORK/gwb.log" | cut -d= -f2 | sort -n | tail -1)"
   for clock in ${WIRE_B:+wireb} uasb; do

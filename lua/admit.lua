@@ -3,11 +3,12 @@
 --
 -- KEYS: for each scope in order, its block key, then one key per limit of that scope; last, the peer's
 --       seen key (members of admitted calls, used when a precision window outlasts every exact window).
---       All keys of one call share one hash tag (Redis Cluster).
+--       Optionally then one lease key per scope (concurrent calls). All keys of one call share one hash tag.
 -- ARGV: member, weight, scope count, then for each scope: its limit count n, then n triples
---       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length).
+--       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length);
+--       optionally then lease_member, lease_ms, and per scope its max-concurrent (0 = none).
 -- Reply: {admitted 1|0, retry_after_ms, scope (1-based, 0 = none), limit (1-based, 0 = none),
---         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"}
+--         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"|"concurrent"}
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -16,16 +17,43 @@ local weight = tonumber(ARGV[2])
 
 local function id(n) return string.format('%d', n) end
 
-local seen_key = KEYS[#KEYS]
+local scope_count = tonumber(ARGV[3])
 local blocks, limits = {}, {}
 local a, k = 4, 1
-for s = 1, tonumber(ARGV[3]) do
+for s = 1, scope_count do
   blocks[s] = KEYS[k]; k = k + 1
   local n = tonumber(ARGV[a]); a = a + 1
   for l = 1, n do
     limits[#limits + 1] = { scope = s, index = l, key = KEYS[k], window_ms = tonumber(ARGV[a]),
       window = tonumber(ARGV[a]) * 1000, max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000 }
     k = k + 1; a = a + 3
+  end
+end
+local seen_key = KEYS[k]
+
+-- Leases: a sorted set per capped scope, member = lease_member (call and owner instance), score = the
+-- lease's deadline in ms; a lease past its deadline (its owner stopped renewing) no longer counts.
+local lease_member, lease_ms, leases = ARGV[a], tonumber(ARGV[a + 1]), {}
+if lease_member then
+  for s = 1, scope_count do
+    local cap = tonumber(ARGV[a + 1 + s])
+    if cap > 0 then leases[#leases + 1] = { scope = s, key = KEYS[k + s], cap = cap } end
+  end
+end
+local now_ms = math.floor(now / 1000)
+
+-- The first capped scope that is full; a call holding its lease already (a re-offer) is not counted twice.
+local function full_scope()
+  for _, l in ipairs(leases) do
+    redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. now_ms)
+    if not redis.call('ZSCORE', l.key, lease_member) and redis.call('ZCARD', l.key) >= l.cap then return l end
+  end
+end
+
+local function take_leases()
+  for _, l in ipairs(leases) do
+    redis.call('ZADD', l.key, now_ms + lease_ms, lease_member)
+    if redis.call('PTTL', l.key) < lease_ms then redis.call('PEXPIRE', l.key, lease_ms) end
   end
 end
 
@@ -121,6 +149,9 @@ elseif horizon > 0 then
   redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. id(now - horizon))
 end
 if seen and redis.call('ZSCORE', seen, member) then
+  local full = full_scope()
+  if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent' } end
+  take_leases()
   -- nothing is recorded, so what is left is max - count (not less this call's weight), over every limit
   local left = nil
   for _, l in ipairs(limits) do left = math.min(left or l.max, math.max(l.max - l.count, 0)) end
@@ -130,6 +161,10 @@ end
 if refused then
   return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit' }
 end
+
+local full = full_scope()
+if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent' } end
+take_leases()
 
 -- Limits of one scope with the same window and precision share a key (and count the same calls): record once.
 local recorded = {}

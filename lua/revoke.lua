@@ -1,6 +1,6 @@
 -- revoke.lua: undo one admission made by admit.lua whose decision the gateway never used (the reply came
 -- after the gateway's timeout and the call was refused), so the call counts nowhere. Same KEYS and ARGV as
--- admit.lua, plus ARGV[#ARGV] = admitted_us, the now_us of that admission's reply.
+-- admit.lua without its lease part, plus ARGV[#ARGV] = admitted_us, the now_us of that admission's reply.
 -- Reply: {removed}, the number of window keys the call was removed from.
 
 local member = ARGV[1]

@@ -83,7 +83,7 @@ descendant_named() {
 }
 
 # start_gateway NAME CONF [ENV=VALUE...]: runs the jar in the background (output in $WORK/NAME.log), waits
-# until it listens (30 s at most) and sets GW_PID_<NAME> and GW_REDIS_PID_<NAME> (the embedded redis-server
+# until it is ready (120 s at most) and sets GW_PID_<NAME> and GW_REDIS_PID_<NAME> (the embedded redis-server
 # child, empty in standalone mode).
 start_gateway() {
   local name=$1 conf=$2; shift 2
@@ -91,8 +91,10 @@ start_gateway() {
   local pid=$!
   PIDS+=("$pid")
   printf -v "GW_PID_$name" '%s' "$pid"
-  for _ in $(seq 300); do
-    if grep -q 'listening on' "$WORK/$name.log"; then
+  # Ready = listening and past the start-up warm-up: the admin server comes up after it (until then new INVITEs
+  # get 503 "gateway starting").
+  for _ in $(seq 1200); do
+    if grep -q 'listening on' "$WORK/$name.log" && grep -q 'admin HTTP on' "$WORK/$name.log"; then
       printf -v "GW_REDIS_PID_$name" '%s' "$(descendant_named "$pid" redis-server)"
       printf -v "GW_REDIS_PORT_$name" '%s' \
         "$(grep -o 'embedded redis-server started on [0-9.]*:[0-9]*' "$WORK/$name.log" | grep -o '[0-9]*$' || true)"
@@ -104,7 +106,7 @@ start_gateway() {
     fi
     sleep 0.1
   done
-  log "gateway $name did not listen within 30 s"; tail -20 "$WORK/$name.log" >&2
+  log "gateway $name was not ready within 120 s"; tail -20 "$WORK/$name.log" >&2
   return 1
 }
 
@@ -134,19 +136,21 @@ stop_gateway() {
   [ "$status" -eq 0 ] || [ "$status" -eq 143 ]
 }
 
-# start_redis: a redis-server on a free port for standalone mode; sets REDIS_PORT and REDIS_PID.
+# start_redis [NAME]: a redis-server on a free port for standalone mode (log $WORK/NAME.log, default "redis");
+# sets REDIS_PORT and REDIS_PID.
 start_redis() {
   command -v redis-server >/dev/null 2>&1 || { log "missing: redis-server"; return 2; }
+  local logf="$WORK/${1:-redis}.log"
   REDIS_PORT=$(free_port 127.0.0.1)
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize no \
-    --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+    --dir "$WORK" >"$logf" 2>&1 &
   REDIS_PID=$!
   PIDS+=("$REDIS_PID")
   for _ in $(seq 100); do
-    grep -q 'Ready to accept connections' "$WORK/redis.log" && { log "redis-server pid $REDIS_PID on port $REDIS_PORT"; return 0; }
+    grep -q 'Ready to accept connections' "$logf" && { log "redis-server pid $REDIS_PID on port $REDIS_PORT"; return 0; }
     sleep 0.1
   done
-  log "redis-server did not start"; cat "$WORK/redis.log" >&2; return 1
+  log "redis-server did not start"; cat "$logf" >&2; return 1
 }
 
 # sipp_uas NAME IP PORT [sipp options...]: the carrier UAS in the background (files $WORK/NAME*); sets

@@ -5,23 +5,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ConfigError;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.PeerConfig;
-import io.trunkgate.gateway.ActiveConfig;
-import io.trunkgate.gateway.ConfigReloader;
+import io.trunkgate.health.CarrierHealth;
+import io.trunkgate.health.CarrierState;
 import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.BlockRegistry;
-import io.trunkgate.limit.Limit;
-import io.trunkgate.limit.internal.WindowUsageReader;
-import io.trunkgate.limit.internal.WindowUsageReader.LimitUsage;
+import io.trunkgate.limit.CallLeases;
+import io.trunkgate.limit.WindowUsage.LimitUsage;
+import io.trunkgate.limit.WindowUsage;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
-import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.runtime.ConfigReloader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -76,10 +80,24 @@ public final class AdminApi {
                      List<CallView> calls) {
     }
 
-    record PeerView(String id, String group, Long blockedForMs, List<LimitView> limits) {
+    /** Calls in progress fleet-wide against a max-concurrent cap. */
+    record ConcurrentView(String scope, long calls, int max) {
     }
 
-    record CarrierView(String id, double cps, int burst, long maxWaitMs, double waitMs, int held) {
+    record PeerView(String id, String group, Long blockedForMs, List<LimitView> limits,
+                    List<ConcurrentView> concurrent) {
+    }
+
+    record CarrierView(String id, double cps, int burst, long maxWaitMs, double waitMs, int held,
+                       ConcurrentView concurrent, HealthView health) {
+    }
+
+    /** A carrier's health: {@code until} only for a hold (the carrier's Retry-After or an operator's). */
+    record HealthView(boolean up, String origin, String reason, String since, String until, String by) {
+        static HealthView of(CarrierState state) {
+            return new HealthView(state.up(), state.origin().name().toLowerCase(Locale.ROOT), state.reason(),
+                    state.since().toString(), state.until().map(Instant::toString).orElse(null), state.by());
+        }
     }
 
     record BlockView(String peer, boolean blocked, Long remainingMs, Boolean lifted) {
@@ -93,27 +111,34 @@ public final class AdminApi {
     private final Draining draining;
     private final RedissonClient redis;
     private final BlockRegistry blocks;
-    private final WindowUsageReader usage;
+    private final WindowUsage usage;
     private final CarrierPacer pacer;
-    private final RedisSlotReserver slots;
+    /** How long a call arriving now would wait for a carrier's slot, fleet-wide. */
+    private final Function<CarrierConfig, CompletionStage<Duration>> slots;
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final TrafficHistory history;
+    private final CallLeases leases;
+    private final CarrierHealth health;
 
     public AdminApi(Supplier<ActiveConfig> config, Supplier<Integer> invitesInFlight, RedissonClient redis,
-                    BlockRegistry blocks, WindowUsageReader usage, CarrierPacer pacer, RedisSlotReserver slots,
-                    GatewayMetrics metrics, ConfigReloader reloader, TrafficHistory history, Draining draining) {
+                    BlockRegistry blocks, WindowUsage usage, CallLeases leases, CarrierPacer pacer,
+                    Function<CarrierConfig, CompletionStage<Duration>> slots,
+                    GatewayMetrics metrics, ConfigReloader reloader, TrafficHistory history, CarrierHealth health,
+                    Draining draining) {
         this.config = config;
         this.draining = draining;
         this.invitesInFlight = invitesInFlight;
         this.redis = redis;
         this.blocks = blocks;
         this.usage = usage;
+        this.leases = leases;
         this.pacer = pacer;
         this.slots = slots;
         this.metrics = metrics;
         this.reloader = reloader;
         this.history = history;
+        this.health = health;
     }
 
     CompletionStage<Reply> statusPage() {
@@ -172,12 +197,29 @@ public final class AdminApi {
         ActiveConfig active = config.get();
         List<CompletableFuture<CarrierView>> views = active.config().carriers().values().stream()
                 .sorted(Comparator.comparing(CarrierConfig::id))
-                .map(carrier -> slots.nextSlotWait(carrier).thenApply(wait -> new CarrierView(carrier.id(),
-                        carrier.cps(), carrier.burst(), carrier.maxWait().toMillis(), wait.toNanos() / 1e6,
-                        pacer.heldCount(carrier.id()))).toCompletableFuture())
+                .map(carrier -> slots.apply(carrier).thenCombine(carrierConcurrent(carrier),
+                        (wait, concurrent) -> new CarrierView(carrier.id(), carrier.cps(), carrier.burst(),
+                                carrier.maxWait().toMillis(), wait.toNanos() / 1e6, pacer.heldCount(carrier.id()),
+                                concurrent, HealthView.of(health.state(carrier.id())))).toCompletableFuture())
                 .toList();
         return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
                 .thenApply(done -> Reply.ok(Map.of("carriers", views.stream().map(CompletableFuture::join).toList())));
+    }
+
+    /**
+     * POST /api/carriers/{id}/down or /up, {@code ?duration=} or a JSON body {@code {"duration": "10m"}}: held
+     * so fleet-wide for that long (down needs a duration; up without one clears any down state).
+     */
+    CompletionStage<Reply> setHealth(AdminRouter.Request request, boolean up) {
+        CarrierConfig carrier = config.get().config().carriers().get(request.pathParameter());
+        if (carrier == null) {
+            throw new ApiException(HttpResponseStatus.NOT_FOUND, "no such carrier: " + request.pathParameter());
+        }
+        String text = Optional.ofNullable(request.queryValue("duration"))
+                .orElseGet(() -> bodyField(request.body(), "duration"));
+        Optional<Duration> duration = up && text == null ? Optional.empty() : Optional.of(parseDuration(text));
+        return health.set(carrier, up, duration).thenApply(state -> Reply.ok(Map.of("carrier", carrier.id(),
+                "health", HealthView.of(state))));
     }
 
     /** Per second over the last minutes: each peer's admitted and refused calls, each carrier's pacing. */
@@ -219,7 +261,30 @@ public final class AdminApi {
         CompletionStage<Optional<Duration>> blocked = blocks.remaining(peer.id(), peer.group());
         return read.thenCombine(blocked, (limits, block) -> new PeerView(peer.id(), peer.group().orElse(null),
                 block.map(Duration::toMillis).orElse(null),
-                limits.stream().map(l -> limitView(l, listCalls > 0)).toList()));
+                limits.stream().map(l -> limitView(l, listCalls > 0)).toList(), null))
+                .thenCombine(peerConcurrent(active, peer), (view, concurrent) -> new PeerView(view.id(), view.group(),
+                        view.blockedForMs(), view.limits(), concurrent));
+    }
+
+    /** The peer's and its group's calls in progress against their caps (null when neither has one). */
+    private CompletionStage<List<ConcurrentView>> peerConcurrent(ActiveConfig active, PeerConfig peer) {
+        List<CompletableFuture<ConcurrentView>> views = new ArrayList<>();
+        peer.maxConcurrent().ifPresent(max -> views.add(leases.peerCalls(peer.id(), peer.group())
+                .thenApply(calls -> new ConcurrentView("peer:" + peer.id(), calls, max)).toCompletableFuture()));
+        active.groupScope(peer).ifPresent(group -> group.maxConcurrent().ifPresent(max -> views.add(
+                leases.groupCalls(group.id()).thenApply(calls -> new ConcurrentView("group:" + group.id(), calls, max))
+                        .toCompletableFuture())));
+        return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
+                .thenApply(done -> views.isEmpty() ? null : views.stream().map(CompletableFuture::join).toList());
+    }
+
+    private CompletionStage<ConcurrentView> carrierConcurrent(CarrierConfig carrier) {
+        if (carrier.maxConcurrent().isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        int max = carrier.maxConcurrent().getAsInt();
+        return leases.carrierCalls(carrier.id()).thenApply(calls -> new ConcurrentView("carrier:" + carrier.id(),
+                calls, max));
     }
 
     private static LimitView limitView(LimitUsage usage, boolean withCalls) {
@@ -262,10 +327,10 @@ public final class AdminApi {
         };
         long millis = Math.round(Double.parseDouble(m.group(1)) * unitMillis);
         if (millis < 1) {
-            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a block lasts at least 1ms: " + text);
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a duration is at least 1ms: " + text);
         }
         if (millis > MAX_BLOCK.toMillis()) {
-            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a block lasts at most "
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a duration is at most "
                     + MAX_BLOCK.toDays() + "d: " + text);
         }
         return Duration.ofMillis(millis);

@@ -4,17 +4,14 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.trunkgate.config.AdminSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,20 +29,18 @@ public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
     private static final int MAX_REQUEST_BYTES = 64 * 1024;
 
-    private final EventLoopGroup group;
     private final Channel channel;
 
-    private AdminServer(EventLoopGroup group, Channel channel) {
-        this.group = group;
+    private AdminServer(Channel channel) {
         this.channel = channel;
     }
 
     /**
      * Binds the settings' host and port (port 0: any free port) with their connection limits and serves
-     * {@code api}; the token is read per request.
+     * {@code api} on {@code group}'s threads (its owner stops them); the token is read per request.
      */
-    public static AdminServer start(AdminSettings settings, AdminApi api, Supplier<Optional<String>> token)
-            throws Exception {
+    public static AdminServer start(AdminSettings settings, AdminApi api, Supplier<Optional<String>> token,
+                                    EventLoopGroup group) throws Exception {
         AdminRouter router = new AdminRouter()
                 .route(HttpMethod.GET, "/", request -> api.statusPage())
                 .route(HttpMethod.GET, "/health", request -> api.health())
@@ -53,6 +48,8 @@ public final class AdminServer implements AutoCloseable {
                 .route(HttpMethod.GET, "/api/peers", request -> api.peers())
                 .route(HttpMethod.GET, "/api/peers/([^/]+)", api::peer)
                 .route(HttpMethod.GET, "/api/carriers", request -> api.carriers())
+                .route(HttpMethod.POST, "/api/carriers/([^/]+)/down", request -> api.setHealth(request, false))
+                .route(HttpMethod.POST, "/api/carriers/([^/]+)/up", request -> api.setHealth(request, true))
                 .route(HttpMethod.GET, "/api/history", request -> api.history())
                 .route(HttpMethod.GET, "/api/blocks/([^/]+)", api::block)
                 .route(HttpMethod.PUT, "/api/blocks/([^/]+)", api::putBlock)
@@ -63,25 +60,19 @@ public final class AdminServer implements AutoCloseable {
         JsonReplyEncoder encoder = new JsonReplyEncoder();
         MalformedRequestFilter malformed = new MalformedRequestFilter();
         ConnectionCap cap = new ConnectionCap(settings.maxConnections(), settings.maxConnectionsPerAddress());
-        EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
-        try {
-            Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(cap, new HttpServerCodec(),
-                                    new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                    new RequestDeadline(settings.requestTimeout()), encoder, malformed, auth, router);
-                        }
-                    })
-                    .bind(settings.host(), settings.port()).sync().channel();
-            AdminServer server = new AdminServer(group, channel);
-            log.info("admin HTTP on http://{}:{}/", settings.host(), server.address().getPort());
-            return server;
-        } catch (Exception e) {
-            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            throw e;
-        }
+        Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(cap, new HttpServerCodec(),
+                                new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                                new RequestDeadline(settings.requestTimeout()), encoder, malformed, auth, router);
+                    }
+                })
+                .bind(settings.host(), settings.port()).sync().channel();
+        AdminServer server = new AdminServer(channel);
+        log.info("admin HTTP on http://{}:{}/", settings.host(), server.address().getPort());
+        return server;
     }
 
     public InetSocketAddress address() {
@@ -91,6 +82,5 @@ public final class AdminServer implements AutoCloseable {
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -2,6 +2,8 @@ package io.trunkgate.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -19,12 +21,50 @@ import java.util.Set;
  *                        silence means the carrier is not handling the call
  * @param ringTimeout     how long a call may ring (from the carrier's first response) without a final answer;
  *                        then it is cancelled and answered 408, with no failover: a callee was already alerted
+ * @param maxConcurrent   the most calls sent to the carrier in progress at once, fleet-wide; a call finding it
+ *                        full is treated as over max-wait
+ * @param probe           OPTIONS probing of the carrier's health, if configured
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
-                            int maxHeld, Duration answerTimeout, Duration ringTimeout) {
+                            int maxHeld, Duration answerTimeout, Duration ringTimeout, OptionalInt maxConcurrent,
+                            Optional<ProbeSettings> probe) {
     public CarrierConfig {
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);
+    }
+
+    /** A carrier without a concurrency cap or probing. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, OptionalInt.empty(), Optional.empty());
+    }
+
+    /** A carrier without probing. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, Optional.empty());
+    }
+
+    /** The spacing of the carrier's calls at {@code cps}, in whole microseconds (see {@link #intervalMicros(int)}). */
+    public long intervalMicros() {
+        return intervalMicros(1);
+    }
+
+    /**
+     * The spacing of calls at this instance's share of the rate in a fleet of {@code fleetSize}: rounded up, so a
+     * carrier never sees more than its cps, even by a microsecond per call; at least 1 µs.
+     */
+    public long intervalMicros(int fleetSize) {
+        return Math.max(1, (long) Math.ceil(1_000_000.0 * fleetSize / cps));
+    }
+
+    /** {@link #intervalMicros()} as a duration. */
+    public Duration interval() {
+        return Duration.ofNanos(intervalMicros() * 1000);
     }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -48,11 +49,34 @@ final class CarrierFileReader {
         Duration answerTimeout = file.optional("answer-timeout").duration(ONE_MILLI).orElse(Duration.ofSeconds(8));
         Duration ringTimeout = file.optional("ring-timeout").duration(Duration.ofSeconds(1)).orElse(DEFAULT_RING_TIMEOUT);
 
+        OptionalInt maxConcurrent = MaxConcurrent.read(file);
+        Optional<ProbeSettings> probe = file.optional("probe").object().flatMap(CarrierFileReader::probe);
+
         if (id.isEmpty() || uri.isEmpty() || cps.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
-                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout));
+                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe));
+    }
+
+    /** probe { interval, timeout, down-after, up-after, fail-codes }: every key has a default. */
+    private static Optional<ProbeSettings> probe(ConfigSection probe) {
+        Duration interval = probe.optional("interval").duration(Duration.ofMillis(10)).orElse(Duration.ofSeconds(10));
+        Field timeoutField = probe.optional("timeout");
+        Duration timeout = timeoutField.duration(ONE_MILLI).orElse(Duration.ofSeconds(2));
+        int downAfter = probe.optional("down-after").integer(1, 100).orElse(3);
+        int upAfter = probe.optional("up-after").integer(1, 100).orElse(2);
+        Set<Integer> failCodes = new HashSet<>();
+        Optional<List<Field>> codes = probe.optional("fail-codes").elements();
+        for (Field code : codes.orElse(List.of())) {
+            code.integer(300, 699).ifPresent(failCodes::add);
+        }
+        if (timeout.compareTo(interval) > 0) {
+            timeoutField.error("must not be longer than the probe interval (" + interval.toMillis() + "ms)");
+            return Optional.empty();
+        }
+        return Optional.of(new ProbeSettings(interval, timeout, downAfter, upAfter,
+                codes.isPresent() ? failCodes : Set.of(503)));
     }
 
     /** The failover-on list: final response codes, and "timeout" for no final answer in time. */

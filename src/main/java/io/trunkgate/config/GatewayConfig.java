@@ -15,12 +15,13 @@ import java.util.Optional;
  * @param sip        the SIP listeners and the load the instance takes
  * @param rerouteHook class name of the {@link io.trunkgate.route.RerouteHook} to use, if not the default
  * @param records    where call records are written
+ * @param reroute    plugin jars and the HTTP reroute hook
  */
 public record GatewayConfig(Path source, String instanceId, int fleetSize, SipSettings sip,
                             RedisSettings redis, AdmissionSettings admission, AdminSettings admin,
                             Map<String, PeerConfig> peers, Map<String, GroupConfig> groups,
                             Map<String, CarrierConfig> carriers, List<RouteConfig> routes,
-                            Optional<String> rerouteHook, CallRecordSettings records) {
+                            Optional<String> rerouteHook, CallRecordSettings records, RerouteSettings reroute) {
     public GatewayConfig {
         peers = Map.copyOf(peers);
         groups = Map.copyOf(groups);

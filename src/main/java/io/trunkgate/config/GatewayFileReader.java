@@ -1,6 +1,9 @@
 package io.trunkgate.config;
 
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -21,6 +24,9 @@ final class GatewayFileReader {
             new SipListener(Transport.UDP, "127.0.0.1", 5060), new SipListener(Transport.TCP, "127.0.0.1", 5060));
     /** Long enough for most calls in a rolling restart to end; systemd's TimeoutStopSec must exceed it. */
     private static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration DEFAULT_OVERLOAD_DELAY = Duration.ofMillis(50);
+    private static final int DEFAULT_WARM_UP_CALLS = 3000;
+    private static final Duration DEFAULT_WARM_UP_TIME = Duration.ofSeconds(30);
     private static final String STATUS_RULE = "must be a SIP status code between 300 and 699";
 
     private GatewayFileReader() {
@@ -36,11 +42,45 @@ final class GatewayFileReader {
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
         Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
                 .orElse(Duration.ofSeconds(2));
+        Duration overloadDelay = file.optional("sip.overload-delay").duration(Duration.ZERO)
+                .orElse(DEFAULT_OVERLOAD_DELAY);
         SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
-                sipLimits(file), tcp(file),
-                file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT));
+                overloadDelay, sipLimits(file), tcp(file),
+                file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT),
+                new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
+                        file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
+                                .orElse(DEFAULT_WARM_UP_TIME)));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
-                admission(file), admin(file), rerouteHook, records(file, baseDir));
+                admission(file), admin(file), rerouteHook, records(file, baseDir), reroute(file, baseDir));
+    }
+
+    private static RerouteSettings reroute(ConfigSection file, Path baseDir) {
+        RerouteSettings defaults = RerouteSettings.NONE;
+        Field dirField = file.optional("plugins-dir");
+        Optional<Path> pluginsDir = dirField.nonEmptyString().map(baseDir::resolve);
+        if (pluginsDir.isPresent() && !Files.isDirectory(pluginsDir.get())) {
+            dirField.error("no such directory: " + pluginsDir.get());
+        }
+        Optional<URI> url = file.optional("routing.reroute-url").parsed(GatewayFileReader::httpUrl);
+        Duration timeout = file.optional("routing.reroute-timeout").duration(Duration.ofMillis(1))
+                .orElse(defaults.timeout());
+        int maxConcurrent = file.optional("routing.reroute-max-concurrent").integer(1, 10_000)
+                .orElse(defaults.maxConcurrent());
+        return new RerouteSettings(pluginsDir, url, timeout, maxConcurrent);
+    }
+
+    private static URI httpUrl(String text) {
+        URI uri;
+        try {
+            uri = new URI(text.trim());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("not a URL: \"" + text + "\"");
+        }
+        if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("must be an http:// or https:// URL with a host (got \"" + text + "\")");
+        }
+        return uri;
     }
 
     private static CallRecordSettings records(ConfigSection file, Path baseDir) {
@@ -113,7 +153,10 @@ final class GatewayFileReader {
                 .map(Long::intValue).orElse(403);
         RedisDownPolicy redisDown = file.optional("admission.redis-down").choice(RedisDownPolicy.class)
                 .orElse(RedisDownPolicy.REJECT);
-        return new AdmissionSettings(rejectCode, blockedCode, unknownPeerCode, redisDown);
+        int concurrentCode = file.optional("admission.concurrent-code").integer(300, 699).orElse(503);
+        Duration leaseTime = file.optional("admission.lease-time").duration(AdmissionSettings.MIN_LEASE_TIME)
+                .orElse(AdmissionSettings.DEFAULT_LEASE_TIME);
+        return new AdmissionSettings(rejectCode, blockedCode, unknownPeerCode, redisDown, concurrentCode, leaseTime);
     }
 
     private static AdminSettings admin(ConfigSection file) {

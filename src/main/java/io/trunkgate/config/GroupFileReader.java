@@ -1,8 +1,8 @@
 package io.trunkgate.config;
 
-import io.trunkgate.limit.Limit;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** One file of the groups directory. */
 final class GroupFileReader {
@@ -15,6 +15,7 @@ final class GroupFileReader {
         Optional<String> id = idField.id();
         id.ifPresent(value -> groups.define(value, idField.at()));
         List<Limit> limits = LimitsReader.read(file);
-        return id.map(value -> new GroupConfig(value, limits));
+        OptionalInt maxConcurrent = MaxConcurrent.read(file);
+        return id.map(value -> new GroupConfig(value, limits, maxConcurrent));
     }
 }

@@ -1,6 +1,5 @@
 package io.trunkgate.config;
 
-import io.trunkgate.limit.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

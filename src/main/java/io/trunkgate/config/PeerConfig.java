@@ -1,13 +1,22 @@
 package io.trunkgate.config;
 
-import io.trunkgate.limit.Limit;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
-/** One upstream peer (conf/peers/*.conf): who it is by source address, and the limits its INVITEs meet. */
-public record PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits) {
+/**
+ * One upstream peer (conf/peers/*.conf): who it is by source address, and the limits its INVITEs meet.
+ *
+ * @param maxConcurrent the most calls of this peer in progress at once, fleet-wide ({@code max-concurrent})
+ */
+public record PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
+                         OptionalInt maxConcurrent) {
     public PeerConfig {
         sources = List.copyOf(sources);
         limits = List.copyOf(limits);
+    }
+
+    public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits) {
+        this(id, sources, group, limits, OptionalInt.empty());
     }
 }

@@ -1,9 +1,9 @@
 package io.trunkgate.config;
 
-import io.trunkgate.limit.Limit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** One file of the peers directory. */
 final class PeerFileReader {
@@ -34,6 +34,7 @@ final class PeerFileReader {
         group.ifPresent(value -> groups.refer(value, groupField.at()));
 
         List<Limit> limits = LimitsReader.read(file);
-        return id.map(value -> new PeerConfig(value, sources, group, limits));
+        OptionalInt maxConcurrent = MaxConcurrent.read(file);
+        return id.map(value -> new PeerConfig(value, sources, group, limits, maxConcurrent));
     }
 }

@@ -1,5 +1,6 @@
 package io.trunkgate.config;
 
+import io.trunkgate.redis.RedisConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -18,5 +19,11 @@ public record RedisSettings(RedisMode mode, List<String> addresses, Optional<Str
                             Optional<String> password, Duration timeout, String keyPrefix, int embeddedPort) {
     public RedisSettings {
         addresses = List.copyOf(addresses);
+    }
+
+    /** What the redis package needs to connect: these settings as its own plain values. */
+    public RedisConnection connection() {
+        return new RedisConnection(RedisConnection.Mode.valueOf(mode.name()), addresses, sentinelMaster, password,
+                timeout, embeddedPort);
     }
 }

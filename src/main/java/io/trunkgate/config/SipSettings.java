@@ -13,13 +13,17 @@ import java.util.List;
  * @param maxNewCallsPerSecond new INVITEs this instance accepts per second, its capacity; beyond it they are
  *                             answered 503 statelessly, before any transaction exists. 0 = no cap
  * @param queueTimeout         how long a received datagram may wait for a worker before it is dropped unread
+ * @param overloadDelay        past this standing wait of datagrams for a worker new INVITEs are answered 503
+ *                             statelessly; zero = off
  * @param limits               message sizes and dialog state the front end accepts
  * @param tcp                  timeouts and caps of the TCP connections peers open
  * @param drainTimeout         on shutdown, how long calls in progress may go on before they are ended
+ * @param warmUp               the calls placed through the gateway's own listener before it takes traffic
  */
 public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
-                          double maxNewCallsPerSecond, Duration queueTimeout, SipLimits limits, TcpLimits tcp,
-                          Duration drainTimeout) {
+                          double maxNewCallsPerSecond, Duration queueTimeout, Duration overloadDelay,
+                          SipLimits limits, TcpLimits tcp,
+                          Duration drainTimeout, WarmUpSettings warmUp) {
     public SipSettings {
         listeners = List.copyOf(listeners);
     }

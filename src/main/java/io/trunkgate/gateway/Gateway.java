@@ -7,55 +7,57 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.config.RerouteSettings;
 import io.trunkgate.config.SipLimits;
+import io.trunkgate.health.CarrierHealth;
+import io.trunkgate.health.FleetHealth;
 import io.trunkgate.history.HistorySampler;
 import io.trunkgate.history.TrafficHistory;
+import io.trunkgate.limit.Admission;
 import io.trunkgate.limit.BlockRegistry;
 import io.trunkgate.limit.Scope;
-import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
-import io.trunkgate.limit.internal.LocalAdmissionLimiter;
-import io.trunkgate.limit.internal.RedisAdmissionLimiter;
-import io.trunkgate.limit.internal.RedisBlockRegistry;
-import io.trunkgate.limit.internal.WindowUsageReader;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
-import io.trunkgate.pace.internal.GuardedSlotReserver;
-import io.trunkgate.pace.internal.LocalSlotReserver;
-import io.trunkgate.pace.internal.RedisSlotReserver;
-import io.trunkgate.pace.internal.TimerCarrierPacer;
+import io.trunkgate.pace.Pacing;
 import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.redis.RedisGuard;
 import io.trunkgate.redis.RedisRuntime;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteHooks;
+import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.sip.CallRegistry;
 import io.trunkgate.sip.DialogTable;
+import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.SipStackFactory;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
 import java.util.List;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
-import java.util.concurrent.Executors;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import javax.sip.SipProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running gateway: Redis, admission, pacing, the SIP proxy, metrics, the admin server and live reload,
+ * A running gateway: Redis, admission, pacing, carrier health, the SIP proxy, metrics, the admin server and live reload,
  * started and stopped together.
  */
 public final class Gateway implements AutoCloseable {
@@ -68,13 +70,14 @@ public final class Gateway implements AutoCloseable {
     private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
     private static final long DIALOG_SWEEP_SECONDS = 10;
     private static final int HISTORY_SECONDS = 600;
+    private static final long CONCURRENCY_SAMPLE_SECONDS = 5;
 
     private final AtomicReference<ActiveConfig> active;
     private final RedisRuntime redis;
     private final RedisGuard guard;
-    private final CarrierPacer pacer;
-    private final RedisAdmissionLimiter limiter;
-    private final BlockRegistry blocks;
+    private final Pacing pacing;
+    private final Admission admission;
+    private final GatewayThreads threads;
     private final ScheduledExecutorService timers;
     private final SipStackFactory.Stack sip;
     private final CallRegistry calls;
@@ -86,97 +89,161 @@ public final class Gateway implements AutoCloseable {
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
+    private final FleetHealth health;
     private AdminServer admin;
 
-    private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, CarrierPacer pacer,
-                    RedisAdmissionLimiter limiter, BlockRegistry blocks, ScheduledExecutorService timers,
-                    SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
-                    SipProxy proxy, GatewayMetrics metrics) {
+    private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, Pacing pacing,
+                    Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
+                    SipProxy proxy, GatewayMetrics metrics, FleetHealth health) {
         this.active = active;
         this.redis = redis;
         this.guard = guard;
-        this.pacer = pacer;
-        this.limiter = limiter;
-        this.blocks = blocks;
-        this.timers = timers;
+        this.pacing = pacing;
+        this.admission = admission;
+        this.threads = threads;
+        this.timers = threads.sipTimers();
         this.sip = sip;
         this.calls = calls;
         this.dialogs = dialogs;
         this.records = records;
         this.proxy = proxy;
         this.metrics = metrics;
+        this.health = health;
         this.reloader = new ConfigReloader(active.get().config().source(), this::apply,
-                () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL);
+                () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload());
     }
 
     public static Gateway start(GatewayConfig config) throws Exception {
         AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
-        RedisRuntime redis = RedisRuntime.open(config.redis());
+        GatewayThreads threads = new GatewayThreads();
+        RedisRuntime redis;
+        try {
+            redis = RedisRuntime.open(config.redis().connection());
+        } catch (RuntimeException e) {
+            threads.close();
+            throw e;
+        }
         String prefix = config.redis().keyPrefix();
         GatewayMetrics metrics = new GatewayMetrics(config.instanceId());
-        RedisGuard guard = RedisGuard.withTimeout(config.redis().timeout());
+        RedisGuard guard = RedisGuard.withTimeout(config.redis().timeout(), threads.redisTimeouts(),
+                threads.redisResults());
         LongSupplier wallMicros = () -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-        RedisSlotReserver slots = new RedisSlotReserver(redis.client(), prefix);
-        CarrierPacer pacer = new TimerCarrierPacer(new FallbackSlotReserver(
-                new GuardedSlotReserver(metrics.timed(slots), guard),
-                new LocalSlotReserver(config.fleetSize(), wallMicros),
-                () -> active.get().config().admission().redisDown()));
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "sip-timers");
-            thread.setDaemon(true);
-            return thread;
-        });
+        Pacing pacing = Pacing.of(redis.client(), prefix, guard, config.fleetSize(),
+                () -> active.get().config().admission().redisDown(), wallMicros, metrics::timed,
+                threads.pacerTimer());
+        ScheduledExecutorService timers = threads.sipTimers();
         Gateway gateway;
         CallRecordWriter records = null;
         try {
-            RerouteHook hook = metrics.counting(RerouteHooks.load(config.rerouteHook()));
+            RerouteHook hook = metrics.counting(rerouteHook(config, metrics));
+            FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
+                    () -> active.get().config().carriers());
             SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
             CallRegistry calls = new CallRegistry();
             SipLimits limits = config.sip().limits();
-            records = CallRecordWriter.open(config.records(), config.instanceId());
+            String warmUpId = WarmUp.id(config);
+            records = CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer()));
+            CallRecordWriter writer = records;
+            AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
+            Admission admission = Admission.of(redis.client(), prefix, guard, config.fleetSize(), wallMicros,
+                    metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
+                            () -> liveCallIds(calls, dialogTable.get())));
+            // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
             DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxDialogs(), System::nanoTime,
-                    records::write);
+                    record -> {
+                        admission.leases().release(record.callId());
+                        writer.write(record);
+                    });
+            dialogTable.set(dialogs);
+            admission.leases().start(timers);
             timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
             metrics.trackDialogs(dialogs::live);
-            RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(redis.client(), prefix);
-            RedisWarmUp.run(config.instanceId(), limiter, slots, WARM_UP_BUDGET);
-            ProxyServices services = new ProxyServices(active::get,
-                    new CallAdmission(new GuardedAdmissionLimiter(metrics.timed(limiter), guard, limiter),
-                            new LocalAdmissionLimiter(config.fleetSize(), wallMicros)), pacer,
-                    () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics);
-            SipProxy proxy = new SipProxy(services);
+            RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
+            ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), () -> hook, timers,
+                    new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health);
+            SipProxy proxy = new SipProxy(services, sip.queueDelay());
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
             }
+            Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
+            // before the listeners open: from their first datagram, INVITEs and OPTIONS of others hear 503
+            warmUp.ifPresent(plan -> proxy.warmingUp(plan.address()));
             sip.stack().start();
+            health.startChecks(new OptionsProber(services), timers);
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
-            gateway = new Gateway(active, redis, guard, pacer, limiter, new RedisBlockRegistry(redis.client(), prefix),
-                    timers, sip, calls, dialogs, records, proxy, metrics);
+            if (warmUp.isPresent()) {
+                warmUp(warmUp.get(), config, proxy, active);
+            }
+            gateway = new Gateway(active, redis, guard, pacing, admission, threads, sip, calls, dialogs, records, proxy,
+                    metrics, health);
         } catch (Exception e) {
             if (records != null) {
                 records.close();
             }
-            pacer.close();
-            timers.shutdownNow();
+            pacing.close();
             redis.close();
+            threads.close();
             throw e;
         }
-        return gateway.startOperations(slots);
+        return gateway.startOperations();
+    }
+
+    /** The HTTP hook when routing.reroute-url is set, else a class (from plugins-dir or the class path). */
+    private static RerouteHook rerouteHook(GatewayConfig config, GatewayMetrics metrics) {
+        RerouteSettings reroute = config.reroute();
+        if (reroute.url().isPresent()) {
+            return RerouteHooks.http(reroute.url().get(), reroute.timeout(), reroute.maxConcurrent(),
+                    metrics::rerouteHookOutcome);
+        }
+        ClassLoader loader = reroute.pluginsDir().map(RerouteHooks::plugins).orElse(Gateway.class.getClassLoader());
+        RerouteHook hook = RerouteHooks.load(config.rerouteHook(), loader);
+        log.info("reroute hook: {}", hook == RerouteHook.CONFIGURED_CHAIN ? "the configured chain"
+                : hook.getClass().getName());
+        return hook;
+    }
+
+    /**
+     * Calls through the gateway's own listener until its call path is compiled (see {@link WarmUp}), then the real
+     * configuration; the admin server, and with it a ready /health, come after.
+     */
+    private static Optional<WarmUp.Plan> warmUpPlan(GatewayConfig config) throws Exception {
+        if (config.sip().warmUp().calls() == 0) {
+            return Optional.empty();
+        }
+        Optional<WarmUp.Plan> plan = WarmUp.plan(config);
+        if (plan.isEmpty()) {
+            log.warn("warm-up skipped: it needs a UDP listener on IPv4 and a 127.255.255.x address no peer claims");
+        }
+        return plan;
+    }
+
+    private static void warmUp(WarmUp.Plan plan, GatewayConfig config, SipProxy proxy,
+                               AtomicReference<ActiveConfig> active) throws Exception {
+        try {
+            WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(new ActiveConfig(warm, 0)));
+        } finally {
+            active.set(new ActiveConfig(config, 1));
+            proxy.ready();
+        }
     }
 
     /** Metrics, the admin server and live reload; on failure the gateway is closed again. */
-    private Gateway startOperations(RedisSlotReserver slots) throws Exception {
+    private Gateway startOperations() throws Exception {
         try {
             metrics.trackInvitesInFlight(calls::size);
+            metrics.trackLeases(admission.leases()::held, admission.leases()::pendingReleases);
+            timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
+                    CONCURRENCY_SAMPLE_SECONDS, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
+            metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
-            metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer::heldCount);
+            metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);
+            metrics.trackCarrierHealth(activeConfig().config().carriers().keySet(), health::isUp);
             GatewayConfig config = activeConfig().config();
             TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
             timers.scheduleAtFixedRate(new HistorySampler(history, () -> activeConfig().config(), metrics,
-                    pacer::heldCount, slots::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
-            AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), blocks,
-                    new WindowUsageReader(redis.client(), config.redis().keyPrefix()), pacer, slots, metrics, reloader,
-                    history,
+                    pacer()::heldCount, pacing::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
+            AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
+                    admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
                     new Draining() {
                         @Override
                         public void start() {
@@ -193,7 +260,8 @@ public final class Gateway implements AutoCloseable {
                             return Gateway.this.callsInProgress();
                         }
                     });
-            admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token());
+            admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token(),
+                    threads.adminHttp());
             return this;
         } catch (Exception e) {
             close();
@@ -215,10 +283,12 @@ public final class Gateway implements AutoCloseable {
                             + " file?); removing the token takes a restart")));
         }
         ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
-        metrics.trackCarriers(config.carriers().keySet(), pacer::heldCount);
+        metrics.trackCarriers(config.carriers().keySet(), pacer()::heldCount);
+        metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
         carryOverMovedPeers(previous.config(), config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
-            log.warn("instance-id, sip, redis and admin server changes (all but the token) take effect at the"
+            log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, sip listeners, threads,"
+                    + " queue, limits and tcp, redis and the admin server (all but its token) take effect at the"
                     + " next restart");
         }
         log.info("config generation {} active", next.generation());
@@ -232,7 +302,7 @@ public final class Gateway implements AutoCloseable {
         for (PeerConfig peer : after.peers().values()) {
             PeerConfig old = before.peers().get(peer.id());
             if (old != null && !old.group().equals(peer.group())) {
-                limiter.movePeer(Scope.peer(old.id(), old.limits()), old.group(), peer.group())
+                admission.movePeer(Scope.peer(old.id(), old.limits()), old.group(), peer.group())
                         .whenComplete((done, error) -> {
                             if (error != null) {
                                 log.warn("peer {} moved from group {} to {}: its windows were not carried over: {}",
@@ -243,9 +313,13 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** What only a restart changes: the listeners, Redis, the admin server's address and connection limits. */
+    /**
+     * What only a restart changes: what the parts built at start were given (the fleet share of the in-memory
+     * fallbacks, the reroute hook, the records file, the SIP stack, Redis, the admin server's address and limits).
+     */
     private static List<Object> restartSettings(GatewayConfig config) {
-        return List.of(config.instanceId(), config.sip().listeners(), config.sip().workerThreads(),
+        return List.of(config.instanceId(), config.fleetSize(), config.rerouteHook(), config.reroute(), config.records(),
+                config.sip().listeners(), config.sip().workerThreads(),
                 config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
                 config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
                 config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());
@@ -265,7 +339,7 @@ public final class Gateway implements AutoCloseable {
     }
 
     public BlockRegistry blocks() {
-        return blocks;
+        return admission.blocks();
     }
 
     public RedisRuntime redis() {
@@ -278,7 +352,12 @@ public final class Gateway implements AutoCloseable {
     }
 
     public CarrierPacer pacer() {
-        return pacer;
+        return pacing.pacer();
+    }
+
+    /** Which carriers are up, as this gateway sees them. */
+    public CarrierHealth health() {
+        return health;
     }
 
     public CallRegistry calls() {
@@ -345,13 +424,24 @@ public final class Gateway implements AutoCloseable {
         if (admin != null) {
             admin.close();
         }
+        health.close();
         sip.stack().stop();
         dialogs.endAll("shutdown");
+        admission.leases().close(CANCEL_GRACE);
         records.close();
-        pacer.close();
-        timers.shutdownNow();
+        pacing.close();
         redis.close();
+        threads.close();
         log.info("gateway stopped");
+    }
+
+    /** Call-IDs of the calls in progress here: INVITEs not finally answered, and dialogs not ended. */
+    private static Set<String> liveCallIds(CallRegistry calls, DialogTable dialogs) {
+        Set<String> ids = new HashSet<>(calls.callIds());
+        if (dialogs != null) {
+            ids.addAll(dialogs.liveCallIds());
+        }
+        return ids;
     }
 
     /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */

@@ -1,10 +1,10 @@
 package io.trunkgate.gateway;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.pace.SlotReserver;
 import java.time.Duration;

@@ -2,10 +2,10 @@ package io.trunkgate.history;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.history.TrafficHistory.CarrierSecond;
 import io.trunkgate.history.TrafficHistory.PeerSecond;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.metrics.GatewayMetrics;
 import java.time.Duration;
 import java.util.Comparator;

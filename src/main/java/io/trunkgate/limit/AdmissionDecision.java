@@ -1,5 +1,6 @@
 package io.trunkgate.limit;
 
+import io.trunkgate.config.Limit;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -28,7 +29,9 @@ public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<S
         /** The scope is blocked by an operator. */
         BLOCKED,
         /** The call's weight exceeds a limit's max, so it can never be admitted. */
-        TOO_HEAVY
+        TOO_HEAVY,
+        /** The scope already has max-concurrent calls in progress; nothing was counted. */
+        CONCURRENT
     }
 
     public boolean admitted() {

@@ -24,6 +24,8 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 
@@ -46,12 +48,24 @@ public final class GatewayMetrics {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final MultiGauge heldCalls;
+    private final MultiGauge carrierUp;
+    private final MultiGauge concurrentCalls;
+    private final MultiGauge concurrentMax;
     private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
 
     public GatewayMetrics(String instanceId) {
         registry.config().commonTags("gateway", instanceId);
         heldCalls = MultiGauge.builder("trunkgate.pacing.held.calls")
                 .description("Calls this gateway holds for the carrier's next slot right now")
+                .register(registry);
+        carrierUp = MultiGauge.builder("trunkgate.carrier.up")
+                .description("1 while the carrier is up, 0 while it is down (skipped by routing)")
+                .register(registry);
+        concurrentCalls = MultiGauge.builder("trunkgate.concurrent.calls")
+                .description("Calls in progress fleet-wide against a max-concurrent cap (leases in Redis), by scope")
+                .register(registry);
+        concurrentMax = MultiGauge.builder("trunkgate.concurrent.max")
+                .description("The max-concurrent cap of the scope")
                 .register(registry);
         // at zero from the start, so dashboards and alerts have the series before the first error
         Set.of("admit", "pace").forEach(this::redisErrors);
@@ -129,7 +143,8 @@ public final class GatewayMetrics {
 
     /**
      * One new INVITE refused before admission because the gateway is shutting down or overloaded;
-     * {@code reason}: {@code shutting_down}, {@code calls_in_progress}, {@code call_rate} or {@code dialogs}.
+     * {@code reason}: {@code shutting_down}, {@code calls_in_progress}, {@code overload}, {@code call_rate} or
+     * {@code dialogs}.
      */
     public void callShed(String peer, String reason) {
         Counter.builder("trunkgate.calls.shed").description("New calls answered 503 at once: shutdown or overload")
@@ -150,11 +165,46 @@ public final class GatewayMetrics {
                 .toList(), true);
     }
 
+    /** 1 while the carrier is up, 0 while it is down (as this gateway sees it), for exactly these carriers. */
+    public void trackCarrierHealth(Collection<String> carrierIds, Predicate<String> up) {
+        carrierUp.register(carrierIds.stream()
+                .map(id -> MultiGauge.Row.of(Tags.of("carrier", id), () -> up.test(id) ? 1 : 0))
+                .toList(), true);
+    }
+
+    /**
+     * The latest fleet-wide count of calls in progress of each capped scope ("peer:acme", "group:wholesale",
+     * "carrier:carrier-a"): {calls, max}. Scopes no longer capped disappear.
+     */
+    public void concurrentCalls(Map<String, long[]> byScope) {
+        concurrentCalls.register(byScope.entrySet().stream()
+                .map(e -> MultiGauge.Row.of(Tags.of("scope", e.getKey()), e.getValue()[0])).toList(), true);
+        concurrentMax.register(byScope.entrySet().stream()
+                .map(e -> MultiGauge.Row.of(Tags.of("scope", e.getKey()), e.getValue()[1])).toList(), true);
+    }
+
+    /** Calls this gateway holds leases for, and lease releases waiting for Redis to come back. */
+    public void trackLeases(IntSupplier held, IntSupplier pendingReleases) {
+        Gauge.builder("trunkgate.leases.held", held::getAsInt)
+                .description("Calls this gateway holds concurrent-call leases for")
+                .register(registry);
+        Gauge.builder("trunkgate.leases.pending.releases", pendingReleases::getAsInt)
+                .description("Lease releases that failed (Redis out of reach) and will be retried")
+                .register(registry);
+    }
+
     /** INVITE server transactions in flight: received and not yet answered finally. */
     public void trackInvitesInFlight(IntSupplier inFlight) {
         Gauge.builder("trunkgate.sip.transactions.in.flight", inFlight::getAsInt)
                 .description("INVITE server transactions not yet answered with a final response")
                 .register(registry);
+    }
+
+    /** The standing wait of received datagrams for a SIP worker (the overload signal), in milliseconds. */
+    public void trackQueueDelay(LongSupplier standingWaitMs) {
+        Gauge.builder("trunkgate.sip.queue.delay", () -> standingWaitMs.getAsLong() / 1000.0)
+                .description("Shortest wait of a received datagram for a SIP worker over the last 100 ms")
+                .baseUnit("seconds").register(registry);
     }
 
     /** The active config generation. */
@@ -199,6 +249,13 @@ public final class GatewayMetrics {
                     .register(registry).increment();
             return hook.reroute(context);
         };
+    }
+
+    /** One request to the HTTP reroute hook: {@code ok}, or why the configured chain was used instead. */
+    public void rerouteHookOutcome(String outcome) {
+        Counter.builder("trunkgate.reroute.hook.requests")
+                .description("Requests to the HTTP reroute hook, by outcome (ok, timeout, busy, error, bad_reply)")
+                .tag("outcome", outcome).register(registry).increment();
     }
 
     private <T> CompletionStage<T> timeRedis(String operation, Supplier<CompletionStage<T>> call) {

@@ -14,7 +14,7 @@ public interface CarrierPacer extends AutoCloseable {
     /** How many calls this gateway holds for the carrier right now. */
     int heldCount(String carrierId);
 
-    /** Stops the timer; calls still held complete as cancelled. */
+    /** Calls still held complete as cancelled. */
     @Override
     void close();
 }

@@ -17,6 +17,8 @@ public record PacingResult(Status status, Duration delay) {
         OVER_MAX_WAIT,
         /** This gateway already holds max-held calls for the carrier; treated like over max-wait. */
         HOLD_FULL,
+        /** The carrier has max-concurrent calls in progress fleet-wide; treated like over max-wait. */
+        AT_CAPACITY,
         /** The caller gave up (CANCEL) before the slot; the call must never be sent. */
         CANCELLED
     }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.CallRecordSettings;
 import java.nio.file.Path;
+import java.util.function.Predicate;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,18 +28,25 @@ public final class CallRecordWriter implements AutoCloseable {
 
     private final Logger logger;
     private final RollingFileAppender<ILoggingEvent> appender;
+    private final Predicate<CallRecord> keep;
 
-    private CallRecordWriter(Logger logger, RollingFileAppender<ILoggingEvent> appender) {
+    private CallRecordWriter(Logger logger, RollingFileAppender<ILoggingEvent> appender, Predicate<CallRecord> keep) {
         this.logger = logger;
         this.appender = appender;
+        this.keep = keep;
     }
 
     public static CallRecordWriter none() {
-        return new CallRecordWriter(null, null);
+        return new CallRecordWriter(null, null, record -> false);
     }
 
     /** A writer to {@code settings.file()} under a logger of its own ({@code name} tells instances apart). */
     public static CallRecordWriter open(CallRecordSettings settings, String name) {
+        return open(settings, name, record -> true);
+    }
+
+    /** As {@link #open(CallRecordSettings, String)}, writing only the records {@code keep} accepts. */
+    public static CallRecordWriter open(CallRecordSettings settings, String name, Predicate<CallRecord> keep) {
         if (settings.file().isEmpty()) {
             return none();
         }
@@ -70,11 +78,11 @@ public final class CallRecordWriter implements AutoCloseable {
         Logger logger = context.getLogger("trunkgate.records." + name);
         logger.setAdditive(false);
         logger.addAppender(appender);
-        return new CallRecordWriter(logger, appender);
+        return new CallRecordWriter(logger, appender, keep);
     }
 
     public void write(CallRecord record) {
-        if (logger == null) {
+        if (logger == null || !keep.test(record)) {
             return;
         }
         try {

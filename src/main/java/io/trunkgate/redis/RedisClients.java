@@ -1,6 +1,5 @@
 package io.trunkgate.redis;
 
-import io.trunkgate.config.RedisSettings;
 import java.time.Duration;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -30,10 +29,10 @@ public final class RedisClients {
     }
 
     /**
-     * Connects to the Redis the settings name. In embedded mode {@code embeddedAddress} is the address of
+     * Connects to the Redis {@code settings} name. In embedded mode {@code embeddedAddress} is the address of
      * the server the gateway started (see {@link RedisServerProcess}).
      */
-    public static RedissonClient connect(RedisSettings settings, String embeddedAddress) {
+    public static RedissonClient connect(RedisConnection settings, String embeddedAddress) {
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);
         switch (settings.mode()) {
@@ -58,7 +57,7 @@ public final class RedisClients {
         return Redisson.create(config);
     }
 
-    private static <T extends BaseConfig<T>> T common(T config, RedisSettings settings) {
+    private static <T extends BaseConfig<T>> T common(T config, RedisConnection settings) {
         settings.password().ifPresent(config::setPassword);
         // RedisGuard times calls out (allowing for pauses of this JVM); Redisson's own timeout only reclaims a
         // command the guard has already given up on, so it must not fire first.

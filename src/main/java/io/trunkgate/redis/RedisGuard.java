@@ -6,15 +6,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -36,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * the breaker is closed and no call failed for {@code HEALTHY_AFTER}, a call past its budget gets one more
  * budget before it counts as unavailable. Once anything failed, calls fail at their budget.
  *
- * <p>Results are completed on a small pool of this class's own, never on Redisson's netty threads: what
+ * <p>Results are completed on the {@code results} pool given, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
  */
 public final class RedisGuard {
@@ -46,28 +42,34 @@ public final class RedisGuard {
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long HEALTHY_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final ScheduledExecutorService SHARED_TIMEOUTS = timeoutScheduler();
-    private static final Executor COMPLETIONS = Executors.newFixedThreadPool(
-            Math.max(2, Runtime.getRuntime().availableProcessors()), daemon("trunkgate-redis-results"));
+    /** While Redis is down, one call in this interval probes whether it is back. */
+    private static final Duration PROBE_INTERVAL = Duration.ofMillis(250);
+    /** The breaker judges the calls of the last this many seconds, */
+    private static final int WINDOW_SECONDS = 2;
+    /** once there were at least this many, */
+    private static final int MINIMUM_CALLS = 3;
+    /** and opens when this percentage of them failed. */
+    private static final float FAILURE_RATE_PERCENT = 50;
 
     private final Duration timeout;
     private final ScheduledExecutorService timeouts;
+    private final Executor results;
     private final CircuitBreaker breaker;
     private volatile long lastFailureNanos = System.nanoTime() - 2 * HEALTHY_AFTER_NANOS;
 
-    public RedisGuard(Duration timeout, Duration probeInterval) {
-        this(timeout, probeInterval, SHARED_TIMEOUTS);
-    }
-
-    /** With the thread that runs the timeout checks given (tests stall it). */
-    RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts) {
+    /**
+     * @param timeouts runs the timeout checks (one thread is enough: each check is short)
+     * @param results  completes the results, so whatever follows a decision runs there
+     */
+    public RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts, Executor results) {
         this.timeout = timeout;
         this.timeouts = timeouts;
+        this.results = results;
         this.breaker = CircuitBreaker.of("redis", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
-                .slidingWindowSize(2)
-                .minimumNumberOfCalls(3)
-                .failureRateThreshold(50)
+                .slidingWindowSize(WINDOW_SECONDS)
+                .minimumNumberOfCalls(MINIMUM_CALLS)
+                .failureRateThreshold(FAILURE_RATE_PERCENT)
                 .waitDurationInOpenState(probeInterval)
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .automaticTransitionFromOpenToHalfOpenEnabled(false)
@@ -76,9 +78,9 @@ public final class RedisGuard {
                 log.warn("redis circuit {}", event.getStateTransition()));
     }
 
-    /** The defaults: 50 ms per call, a probe every 250 ms while Redis is down. */
-    public static RedisGuard withTimeout(Duration timeout) {
-        return new RedisGuard(timeout, Duration.ofMillis(250));
+    /** A probe every {@code PROBE_INTERVAL} while Redis is down. */
+    public static RedisGuard withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results) {
+        return new RedisGuard(timeout, PROBE_INTERVAL, timeouts, results);
     }
 
     /**
@@ -115,7 +117,7 @@ public final class RedisGuard {
             check.cancel(false);
             if (error == null) {
                 if (!guarded.succeed(value)) {
-                    COMPLETIONS.execute(() -> lateReply.accept(value));
+                    results.execute(() -> lateReply.accept(value));
                 }
             } else {
                 guarded.fail(error.getMessage(), error);
@@ -168,7 +170,7 @@ public final class RedisGuard {
                 return false;
             }
             breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            COMPLETIONS.execute(() -> result.complete(value));
+            results.execute(() -> result.complete(value));
             return true;
         }
 
@@ -177,24 +179,9 @@ public final class RedisGuard {
                 lastFailureNanos = System.nanoTime();
                 breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, cause);
                 RuntimeException failure = unavailable.apply(message, cause);
-                COMPLETIONS.execute(() -> result.completeExceptionally(failure));
+                results.execute(() -> result.completeExceptionally(failure));
             }
         }
-    }
-
-    private static ScheduledExecutorService timeoutScheduler() {
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, daemon("trunkgate-redis-timeouts"));
-        scheduler.setRemoveOnCancelPolicy(true);
-        return scheduler;
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /** CLOSED (Redis in use), OPEN (failing fast) or HALF_OPEN (probing). */

@@ -1,7 +1,5 @@
 package io.trunkgate.redis;
 
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import java.util.List;
 import java.util.Optional;
 import org.redisson.api.RedissonClient;
@@ -21,8 +19,8 @@ public final class RedisRuntime implements AutoCloseable {
         this.embedded = embedded;
     }
 
-    public static RedisRuntime open(RedisSettings settings) {
-        if (settings.mode() != RedisMode.EMBEDDED) {
+    public static RedisRuntime open(RedisConnection settings) {
+        if (settings.mode() != RedisConnection.Mode.EMBEDDED) {
             return new RedisRuntime(RedisClients.connect(settings, null), Optional.empty());
         }
         RedisServerProcess server = RedisServerProcess.start(settings.embeddedPort(), List.of());

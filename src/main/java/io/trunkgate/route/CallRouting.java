@@ -1,6 +1,7 @@
 package io.trunkgate.route;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
@@ -12,12 +13,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One call's way through its carrier chain: each attempt is paced for its own carrier; a carrier over its
  * max-wait, or one that failed the call, hands it to the next candidate (as the reroute hook orders them).
+ * A carrier that is down is passed over without an attempt.
  * Not thread-safe for concurrent steps: the SIP layer drives one step of a call at a time.
  */
 public final class CallRouting {
@@ -29,19 +32,25 @@ public final class CallRouting {
     private final RouteTable routes;
     private final CarrierPacer pacer;
     private final RerouteHook hook;
+    private final CarrierHealth health;
     private final List<String> remaining;
     private final Set<String> tried = new LinkedHashSet<>();
     private final List<String> reroutes = new ArrayList<>();
+    /** Carriers passed over because they were down, not yet written into {@link #reroutes}. */
+    private final List<String> skipped = new ArrayList<>();
+    private boolean skippedAny;
     private Optional<Duration> shortestRetry = Optional.empty();
     private volatile HeldCall current;
     private volatile boolean cancelled;
 
-    public CallRouting(String callId, String number, RouteTable routes, CarrierPacer pacer, RerouteHook hook) {
+    public CallRouting(String callId, String number, RouteTable routes, CarrierPacer pacer, RerouteHook hook,
+                       CarrierHealth health) {
         this.callId = callId;
         this.number = number;
         this.routes = routes;
         this.pacer = pacer;
         this.hook = hook;
+        this.health = health;
         this.remaining = new ArrayList<>(routes.chain(number).stream().map(CarrierConfig::id).toList());
     }
 
@@ -69,9 +78,14 @@ public final class CallRouting {
         return List.copyOf(tried);
     }
 
-    /** Every reroute so far, as "from->to:reason". */
+    /** Every reroute so far, as "from->to:reason"; a carrier skipped because it was down has reason CARRIER_DOWN. */
     public List<String> reroutes() {
         return List.copyOf(reroutes);
+    }
+
+    /** Whether some carrier of the chain was skipped because it was down. */
+    public boolean skippedDown() {
+        return skippedAny;
     }
 
     private CompletionStage<RoutingStep> attemptNext() {
@@ -103,9 +117,12 @@ public final class CallRouting {
                     reroute(carrier.id(), RerouteReason.OVER_MAX_WAIT, 0);
                     yield attemptNext();
                 }
+                case AT_CAPACITY -> {
+                    reroute(carrier.id(), RerouteReason.AT_CAPACITY, 0);
+                    yield attemptNext();
+                }
                 case HOLD_FULL -> {
-                    noteRetry(carrier.maxWait().isZero() ? Duration.ofMillis(Math.round(1000 / carrier.cps()))
-                            : carrier.maxWait());
+                    noteRetry(carrier.maxWait().isZero() ? carrier.interval() : carrier.maxWait());
                     reroute(carrier.id(), RerouteReason.HOLD_FULL, 0);
                     yield attemptNext();
                 }
@@ -117,19 +134,30 @@ public final class CallRouting {
         while (!remaining.isEmpty()) {
             String id = remaining.remove(0);
             Optional<CarrierConfig> carrier = routes.carrier(id);
-            if (carrier.isPresent() && !tried.contains(id)) {
+            if (carrier.isPresent() && !tried.contains(id) && !health.isUp(id)) {
+                skipped.add(id);
+                skippedAny = true;
+            } else if (carrier.isPresent() && !tried.contains(id)) {
+                noteSkipped(id);
                 return carrier;
             }
             if (carrier.isEmpty()) {
                 log.warn("call={} reroute hook named unknown carrier {}; skipped", callId, id);
             }
         }
+        noteSkipped("none");
         return Optional.empty();
     }
 
+    private void noteSkipped(String to) {
+        skipped.forEach(id -> reroutes.add(id + "->" + to + ":CARRIER_DOWN"));
+        skipped.clear();
+    }
+
     private void reroute(String from, RerouteReason reason, int responseCode) {
+        Set<String> down = routes.carrierIds().stream().filter(id -> !health.isUp(id)).collect(Collectors.toSet());
         List<String> chosen = hook.reroute(new RerouteContext(callId, number, from, reason, responseCode,
-                List.copyOf(tried), List.copyOf(remaining)));
+                List.copyOf(tried), List.copyOf(remaining), down));
         remaining.clear();
         chosen.stream().filter(id -> !tried.contains(id) && !remaining.contains(id)).forEach(remaining::add);
         String to = remaining.isEmpty() ? "none" : remaining.get(0);

@@ -10,6 +10,8 @@ public enum RerouteReason {
     FAILURE_RESPONSE,
     /** The carrier gave no final answer within its answer-timeout. */
     TIMEOUT,
+    /** The carrier had max-concurrent calls in progress. */
+    AT_CAPACITY,
     /** The carrier's slot could not be reserved because Redis was unreachable. */
     PACER_UNAVAILABLE
 }

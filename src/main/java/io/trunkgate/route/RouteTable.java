@@ -49,6 +49,10 @@ public final class RouteTable {
         return Optional.ofNullable(carriers.get(id));
     }
 
+    public Set<String> carrierIds() {
+        return carriers.keySet();
+    }
+
     private List<CarrierConfig> expand(List<String> routeCarriers) {
         Set<String> ids = new LinkedHashSet<>(routeCarriers);
         List<String> queue = new ArrayList<>(routeCarriers);

@@ -1,8 +1,10 @@
 package io.trunkgate.sip;
 
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.stream.Collectors;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
@@ -31,6 +33,11 @@ public final class CallRegistry {
 
     Optional<InviteCall> find(Request cancel) {
         return Optional.ofNullable(calls.get(key(cancel)));
+    }
+
+    /** The Call-IDs of the INVITEs in progress. */
+    public Set<String> callIds() {
+        return calls.values().stream().map(InviteCall::callId).collect(Collectors.toSet());
     }
 
     /** INVITEs not yet answered finally, for metrics and shutdown. */

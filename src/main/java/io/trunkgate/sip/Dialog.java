@@ -1,7 +1,9 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.records.CallRecord;
+import io.trunkgate.sip.transport.Flow;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.ListIterator;
 import java.util.Optional;
 import java.util.Set;
+import javax.sip.ListeningPoint;
 import javax.sip.address.Address;
 import javax.sip.address.URI;
 import javax.sip.header.ContactHeader;
@@ -36,6 +39,7 @@ final class Dialog {
     private final String peerId;
     private final String inviteBranch;
     private final InetAddress callerSource;
+    private final Flow callerFlow;
     private final Set<Hop> towardsCaller = new HashSet<>();
     private final URI callerTarget;
     private final List<Address> callerRoutes;
@@ -56,6 +60,8 @@ final class Dialog {
         this.peerId = peerId;
         this.inviteBranch = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getBranch();
         this.callerSource = source;
+        this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport())
+                ? new Flow(new InetSocketAddress(source, sourcePort)) : null;
         this.expiresAtNanos = expiresAtNanos;
         towardsCaller.add(Hop.of(source, sourcePort));
         ContactHeader contact = (ContactHeader) invite.getHeader(ContactHeader.NAME);
@@ -66,6 +72,11 @@ final class Dialog {
         if (!callerRoutes.isEmpty()) {
             addHop(towardsCaller, callerRoutes.get(0).getURI());
         }
+    }
+
+    /** The TCP connection the caller's INVITE came on (requests towards the caller go back on it), else null. */
+    Flow callerFlow() {
+        return callerFlow;
     }
 
     String callId() {

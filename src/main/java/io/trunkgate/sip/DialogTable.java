@@ -2,15 +2,17 @@ package io.trunkgate.sip;
 
 import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
-import java.time.Instant;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import javax.sip.message.Request;
 
 /**
@@ -96,6 +98,12 @@ public final class DialogTable {
     /** Shutdown: every dialog still up ends here (its call record says so). */
     public void endAll(String endedBy) {
         dialogs.values().forEach(dialog -> remove(dialog, endedBy));
+    }
+
+    /** The Call-IDs of the dialogs not ended. */
+    public Set<String> liveCallIds() {
+        return dialogs.values().stream().filter(dialog -> !dialog.ended()).map(Dialog::callId)
+                .collect(Collectors.toSet());
     }
 
     /** Whether the table is full: new calls are refused until dialogs end. */

@@ -1,10 +1,14 @@
 package io.trunkgate.sip;
 
+import gov.nist.javax.sip.message.MessageExt;
+import io.trunkgate.sip.transport.Flow;
+import io.trunkgate.sip.transport.FlowRouter;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import javax.sip.ClientTransaction;
+import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
 import javax.sip.address.Address;
@@ -43,9 +47,25 @@ final class InDialogForwarder {
     }
 
     /** A request that may be relayed (its copy routed on, and the dialog), or why it may not. */
-    record Relay(Request routed, Dialog dialog, Refusal refusal) {
+    record Relay(Request routed, Dialog dialog, Flow flow, Refusal refusal) {
         static Relay refused(Refusal refusal) {
-            return new Relay(null, null, refusal);
+            return new Relay(null, null, null, refusal);
+        }
+
+        /** The transport to send on: the caller's connection's, else the next hop's. */
+        String transport() {
+            return flow != null ? ListeningPoint.TCP : nextHopTransport(routed);
+        }
+
+        String host() {
+            return flow != null ? flow.remote().getAddress().getHostAddress() : nextHop(routed).host();
+        }
+
+        /** The copy to send, built by {@code messages} for {@code outbound}, tied to the caller's connection. */
+        Request outgoing(SipMessages messages, SipProvider outbound) throws Exception {
+            Request outgoing = messages.forwarded(routed, null, outbound, transport(), List.of());
+            ((MessageExt) outgoing).setApplicationData(flow);
+            return outgoing;
         }
     }
 
@@ -113,9 +133,8 @@ final class InDialogForwarder {
                 log.debug("ACK absorbed: {}", relay.refusal().tag);
                 return;
             }
-            String transport = nextHopTransport(relay.routed());
-            SipProvider outbound = services.providerFor(transport, nextHop(relay.routed()).host());
-            outbound.sendRequest(services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
+            SipProvider outbound = services.providerFor(relay.transport(), relay.host());
+            outbound.sendRequest(relay.outgoing(services.messages(), outbound));
             log.debug("ACK relayed to {}", relay.routed().getRequestURI());
         } catch (Exception e) {
             log.debug("ACK not forwarded: {}", e.toString());
@@ -126,15 +145,13 @@ final class InDialogForwarder {
     void forward(Relay relay, ServerTransaction server) {
         Request request = server.getRequest();
         try {
-            String transport = nextHopTransport(relay.routed());
-            SipProvider outbound = services.providerFor(transport, nextHop(relay.routed()).host());
-            ClientTransaction client = outbound.getNewClientTransaction(
-                    services.messages().forwarded(relay.routed(), null, outbound, transport, List.of()));
+            SipProvider outbound = services.providerFor(relay.transport(), relay.host());
+            ClientTransaction client = outbound.getNewClientTransaction(relay.outgoing(services.messages(), outbound));
             client.setApplicationData(new Forwarded(server, relay.dialog()));
             client.sendRequest();
             log.debug("{} relayed to {}", request.getMethod(), relay.routed().getRequestURI());
         } catch (Exception e) {
-            log.info("in-dialog {} not forwarded: {}", request.getMethod(), e.toString());
+            log.warn("in-dialog {} to {} not forwarded", request.getMethod(), relay.routed().getRequestURI(), e);
             try {
                 server.sendResponse(services.messages().response(Response.SERVICE_UNAVAILABLE, request));
             } catch (Exception ignored) {
@@ -185,7 +202,11 @@ final class InDialogForwarder {
         if (!dialog.ended()) {
             services.dialogs().touch(dialog);
         }
-        return new Relay(routed, dialog, null);
+        // Towards a caller on TCP, its own connection while it is open: behind NAT its Contact is not reachable.
+        Flow flow = fromCaller || dialog.callerFlow() == null
+                || !FlowRouter.isOpen(services.providers().get(0).getSipStack(), dialog.callerFlow())
+                ? null : dialog.callerFlow();
+        return new Relay(routed, dialog, flow, null);
     }
 
     /** Where the request goes next: its top Route, else its Request-URI (RFC 3261 §16.6 step 6). */

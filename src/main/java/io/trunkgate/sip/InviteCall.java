@@ -2,29 +2,28 @@ package io.trunkgate.sip;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.PeerConfig;
-import io.trunkgate.gateway.ActiveConfig;
-import io.trunkgate.gateway.CallAdmission;
-import io.trunkgate.gateway.CallAdmission.Verdict;
-import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.limit.AdmissionVerdict;
 import io.trunkgate.records.CallRecord;
 import io.trunkgate.route.CallRouting;
 import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
+import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.sip.Refusals.Refusal;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
+import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.header.CallIdHeader;
-import javax.sip.header.RouteHeader;
-import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
@@ -32,9 +31,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One proxied INVITE, from its arrival to its final response upstream: admission, pacing for each carrier
- * attempt, forwarding, failover on the carrier's failure responses or silence, and CANCEL at any stage.
- * Events reach it from SIP workers, Redis replies and timers; its methods are synchronized so it sees them
- * one at a time.
+ * attempt, forwarding, failover on the carrier's failure responses or silence, and CANCEL at any stage. Its
+ * {@link CallPhase} says where it is. Events reach it from SIP workers, Redis replies and timers; its methods
+ * are synchronized so it sees them one at a time.
  */
 final class InviteCall {
 
@@ -55,27 +54,27 @@ final class InviteCall {
     private final long arrivedNanos = System.nanoTime();
     private final Instant invitedAt = Instant.now();
 
+    private CallPhase phase = CallPhase.ADMITTING;
+    /** The caller cancelled, or shutdown cancels the call at its carrier. */
+    private boolean cancelled;
+    /** A CANCEL went to the current carrier attempt. */
+    private boolean cancelSent;
+    /** An attempt ended for the carrier's silence (for the answer when no carrier is left). */
+    private boolean timedOut;
     private CallRouting routing;
     private String admission = "pending";
-    private Verdict verdict;
+    private AdmissionVerdict verdict;
     private CarrierConfig carrier;
     private Dialog dialog;
     private Duration held = Duration.ZERO;
     /** When the current attempt started waiting for its carrier slot. */
     private long holdStartedNanos;
+    /** The current carrier attempt; null before the first and while routing picks the next. */
     private ClientTransaction client;
-    /** Runs out after answer-timeout while the carrier is silent, then after ring-timeout once it responded. */
+    /** Runs out after answer-timeout while the carrier is silent, then after ring-timeout once it rings. */
     private ScheduledFuture<?> attemptTimer;
-    /** Any response from the carrier so far, 100 included: a CANCEL may be sent (RFC 3261 §9.1). */
-    private boolean provisionalSeen;
-    /** A 180/183 from the carrier: the ring-timeout phase. */
-    private boolean ringing;
-    private boolean timedOut;
     /** The To tag of the 2xx relayed upstream; once set, further 2xx (forks, retransmissions) are relayed too. */
     private String answerTag;
-    private boolean cancelled;
-    private boolean cancelSent;
-    private boolean finalSent;
     private Response lastFailure;
 
     InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, SipProvider inboundProvider,
@@ -96,56 +95,49 @@ final class InviteCall {
         return key;
     }
 
+    String callId() {
+        return callId;
+    }
+
     InetAddress callerSource() {
         return callerSource;
     }
 
-    void start() {
-        services.calls().add(this);
-        services.admission().admit(active, peer, callId).whenComplete((verdict, error) -> {
-            if (error != null) {
-                log.error("call={} admission failed unexpectedly", callId, error);
-                rejectAfterError();
-            } else {
-                onVerdict(verdict);
-            }
-        });
+    /** The only way the phase changes: {@link CallPhase#to} refuses a move its table does not have. */
+    private void enter(CallPhase next) {
+        phase = phase.to(next);
     }
 
-    private synchronized void onVerdict(Verdict verdict) {
+    void start() {
+        services.calls().add(this);
+        services.admission().admit(active.admissionRequest(peer, callId), active.config().admission().redisDown())
+                .whenComplete((verdict, error) -> {
+                    if (error != null) {
+                        log.error("call={} admission failed unexpectedly", callId, error);
+                        rejectAfterError();
+                    } else {
+                        onVerdict(verdict);
+                    }
+                });
+    }
+
+    private synchronized void onVerdict(AdmissionVerdict verdict) {
         this.verdict = verdict;
-        admission = describe(verdict);
-        if (finalSent) {
+        admission = AdmissionLabels.logText(verdict);
+        if (phase == CallPhase.ENDED) {
+            services.admission().leases().release(callId);
             return;
         }
         if (!verdict.admitted()) {
-            reject(verdict);
+            sendOwn(Refusals.admission(verdict, active.config().admission(), peer.id()));
             return;
         }
-        routing = new CallRouting(callId, number, active.routes(), services.pacer(), services.rerouteHook().get());
-        if (cancelled) {
-            routing.cancel();
-        }
+        enter(CallPhase.ROUTING);
+        routing = new CallRouting(callId, number, active.routes(),
+                new LeasedCarrierPacer(services.pacer(), services.admission().leases(), callId),
+                services.rerouteHook().get(), services.health());
         holdStartedNanos = System.nanoTime();
         routing.start().whenComplete(this::onStep);
-    }
-
-    private void reject(Verdict verdict) {
-        var settings = active.config().admission();
-        if (verdict.decision().isEmpty()) {
-            sendOwn(settings.rejectCode(), "admission unavailable: redis unreachable", 0);
-            return;
-        }
-        AdmissionDecision decision = verdict.decision().get();
-        switch (decision.outcome()) {
-            case BLOCKED -> sendOwn(settings.blockedCode(), "peer " + peer.id() + " is blocked",
-                    CallAdmission.retryAfterSeconds(decision.retryAfter()));
-            case TOO_HEAVY -> sendOwn(settings.rejectCode(), "call weight exceeds limit "
-                    + decision.refusedLimit().map(Object::toString).orElse("?"), 0);
-            default -> sendOwn(settings.rejectCode(), "CPS limit " + decision.refusedLimit().map(Object::toString)
-                            .orElse("?") + " of " + decision.refusedBy().map(Object::toString).orElse(peer.id()),
-                    CallAdmission.retryAfterSeconds(decision.retryAfter()));
-        }
     }
 
     private synchronized void onStep(RoutingStep step, Throwable error) {
@@ -154,23 +146,20 @@ final class InviteCall {
             rejectAfterError();
             return;
         }
-        if (finalSent || cancelled) {
+        if (phase == CallPhase.ENDED || cancelled) {
             return;
         }
         if (step instanceof RoutingStep.Send send) {
             forward(send);
         } else if (step instanceof RoutingStep.Cancelled) {
-            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+            sendOwn(Refusals.CANCELLED);
         } else if (step instanceof RoutingStep.Exhausted exhausted) {
-            if (lastFailure != null && exhausted.retryAfter().isEmpty()) {
-                sendFinal(upstream(lastFailure));
-            } else if (routing.tried().isEmpty()) {
-                sendOwn(Response.NOT_FOUND, "no route for " + number, 0);
-            } else if (exhausted.retryAfter().isPresent() || !timedOut) {
-                sendOwn(Response.SERVICE_UNAVAILABLE, "no carrier slot within max-wait",
-                        exhausted.retryAfter().map(CallAdmission::retryAfterSeconds).orElse(0L));
+            Optional<Refusal> refusal = Refusals.exhausted(exhausted, lastFailure != null, !routing.tried().isEmpty(),
+                    routing.skippedDown(), timedOut, number);
+            if (refusal.isPresent()) {
+                sendOwn(refusal.get());
             } else {
-                sendOwn(Response.SERVICE_UNAVAILABLE, "no response from any carrier within answer-timeout", 0);
+                sendFinal(services.messages().upstream(lastFailure, request));
             }
         }
     }
@@ -178,31 +167,18 @@ final class InviteCall {
     private void forward(RoutingStep.Send send) {
         carrier = send.carrier();
         held = held.plus(send.held());
-        provisionalSeen = false;
-        ringing = false;
         try {
             String transport = carrier.uri().transport().name();
             SipProvider outbound = services.providerFor(transport, carrier.uri().host());
-            SipURI target = services.messages().addresses().createSipURI(number.isEmpty() ? null : number,
-                    carrier.uri().host());
-            target.setPort(carrier.uri().port());
-            target.setTransportParam(carrier.uri().transport().sipName());
-            String inbound = ((ViaHeader) request.getHeader(ViaHeader.NAME)).getTransport().toUpperCase(Locale.ROOT);
-            ListeningPoint outboundPoint = SipMessages.listeningPoint(outbound, transport);
-            // One Record-Route when the call leaves as it came; two when it changes transport or address family
-            // (RFC 5658), so that each side reaches the gateway in its own way.
-            List<ListeningPoint> recordRoutes = inbound.equals(transport) && inboundProvider == outbound
-                    ? List.of(outboundPoint)
-                    : List.of(SipMessages.listeningPoint(inboundProvider, inbound), outboundPoint);
-            Request out = services.messages().forwarded(request, target, outbound, transport, recordRoutes);
-            // A new call goes where routing says and nowhere else: a Route the caller preloaded is dropped.
-            out.removeHeader(RouteHeader.NAME);
+            List<ListeningPoint> recordRoutes = SipMessages.recordRoutes(request, inboundProvider, outbound, transport);
+            Request out = services.messages().toCarrier(request, number, carrier.uri(), outbound, recordRoutes);
             if (dialog == null) {
                 dialog = services.dialogs().open(request, callerSource, SipMessages.sourcePort(request), peer.id());
             }
             dialog.carrierAttempt(Hop.of(carrier.uri().host(), carrier.uri().port()), recordRoutes.size());
             client = outbound.getNewClientTransaction(out);
             client.setApplicationData(this);
+            enter(CallPhase.TRYING);
             client.sendRequest();
             ClientTransaction attempt = client;
             attemptTimer = services.timers().schedule(() -> onSilence(attempt),
@@ -218,12 +194,13 @@ final class InviteCall {
         if (dialog != null) {
             dialog.carrierResponse(response, SipMessages.source(response));
         }
-        if (status / 100 == 2 && (from != client || (finalSent && answerTag == null))) {
+        boolean ended = phase == CallPhase.ENDED;
+        if (status / 100 == 2 && (from != client || (ended && answerTag == null))) {
             // A carrier leg answered after the call went elsewhere or ended: close it, or it stays up (and billed).
             hangUp(from, response);
             return;
         }
-        if (status / 100 == 2 && finalSent) {
+        if (status / 100 == 2 && ended) {
             // Another branch of a fork answered too, or the answer was retransmitted: every 2xx goes upstream
             // (RFC 3261 §16.7 step 5); the caller ACKs each and hangs up those it does not want.
             relayStateless(response);
@@ -233,46 +210,54 @@ final class InviteCall {
             return;
         }
         if (status < 200) {
-            provisionalSeen = true;
-            if (status > Response.TRYING && !ringing) {
-                // The callee is being reached (180/183): from now on the call may ring up to ring-timeout (like
-                // Kamailio's fr_inv_timer), and failover on silence is over. A 100 alone does not count: a
-                // carrier proxy that accepted the call but cannot route it sends just that.
-                ringing = true;
-                stopAttemptTimer();
-                ClientTransaction attempt = client;
-                attemptTimer = services.timers().schedule(() -> onRingTimeout(attempt),
-                        carrier.ringTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            }
-            if (cancelled && !cancelSent) {
-                sendCancel();
-            }
-            if (status != Response.TRYING && !finalSent) {
-                relayProvisional(response);
-            }
+            onProvisional(response);
             return;
         }
         stopAttemptTimer();
+        services.health().answered(carrier, status, SipMessages.retryAfter(response));
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
                 dialog.confirm(record(status, Instant.now()));
             }
-            sendFinal(upstream(response));
+            sendFinal(services.messages().upstream(response, request));
             return;
         }
-        if (!cancelled && status < 600 && carrier.failoverCodes().contains(status)) {
+        if (!ended && !cancelled && status < 600 && carrier.failoverCodes().contains(status)) {
             lastFailure = response;
             failover(RerouteReason.FAILURE_RESPONSE, status);
             return;
         }
-        sendFinal(upstream(response));
+        sendFinal(services.messages().upstream(response, request));
+    }
+
+    private void onProvisional(Response response) {
+        int status = response.getStatusCode();
+        if (phase == CallPhase.TRYING) {
+            enter(CallPhase.PROCEEDING);
+        }
+        if (status > Response.TRYING && phase == CallPhase.PROCEEDING) {
+            // The callee is being reached (180/183): from now on the call may ring up to ring-timeout (like
+            // Kamailio's fr_inv_timer), and failover on silence is over. A 100 alone does not count: a
+            // carrier proxy that accepted the call but cannot route it sends just that.
+            enter(CallPhase.RINGING);
+            stopAttemptTimer();
+            ClientTransaction attempt = client;
+            attemptTimer = services.timers().schedule(() -> onRingTimeout(attempt),
+                    carrier.ringTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        if (cancelled && !cancelSent) {
+            sendCancel();
+        }
+        if (status != Response.TRYING && phase != CallPhase.ENDED) {
+            relayProvisional(response);
+        }
     }
 
     /** The client transaction gave up (Timer B) without any final response. */
     synchronized void onTransactionTimeout(ClientTransaction from) {
-        if (from == client && !finalSent) {
-            if (ringing) {
+        if (from == client && phase != CallPhase.ENDED) {
+            if (phase == CallPhase.RINGING) {
                 onRingTimeout(from);
             } else {
                 onSilence(from);
@@ -282,63 +267,62 @@ final class InviteCall {
 
     /** No 180/183 (nor a final answer) from the carrier within answer-timeout: it is not reaching the callee. */
     private synchronized void onSilence(ClientTransaction attempt) {
-        if (attempt != client || finalSent || ringing) {
+        if (attempt != client || phase == CallPhase.ENDED || phase == CallPhase.RINGING) {
             return;
         }
-        if (provisionalSeen && !cancelSent) {
+        if (phase == CallPhase.PROCEEDING && !cancelSent) {
             sendCancel();
         }
+        services.health().timedOut(carrier);
         if (cancelled) {
-            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+            sendOwn(Refusals.CANCELLED);
         } else if (carrier.failoverOnTimeout()) {
-            client = null;
             timedOut = true;
             failover(RerouteReason.TIMEOUT, 0);
         } else {
-            sendOwn(Response.REQUEST_TIMEOUT, "no response from carrier " + carrier.id() + " within answer-timeout", 0);
+            sendOwn(new Refusal(Response.REQUEST_TIMEOUT,
+                    "no response from carrier " + carrier.id() + " within answer-timeout", 0));
         }
     }
 
     /** The call rang for ring-timeout without a final answer: cancelled at the carrier, no failover. */
     private synchronized void onRingTimeout(ClientTransaction attempt) {
-        if (attempt != client || finalSent) {
+        if (attempt != client || phase == CallPhase.ENDED) {
             return;
         }
         if (!cancelSent) {
             sendCancel();
         }
-        if (cancelled) {
-            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
-        } else {
-            sendOwn(Response.REQUEST_TIMEOUT, "no final answer from carrier " + carrier.id() + " within ring-timeout",
-                    0);
-        }
+        sendOwn(cancelled ? Refusals.CANCELLED : new Refusal(Response.REQUEST_TIMEOUT,
+                "no final answer from carrier " + carrier.id() + " within ring-timeout", 0));
     }
 
     private void failover(RerouteReason reason, int status) {
+        client = null;
         cancelSent = false;
+        enter(CallPhase.ROUTING);
         holdStartedNanos = System.nanoTime();
         routing.failover(reason, status).whenComplete(this::onStep);
     }
 
     /** A CANCEL for this INVITE arrived (already answered 200 by the caller of this method). */
     synchronized void cancel() {
-        if (finalSent || cancelled) {
+        if (phase == CallPhase.ENDED || cancelled) {
             return;
         }
         cancelled = true;
-        if (client == null) {
+        if (phase.beforeCarrier()) {
             if (routing != null) {
                 routing.cancel();
                 held = held.plus(Duration.ofNanos(System.nanoTime() - holdStartedNanos));
             }
-            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
-        } else if (provisionalSeen) {
+            sendOwn(Refusals.CANCELLED);
+        } else if (phase != CallPhase.TRYING) {
             sendCancel();
         } else {
             // No CANCEL may go out before the carrier's first response (RFC 3261 §9.1), but the caller need not
             // wait for it: 487 now; the CANCEL follows that response, and a 2xx that comes instead is hung up.
-            sendOwn(Response.REQUEST_TERMINATED, "cancelled", 0);
+            sendOwn(Refusals.CANCELLED);
         }
     }
 
@@ -346,29 +330,26 @@ final class InviteCall {
         return dialog != null;
     }
 
-    /** Drain: a call not yet forwarded gets 503 at once. */
+    /** Drain: a call not yet at a carrier gets 503 at once. */
     synchronized void abortHeld() {
-        if (!finalSent && client == null) {
-            sendOwn(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 1);
+        if (phase.beforeCarrier()) {
+            sendOwn(Refusals.DRAINING);
             if (routing != null) {
                 routing.cancel();
             }
         }
     }
 
-    /** Shutdown: a call not yet forwarded gets 503; a forwarded one is cancelled at the carrier. */
+    /** Shutdown: a call not yet at a carrier gets 503; one at a carrier is cancelled there. */
     synchronized void abort() {
-        if (finalSent) {
-            return;
-        }
-        if (client == null) {
-            sendOwn(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 0);
+        if (phase.beforeCarrier()) {
+            sendOwn(Refusals.SHUTDOWN);
             if (routing != null) {
                 routing.cancel();
             }
-        } else {
+        } else if (phase.atCarrier()) {
             cancelled = true;
-            if (provisionalSeen) {
+            if (phase != CallPhase.TRYING) {
                 sendCancel();
             }
         }
@@ -389,25 +370,7 @@ final class InviteCall {
         try {
             server.sendResponse(SipMessages.relayed(response));
         } catch (Exception e) {
-            log.debug("call={} provisional not relayed: {}", callId, e.toString());
-        }
-    }
-
-    /**
-     * The carrier's final response as it goes upstream: without the gateway's Via. A carrier that answers with
-     * only that Via (a 487 copying the CANCEL's) gets an answer of the gateway's own with the same status.
-     */
-    private Response upstream(Response response) {
-        Response relayed = SipMessages.relayed(response);
-        if (relayed.getHeader(ViaHeader.NAME) != null) {
-            return relayed;
-        }
-        try {
-            Response own = services.messages().response(response.getStatusCode(), request);
-            own.setReasonPhrase(response.getReasonPhrase());
-            return own;
-        } catch (Exception e) {
-            return relayed;
+            log.warn("call={} provisional {} not relayed: {}", callId, response.getStatusCode(), e.toString());
         }
     }
 
@@ -415,20 +378,22 @@ final class InviteCall {
         try {
             inboundProvider.sendResponse(SipMessages.relayed(response));
         } catch (Exception e) {
-            log.debug("call={} further 2xx not relayed: {}", callId, e.toString());
+            log.warn("call={} further {} not relayed: {}", callId, response.getStatusCode(), e.toString());
         }
     }
 
     /** ACKs a 2xx nobody upstream will take and ends that leg with a BYE of the gateway's own. */
     private void hangUp(ClientTransaction leg, Response answer) {
         try {
-            String transport = leg.getRequest().getRequestURI() instanceof SipURI uri && uri.getTransportParam() != null
-                    ? uri.getTransportParam().toUpperCase(Locale.ROOT) : "UDP";
-            SipProvider outbound = services.providerFor(transport, ((SipURI) leg.getRequest().getRequestURI()).getHost());
-            List<javax.sip.address.Address> routes = dialog == null ? List.of() : dialog.otherRoutes(true);
-            outbound.sendRequest(services.messages().inAnsweredDialog(Request.ACK, leg.getRequest(), answer, routes,
+            Request invite = leg.getRequest();
+            SipURI uri = (SipURI) invite.getRequestURI();
+            String transport = uri.getTransportParam() != null ? uri.getTransportParam().toUpperCase(Locale.ROOT)
+                    : "UDP";
+            SipProvider outbound = services.providerFor(transport, uri.getHost());
+            List<Address> routes = dialog == null ? List.of() : dialog.otherRoutes(true);
+            outbound.sendRequest(services.messages().inAnsweredDialog(Request.ACK, invite, answer, routes,
                     outbound, transport));
-            outbound.getNewClientTransaction(services.messages().inAnsweredDialog(Request.BYE, leg.getRequest(),
+            outbound.getNewClientTransaction(services.messages().inAnsweredDialog(Request.BYE, invite,
                     answer, routes, outbound, transport)).sendRequest();
             log.info("call={} late answer from {} closed with ACK and BYE", callId,
                     carrier == null ? "-" : carrier.id());
@@ -437,29 +402,26 @@ final class InviteCall {
         }
     }
 
-    private void rejectAfterError() {
-        synchronized (this) {
-            if (!finalSent) {
-                sendOwn(Response.SERVER_INTERNAL_ERROR, "internal error", 0);
-            }
+    private synchronized void rejectAfterError() {
+        if (phase != CallPhase.ENDED) {
+            sendOwn(Refusals.INTERNAL_ERROR);
         }
     }
 
-    private void sendOwn(int status, String reason, long retryAfterSeconds) {
+    private void sendOwn(Refusal refusal) {
         try {
-            sendFinal(services.messages().refusal(status, request, reason, retryAfterSeconds));
+            sendFinal(services.messages().refusal(refusal.status(), request, refusal.reason(),
+                    refusal.retryAfterSeconds()));
         } catch (Exception e) {
-            log.warn("call={} cannot build {} response: {}", callId, status, e.toString());
-            finish(status);
+            log.warn("call={} cannot build {} response: {}", callId, refusal.status(), e.toString());
+            finish(refusal.status());
         }
     }
 
     private void sendFinal(Response response) {
-        if (finalSent) {
+        if (phase == CallPhase.ENDED) {
             return;
         }
-        finalSent = true;
-        stopAttemptTimer();
         // Accounted before it is sent: whoever gets the answer and then looks at metrics or records sees the call.
         finish(response.getStatusCode());
         try {
@@ -470,26 +432,24 @@ final class InviteCall {
     }
 
     private void finish(int status) {
-        finalSent = true;
+        enter(CallPhase.ENDED);
+        stopAttemptTimer();
         services.calls().remove(this);
         if (dialog == null || !dialog.confirmed()) {
             if (dialog != null) {
                 services.dialogs().remove(dialog, "failed");
             }
+            services.admission().leases().release(callId);
             services.records().write(record(status, null).ended(Instant.now(), "failed"));
         }
         callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                 callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                 routing == null ? "[]" : routing.reroutes(), status,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
-        boolean duplicate = verdict != null && verdict.decision()
-                .map(d -> d.outcome() == AdmissionDecision.Outcome.DUPLICATE).orElse(false);
-        if (verdict != null && verdict.admitted() && !duplicate) {
-            // A call offered again (a 407 challenge answered, a retransmission) is one call, counted once.
+        if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
         } else if (verdict != null && !verdict.admitted()) {
-            services.metrics().callRejected(peer.id(), verdict.decision()
-                    .map(d -> d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable"));
+            services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
         }
         if (carrier != null) {
             services.metrics().callSent(carrier.id(), held);
@@ -498,17 +458,9 @@ final class InviteCall {
 
     /** The call record so far: everything but its end ({@code answeredAt} null for a call not answered). */
     private CallRecord record(int status, Instant answeredAt) {
-        String outcome = verdict == null ? "pending" : verdict.decision().map(d -> switch (d.outcome()) {
-            case ADMITTED -> "admitted";
-            case DUPLICATE -> "duplicate";
-            case BLOCKED -> "blocked";
-            case LIMITED, TOO_HEAVY -> "rejected";
-        }).orElse(verdict.admitted() ? "admitted" : "redis-unavailable");
-        String refusedBy = verdict == null ? null : verdict.decision()
-                .filter(d -> d.refusedLimit().isPresent())
-                .map(d -> d.refusedBy().map(Object::toString).orElse(peer.id()) + " " + d.refusedLimit().get())
-                .orElse(null);
-        return new CallRecord(callId, peer.id(), peer.group().orElse(null), outcome, refusedBy,
+        return new CallRecord(callId, peer.id(), peer.group().orElse(null),
+                verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),
+                verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
                 routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),
                 held.toMillis(), invitedAt, answeredAt, null, 0, status, null, active.config().instanceId());
     }
@@ -518,19 +470,5 @@ final class InviteCall {
             attemptTimer.cancel(false);
             attemptTimer = null;
         }
-    }
-
-    private static String describe(Verdict verdict) {
-        if (verdict.decision().isEmpty()) {
-            return (verdict.admitted() ? "admitted" : "rejected") + "(redis-unavailable)";
-        }
-        AdmissionDecision d = verdict.decision().get();
-        return switch (d.outcome()) {
-            case ADMITTED -> "admitted";
-            case DUPLICATE -> "admitted(duplicate)";
-            case BLOCKED -> "rejected(blocked)";
-            case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
-                    + d.refusedLimit().map(Object::toString).orElse("?") + ")";
-        };
     }
 }

@@ -1,21 +1,23 @@
 package io.trunkgate.sip;
 
-import io.trunkgate.gateway.ActiveConfig;
-import io.trunkgate.gateway.CallAdmission;
+import io.trunkgate.health.CarrierHealth;
+import io.trunkgate.limit.Admission;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.route.RerouteHook;
+import io.trunkgate.runtime.ActiveConfig;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import javax.sip.SipProvider;
 
-/** What the proxy's handlers share: config, admission, pacing, rerouting, timers, the SIP providers, the calls and dialogs in progress, and metrics. */
-public record ProxyServices(Supplier<ActiveConfig> config, CallAdmission admission, CarrierPacer pacer,
+/** What the proxy's handlers share: config, admission, pacing, rerouting, timers, the SIP providers, the calls and dialogs in progress, metrics and carrier health. */
+public record ProxyServices(Supplier<ActiveConfig> config, Admission admission, CarrierPacer pacer,
                             Supplier<RerouteHook> rerouteHook, ScheduledExecutorService timers,
                             SipMessages messages, List<SipProvider> providers, CallRegistry calls,
-                            DialogTable dialogs, CallRecordWriter records, GatewayMetrics metrics) {
+                            DialogTable dialogs, CallRecordWriter records, GatewayMetrics metrics,
+                            CarrierHealth health) {
 
     /**
      * The provider that can send over {@code transport} ("UDP" or "TCP") to {@code host}: one listening on the

@@ -2,9 +2,13 @@ package io.trunkgate.sip;
 
 import gov.nist.javax.sip.Utils;
 import gov.nist.javax.sip.message.SIPMessage;
+import io.trunkgate.config.SipUri;
 import java.net.InetAddress;
 import java.text.ParseException;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
 import javax.sip.SipProvider;
@@ -15,6 +19,7 @@ import javax.sip.header.FromHeader;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.ReasonHeader;
+import javax.sip.header.RetryAfterHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
@@ -22,10 +27,13 @@ import javax.sip.message.Message;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Building the messages a proxy sends: its responses, and requests forwarded with its Via and Record-Route. */
 public final class SipMessages {
 
+    private static final Logger log = LoggerFactory.getLogger(SipMessages.class);
     public static final int DEFAULT_MAX_FORWARDS = 70;
 
     private final AddressFactory addresses;
@@ -73,11 +81,65 @@ public final class SipMessages {
         return response;
     }
 
+    /** The Retry-After of a response, if it has one. */
+    static Optional<Duration> retryAfter(Response response) {
+        return response.getHeader(RetryAfterHeader.NAME) instanceof RetryAfterHeader header
+                ? Optional.of(Duration.ofSeconds(header.getRetryAfter())) : Optional.empty();
+    }
+
     /** A copy of a response with our Via removed, to relay upstream. */
     public static Response relayed(Response response) {
         Response copy = (Response) response.clone();
         copy.removeFirst(ViaHeader.NAME);
         return copy;
+    }
+
+    /**
+     * The INVITE as it goes to a carrier: to {@code number} at the carrier's address and transport, with a
+     * Record-Route for each of {@code recordRoutes}. A new call goes where routing says and nowhere else: a Route
+     * the caller preloaded is dropped.
+     */
+    Request toCarrier(Request invite, String number, SipUri carrier, SipProvider outbound,
+                      List<ListeningPoint> recordRoutes) throws Exception {
+        SipURI target = addresses.createSipURI(number.isEmpty() ? null : number, carrier.host());
+        target.setPort(carrier.port());
+        target.setTransportParam(carrier.transport().sipName());
+        Request out = forwarded(invite, target, outbound, carrier.transport().name(), recordRoutes);
+        out.removeHeader(RouteHeader.NAME);
+        return out;
+    }
+
+    /**
+     * Where the gateway records its route for a call from {@code inbound} leaving through {@code outbound} over
+     * {@code transport}: one listening point when the call leaves as it came; two when it changes transport or
+     * address family (RFC 5658), so that each side reaches the gateway in its own way.
+     */
+    static List<ListeningPoint> recordRoutes(Request invite, SipProvider inbound, SipProvider outbound,
+                                             String transport) {
+        String came = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport().toUpperCase(Locale.ROOT);
+        ListeningPoint out = listeningPoint(outbound, transport);
+        return came.equals(transport) && inbound == outbound ? List.of(out) : List.of(listeningPoint(inbound, came), out);
+    }
+
+    /**
+     * A carrier's final response as it goes upstream: without the gateway's Via. A carrier that answers with
+     * only that Via (a 487 copying the CANCEL's) gets an answer of the gateway's own to {@code invite} with the
+     * same status.
+     */
+    Response upstream(Response response, Request invite) {
+        Response relayed = relayed(response);
+        if (relayed.getHeader(ViaHeader.NAME) != null) {
+            return relayed;
+        }
+        try {
+            Response own = response(response.getStatusCode(), invite);
+            own.setReasonPhrase(response.getReasonPhrase());
+            return own;
+        } catch (ParseException | RuntimeException e) {
+            log.warn("no answer of the gateway's own for a {} without Via; relayed as it is: {}",
+                    response.getStatusCode(), e.toString());
+            return relayed;
+        }
     }
 
     /**
@@ -105,7 +167,7 @@ public final class SipMessages {
         for (ListeningPoint recordRoute : recordRoutes) {
             SipURI own = addresses.createSipURI(null, recordRoute.getIPAddress());
             own.setPort(recordRoute.getPort());
-            own.setTransportParam(recordRoute.getTransport().toLowerCase(java.util.Locale.ROOT));
+            own.setTransportParam(recordRoute.getTransport().toLowerCase(Locale.ROOT));
             own.setLrParam();
             copy.addFirst(headers.createRecordRouteHeader(addresses.createAddress(own)));
         }

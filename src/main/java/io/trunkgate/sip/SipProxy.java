@@ -2,8 +2,12 @@ package io.trunkgate.sip;
 
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.SipSettings;
-import io.trunkgate.gateway.ActiveConfig;
 import io.trunkgate.records.CallRecord;
+import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.throttle.FloodGuard;
+import io.trunkgate.throttle.ThrottledLog;
+import io.trunkgate.throttle.TokenBucket;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +40,13 @@ public final class SipProxy implements SipListener {
     private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
     private static final double REFUSALS_PER_SOURCE_PER_SECOND = 5;
+    /** Sources with a refusal budget at once; beyond it the table starts afresh (see FloodGuard). */
+    private static final int MAX_TRACKED_SOURCES = 100_000;
+    /** Log lines about what strangers sent, per {@code LOG_SUMMARY_DELAY}; the rest are counted in a summary. */
+    private static final int LOG_LINES_PER_SECOND = 10;
+    private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
+    /** New calls may come in bursts of a tenth of a second's calls (at least one) above their rate. */
+    private static final double NEW_CALL_BURSTS_PER_SECOND = 10;
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
@@ -43,6 +54,7 @@ public final class SipProxy implements SipListener {
         SHUTTING_DOWN("gateway shutting down", "shutting_down"),
         CALLS_IN_PROGRESS("too many calls in progress", "calls_in_progress"),
         CALL_RATE("over the gateway's new-call rate", "call_rate"),
+        OVERLOAD("gateway overloaded", "overload"),
         DIALOGS("too many dialogs", "dialogs");
 
         final String text;
@@ -55,21 +67,26 @@ public final class SipProxy implements SipListener {
     }
 
     private final ProxyServices services;
+    private final QueueDelay queueDelay;
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
     private final StrayResponseRelay strays;
     /** Lines whose number (and text) strangers control: escaped, at most 10 a second. */
-    private final ThrottledLog throttled = new ThrottledLog(log, 10, Duration.ofSeconds(1));
+    private final ThrottledLog throttled = new ThrottledLog(log, LOG_LINES_PER_SECOND, LOG_SUMMARY_DELAY);
     /**
      * Stateless answers per source (refusals, OPTIONS): nobody can turn the gateway into a reflector or make it
      * flood its own log.
      */
-    private final FloodGuard refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, 100_000, System::nanoTime);
+    private final FloodGuard refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES,
+            System::nanoTime);
     private final TokenBucket newCalls = new TokenBucket();
     private volatile boolean draining;
+    private volatile InetAddress warmUpSource;
 
-    public SipProxy(ProxyServices services) {
+    /** @param queueDelay how long received datagrams wait for a worker: past sip.overload-delay, new calls shed */
+    public SipProxy(ProxyServices services, QueueDelay queueDelay) {
         this.services = services;
+        this.queueDelay = queueDelay;
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services);
         this.strays = new StrayResponseRelay(services);
@@ -78,6 +95,18 @@ public final class SipProxy implements SipListener {
     /** From now on new INVITEs are answered 503: the gateway is shutting down. */
     public void drain() {
         draining = true;
+    }
+
+    /**
+     * Until {@link #ready()}, INVITEs from anywhere but {@code warmUpSource}, and every OPTIONS, are answered 503:
+     * still starting.
+     */
+    public void warmingUp(InetAddress warmUpSource) {
+        this.warmUpSource = warmUpSource;
+    }
+
+    public void ready() {
+        this.warmUpSource = null;
     }
 
     @Override
@@ -101,13 +130,15 @@ public final class SipProxy implements SipListener {
             } else if (Request.INVITE.equals(method)) {
                 onInvite(event, provider);
             } else if (refusals.allow(SipMessages.source(request))) {
-                int status = Request.OPTIONS.equals(method) ? Response.OK : Response.METHOD_NOT_ALLOWED;
+                // While warming up, a probe (a load balancer's OPTIONS) hears 503: not ready for calls yet.
+                int status = !Request.OPTIONS.equals(method) ? Response.METHOD_NOT_ALLOWED
+                        : warmUpSource != null ? Response.SERVICE_UNAVAILABLE : Response.OK;
                 Response response = services.messages().response(status, request);
                 response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(response);
             }
         } catch (Exception e) {
-            throttled.log(Level.INFO, request.getMethod() + " from " + SipMessages.source(request) + " not handled", e);
+            throttled.log(Level.WARN, request.getMethod() + " from " + SipMessages.source(request) + " not handled", e);
         }
     }
 
@@ -146,6 +177,14 @@ public final class SipProxy implements SipListener {
         Request request = event.getRequest();
         ActiveConfig active = services.config().get();
         InetAddress source = SipMessages.source(request);
+        InetAddress warmUp = warmUpSource;
+        if (warmUp != null && !warmUp.equals(source)) {
+            if (refusals.allow(source)) {
+                provider.sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
+                        "gateway starting", 1));
+            }
+            return;
+        }
         Optional<PeerConfig> peer = active.peers().find(source);
         if (peer.isEmpty()) {
             int code = active.config().admission().unknownPeerCode();
@@ -196,8 +235,12 @@ public final class SipProxy implements SipListener {
         if (services.dialogs().full()) {
             return Optional.of(Shed.DIALOGS);
         }
+        if (queueDelay.overloaded(sip.overloadDelay())) {
+            return Optional.of(Shed.OVERLOAD);
+        }
         double perSecond = sip.maxNewCallsPerSecond();
-        if (perSecond > 0 && !newCalls.tryTake(System.nanoTime(), perSecond, Math.max(1, perSecond / 10))) {
+        if (perSecond > 0 && !newCalls.tryTake(System.nanoTime(), perSecond,
+                Math.max(1, perSecond / NEW_CALL_BURSTS_PER_SECOND))) {
             return Optional.of(Shed.CALL_RATE);
         }
         return Optional.empty();
@@ -248,6 +291,8 @@ public final class SipProxy implements SipListener {
             call.onResponse(client, response);
         } else if (client.getApplicationData() instanceof InDialogForwarder.Forwarded forwarded) {
             forwarded.relay(response);
+        } else if (client.getApplicationData() instanceof OptionsProber.Probe probe) {
+            probe.answered(response);
         }
     }
 
@@ -259,13 +304,16 @@ public final class SipProxy implements SipListener {
                 call.onTransactionTimeout(event.getClientTransaction());
             } else if (data instanceof InDialogForwarder.Forwarded forwarded) {
                 forwarded.timedOut();
+            } else if (data instanceof OptionsProber.Probe probe) {
+                probe.timedOut();
             }
         }
     }
 
     @Override
     public void processIOException(IOExceptionEvent event) {
-        log.debug("I/O error with {}:{}/{}", event.getHost(), event.getPort(), event.getTransport());
+        throttled.log(Level.INFO, "I/O error with " + event.getHost() + ":" + event.getPort() + "/"
+                + event.getTransport());
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.trunkgate.sip;
 
 import gov.nist.core.ServerLogger;
 import gov.nist.javax.sip.message.SIPMessage;
+import io.trunkgate.throttle.ThrottledLog;
 import java.util.Properties;
 import javax.sip.SipStack;
 import org.slf4j.Logger;

@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import gov.nist.core.StackLogger;
+import io.trunkgate.throttle.ThrottledLog;
 import java.time.Duration;
 import java.util.Properties;
 import org.slf4j.Logger;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.AdminClient.Answer;
+import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.RedisBackend;
@@ -72,7 +72,9 @@ class StatusPageTest {
                 .peer("acme", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
                 .peer("globex", "127.0.0.74", Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1)),
                         Limit.exact(Duration.ofSeconds(1), 2))
+                .maxConcurrent("acme", 50)
                 .carrier("carrier-a", carrierA, 30, wait, wait)
+                .maxConcurrent("carrier-a", 100)
                 .carrier("carrier-b", carrierB, 2.5, Duration.ofMillis(100), wait, "carrier-a")
                 .route("+1", "carrier-a")
                 .route("+2", "carrier-b")
@@ -162,8 +164,12 @@ class StatusPageTest {
         assertTrue(dom.contains("<tr data-peer=\"globex\">"), dom);
         assertEquals(4, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's two");
         assertTrue(dom.contains("<td class=\"num\">5 / 300</td>"), "acme's 1 min window holds its five calls: " + dom);
+        assertTrue(dom.contains("<td class=\"num\">5 / 50 (peer:acme)</td>"), "acme's calls up: " + dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-a\">"), dom);
+        assertTrue(dom.contains("<td class=\"num\">6 / 100 (carrier:carrier-a)</td>"), "carrier-a's calls up: " + dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-b\">"), dom);
+        assertTrue(dom.matches("(?s).*<tr data-carrier=\"carrier-a\">.*?<td>up since [^<]+</td></tr>.*"),
+                "carrier-a's health: " + dom);
         assertTrue(dom.contains("config generation 1"), dom);
     }
 

@@ -1,14 +1,17 @@
 package io.trunkgate.bench;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
+import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.limit.internal.RedisCallLeases;
 import io.trunkgate.redis.RedisClients;
+import io.trunkgate.redis.RedisGuard;
 import io.trunkgate.redis.RedisServerProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -21,6 +24,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +43,8 @@ import org.redisson.api.RedissonClient;
  * <p>Arguments (all optional): {@code --seconds N} measured seconds per run (10), {@code --warmup N} warm-up
  * seconds before each run (2), {@code --peers N} distinct peers used round-robin (1000), {@code --levels 1,16,64}
  * closed-loop concurrency levels, {@code --rate N} open-loop rate (5000/s), {@code --refused-peers N} peers of
- * the over-limit runs (10), {@code --redis-benchmark PATH|none} (redis-benchmark on PATH); {@code --rate 0}
+ * the over-limit runs (10), {@code --redis-benchmark PATH|none} (redis-benchmark on PATH), {@code
+ * --concurrent-levels 16|none} concurrency levels of the runs without and with max-concurrent caps; {@code --rate 0}
  * skips the open-loop run.
  */
 public final class AdmissionBenchmark {
@@ -256,10 +262,51 @@ public final class AdmissionBenchmark {
         }
     }
 
+    /**
+     * The same closed loop with and without a max-concurrent cap on every peer (1,000,000: every call admitted and
+     * leased), alternated twice so that drifting load hits both: admit.lua's lease part costs this much.
+     */
+    private static void concurrentRuns(RedissonClient client, Resp admin, AdmissionBenchmark plain, Scope[] high,
+                                       String levels, double warmup, double seconds) throws Exception {
+        if (levels.equals("none")) {
+            return;
+        }
+        GatewayThreads threads = new GatewayThreads();
+        RedisCallLeases leases = new RedisCallLeases(client, PREFIX, RedisGuard.withTimeout(Duration.ofSeconds(2),
+                threads.redisTimeouts(), threads.redisResults()), "bench", Duration.ofMinutes(1), Set::of);
+        AdmissionBenchmark leased = new AdmissionBenchmark(new RedisAdmissionLimiter(client, PREFIX,
+                Optional.of(leases)));
+        Scope[] capped = new Scope[high.length];
+        for (int i = 0; i < high.length; i++) {
+            capped[i] = high[i].withMaxConcurrent(OptionalInt.of(1_000_000));
+        }
+        System.out.printf("closed loop, %d peers round-robin, limits %s, without and with max-concurrent%n",
+                high.length, HIGH);
+        for (String level : levels.split(",")) {
+            int c = Integer.parseInt(level.trim());
+            for (int round = 1; round <= 2; round++) {
+                admin.call("FLUSHALL");
+                admin.call("CONFIG", "RESETSTAT");
+                Stats off = plain.closedLoop("caps off c=" + c + " #" + round, high, c, warmup, seconds);
+                System.out.println(off.line() + "  " + serverCost(admin));
+                admin.call("FLUSHALL");
+                admin.call("CONFIG", "RESETSTAT");
+                Stats on = leased.closedLoop("caps on c=" + c + " #" + round, capped, c, warmup, seconds);
+                System.out.println(on.line() + "  " + serverCost(admin));
+                System.out.printf(Locale.ROOT, "caps on / caps off, c=%d round %d: throughput %.2f, p50 %.2f, p99 %.2f%n",
+                        c, round, on.rate() / off.rate(),
+                        us(on.h().getValueAtPercentile(50)) / us(off.h().getValueAtPercentile(50)),
+                        us(on.h().getValueAtPercentile(99)) / us(off.h().getValueAtPercentile(99)));
+            }
+        }
+        System.out.println();
+        threads.close();
+    }
+
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = new java.util.HashMap<>(Map.of("seconds", "10", "warmup", "2", "peers", "1000",
                 "levels", "1,16,64", "rate", "5000", "refused-peers", "10", "refused-concurrency", "16",
-                "redis-benchmark", "redis-benchmark"));
+                "redis-benchmark", "redis-benchmark", "concurrent-levels", "16"));
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!args[i].startsWith("--") || !opt.containsKey(args[i].substring(2))) {
                 throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opt.keySet());
@@ -275,7 +322,7 @@ public final class AdmissionBenchmark {
         RedisServerProcess server = RedisServerProcess.start();
         RedisSettings settings = new RedisSettings(RedisMode.STANDALONE, List.of(server.address()), Optional.empty(),
                 Optional.empty(), Duration.ofSeconds(2), PREFIX, 0);
-        RedissonClient client = RedisClients.connect(settings, server.address());
+        RedissonClient client = RedisClients.connect(settings.connection(), server.address());
         List<Stats> ours = new ArrayList<>();
         try (Resp admin = new Resp(server.port())) {
             System.out.println("redis-server " + admin.info("server", "redis_version") + " on port " + server.port());
@@ -296,6 +343,8 @@ public final class AdmissionBenchmark {
                 ours.add(s);
                 System.out.println(s.line() + "  " + serverCost(admin));
             }
+
+            concurrentRuns(client, admin, bench, high, opt.get("concurrent-levels"), warmup, seconds);
 
             int refusedPeers = Integer.parseInt(opt.get("refused-peers"));
             int rc = Integer.parseInt(opt.get("refused-concurrency"));

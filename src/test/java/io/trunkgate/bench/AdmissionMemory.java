@@ -1,11 +1,11 @@
 package io.trunkgate.bench;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.internal.KeyLayout;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
@@ -13,10 +13,10 @@ import io.trunkgate.redis.RedisClients;
 import io.trunkgate.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -43,7 +43,7 @@ public final class AdmissionMemory {
         RedisServerProcess server = RedisServerProcess.start();
         RedisSettings settings = new RedisSettings(RedisMode.STANDALONE, List.of(server.address()), Optional.empty(),
                 Optional.empty(), Duration.ofSeconds(2), PREFIX, 0);
-        RedissonClient client = RedisClients.connect(settings, server.address());
+        RedissonClient client = RedisClients.connect(settings.connection(), server.address());
         try (Resp admin = new Resp(server.port())) {
             System.out.println("redis-server " + admin.info("server", "redis_version") + " on port " + server.port()
                     + ", zset-max-listpack-entries " + ((List<?>) admin.call("CONFIG", "GET",

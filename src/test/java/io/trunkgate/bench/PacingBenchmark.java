@@ -3,6 +3,7 @@ package io.trunkgate.bench;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
+import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.Reservation;
@@ -219,7 +220,8 @@ public final class PacingBenchmark {
         // if its tail matches the release error's, the tail is thread wake-up on this machine, not the pacer's logic
         java.util.concurrent.ScheduledThreadPoolExecutor probeTimer = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
         Histogram probe = new Histogram(3);
-        try (CarrierPacer pacer = new TimerCarrierPacer(recording)) {
+        try (GatewayThreads threads = new GatewayThreads();
+             CarrierPacer pacer = new TimerCarrierPacer(recording, threads.pacerTimer())) {
             long t0 = System.nanoTime() + 5_000_000L;
             long probeFrom = t0 + (long) (warmupS * 1e9);
             long probeUntil = t0 + (long) ((warmupS + seconds) * 1e9);
@@ -412,7 +414,7 @@ public final class PacingBenchmark {
         RedisServerProcess server = RedisServerProcess.start();
         RedisSettings settings = new RedisSettings(RedisMode.STANDALONE, List.of(server.address()), Optional.empty(),
                 Optional.empty(), Duration.ofSeconds(2), PREFIX, 0);
-        RedissonClient client = RedisClients.connect(settings, server.address());
+        RedissonClient client = RedisClients.connect(settings.connection(), server.address());
         try (Resp admin = new Resp(server.port())) {
             System.out.println("redis-server " + admin.info("server", "redis_version") + " on port " + server.port());
             RedisSlotReserver redisReserver = new RedisSlotReserver(client, PREFIX);

@@ -118,6 +118,31 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void concurrentCapsMustBeWholeAndPositive() {
+        files.write("peers/acme.conf", "id = acme\nmatch.sources = [\"192.0.2.1\"]\nmax-concurrent = 0\n");
+        files.write("groups/wholesale.conf", "id = wholesale\nmax-concurrent = 2.5\n");
+        files.write("carriers/a.conf", CARRIER_A + "max-concurrent = many\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("peers/acme.conf"), 3, "max-concurrent", "must be at least 1 (got 0)");
+        assertError(errors, files.path("groups/wholesale.conf"), 2, "max-concurrent", "expected a whole number");
+        assertError(errors, files.path("carriers/a.conf"), 4, "max-concurrent", "expected a whole number");
+        assertEquals(3, errors.size(), errors.toString());
+    }
+
+    @Test
+    void leaseTimeAndConcurrentCodeMustBeUsable() {
+        files.write("gateway.conf", "admission.lease-time = 500ms\nadmission.concurrent-code = 200\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("gateway.conf"), 1, "admission.lease-time", "must be at least 1000ms");
+        assertError(errors, files.path("gateway.conf"), 2, "admission.concurrent-code", "must be");
+        assertEquals(2, errors.size(), errors.toString());
+    }
+
+    @Test
     void overloadSettingsMustBeUsable() {
         files.write("gateway.conf", "sip.max-calls-in-progress = 0\nsip.max-new-calls-per-second = -5\n");
 

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.limit.Limit;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +49,9 @@ class SampleConfigTest {
         PeerConfig acme = config.peers().get("acme");
         assertEquals(List.of(Cidr.parse("198.51.100.0/24"), Cidr.parse("203.0.113.7")), acme.sources());
         assertEquals(Optional.of("wholesale"), acme.group());
+        assertEquals(OptionalInt.of(60), acme.maxConcurrent());
+        assertEquals(OptionalInt.of(100), config.groups().get("wholesale").maxConcurrent());
+        assertEquals(OptionalInt.empty(), config.peers().get("globex").maxConcurrent());
         assertEquals(List.of(Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300),
                 Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1))), acme.limits());
         assertTrue(config.peers().get("globex").sources().get(1).contains(InetAddress.getByName("2001:db8:100::5")));
@@ -69,6 +72,7 @@ class SampleConfigTest {
         assertEquals(Set.of(503, 408), a.failoverCodes());
         assertTrue(a.failoverOnTimeout());
         assertEquals(List.of("carrier-b"), a.alternates());
+        assertEquals(OptionalInt.of(90), a.maxConcurrent());
 
         CarrierConfig b = config.carriers().get("carrier-b");
         assertEquals(Transport.TCP, b.uri().transport());

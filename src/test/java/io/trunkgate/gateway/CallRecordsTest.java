@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.trunkgate.limit.Limit;
+import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;

@@ -3,10 +3,10 @@ package io.trunkgate.history;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.history.TrafficHistory.PeerSecond;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;

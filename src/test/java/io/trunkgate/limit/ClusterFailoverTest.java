@@ -3,6 +3,7 @@ package io.trunkgate.limit;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.pace.internal.RedisSlotReserver;

@@ -2,6 +2,7 @@ package io.trunkgate.limit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.Limit;
 import java.util.List;
 
 /** The invariant every window must keep, checked from the times of admitted calls. */

@@ -2,6 +2,7 @@ package io.trunkgate.limit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.testing.SentinelRedis;

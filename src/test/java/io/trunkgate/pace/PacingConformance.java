@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
 import io.trunkgate.testing.Carriers;
@@ -33,6 +34,7 @@ abstract class PacingConformance {
 
     private static final String PREFIX = "tg-test";
     private final List<RedissonClient> clients = new ArrayList<>();
+    private final GatewayThreads threads = new GatewayThreads();
 
     protected abstract RedisBackend backend();
 
@@ -47,6 +49,7 @@ abstract class PacingConformance {
     @AfterAll
     void disconnect() {
         clients.forEach(RedissonClient::shutdown);
+        threads.close();
     }
 
     private SlotReserver reserver(int instance) {
@@ -146,7 +149,7 @@ abstract class PacingConformance {
     @Test
     void heldCallsAreReleasedAtTheirSlotAndCancelledOnesNever() throws Exception {
         CarrierConfig carrier = Carriers.carrier(25, 1, Duration.ofSeconds(2));
-        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(1))) {
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(1), threads.pacerTimer())) {
             List<HeldCall> calls = new ArrayList<>();
             List<CompletableFuture<PacingResult>> results = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
@@ -207,7 +210,7 @@ abstract class PacingConformance {
     void aCancelledHeldCallGivesItsSlotBack() throws Exception {
         CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(5));
         CountingReserver reserver = new CountingReserver(reserver(3));
-        try (CarrierPacer pacer = new TimerCarrierPacer(reserver)) {
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver, threads.pacerTimer())) {
             List<HeldCall> calls = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 calls.add(pacer.hold(carrier));
@@ -271,7 +274,7 @@ abstract class PacingConformance {
                 return reserver.giveBack(c, reservation);
             }
         };
-        try (CarrierPacer pacer = new TimerCarrierPacer(recording)) {
+        try (CarrierPacer pacer = new TimerCarrierPacer(recording, threads.pacerTimer())) {
             List<CompletableFuture<Long>> releases = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 releases.add(pacer.hold(carrier).result().toCompletableFuture()
@@ -293,7 +296,7 @@ abstract class PacingConformance {
     void heldCallsPerCarrierAreBounded() throws Exception {
         CarrierConfig carrier = Carriers.carrier("carrier-" + java.util.UUID.randomUUID(), 5, 1,
                 Duration.ofSeconds(5), List.of(), 3);
-        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(3))) {
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(3), threads.pacerTimer())) {
             List<PacingResult.Status> statuses = new ArrayList<>();
             List<HeldCall> calls = new ArrayList<>();
             // Take the carrier's immediate slot first, so that every call below has to wait.

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.Limit;
+import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
@@ -39,6 +40,7 @@ import org.redisson.api.RedissonClient;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LateReplyTest {
 
+    private final GatewayThreads threads = new GatewayThreads();
     private StandaloneRedis redis;
     private RedissonClient client;
 
@@ -52,13 +54,14 @@ class LateReplyTest {
     void stop() {
         client.shutdown();
         redis.server().close();
+        threads.close();
     }
 
     @Test
     void anAdmissionRepliedAfterTheTimeoutOfACallRefusedMeanwhileIsRevoked() throws Exception {
         RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(client, "tg-test");
         GuardedAdmissionLimiter guarded = new GuardedAdmissionLimiter(limiter,
-                RedisGuard.withTimeout(Duration.ofMillis(50)), limiter);
+                RedisGuard.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()), limiter);
         Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofSeconds(10), 2),
                 Limit.bucketed(Duration.ofSeconds(30), 2, Duration.ofSeconds(1))));
         limiter.admit(AdmissionRequest.of("load-the-script", Scope.peer("other", peer.limits())))
@@ -91,7 +94,7 @@ class LateReplyTest {
                 return slots.giveBack(c, reservation).whenComplete((v, e) -> givenBack.release());
             }
         };
-        GuardedSlotReserver guarded = new GuardedSlotReserver(watched, RedisGuard.withTimeout(Duration.ofMillis(50)));
+        GuardedSlotReserver guarded = new GuardedSlotReserver(watched, RedisGuard.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()));
         Reservation first = slots.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
 
         pauseRedis(300);

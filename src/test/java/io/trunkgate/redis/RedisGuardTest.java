@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,11 +22,13 @@ class RedisGuardTest {
     private static final Duration TIMEOUT = Duration.ofMillis(50);
 
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor();
-    private final RedisGuard guard = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts);
+    private final ExecutorService results = Executors.newFixedThreadPool(2);
+    private final RedisGuard guard = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts, results);
 
     @AfterEach
     void stop() {
         timeouts.shutdownNow();
+        results.shutdownNow();
     }
 
     @Test

@@ -3,11 +3,11 @@ package io.trunkgate.sip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.Set;

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.stream.Stream;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.TestInstance;
 class CarrierTimersTest {
 
     private static final String GW = "127.0.0.1";
-    private static final long WAIT_MS = 10_000;
+    private static final long WAIT_MS = 15_000;
 
     private Gateway gateway;
     private int port;
@@ -44,14 +44,14 @@ class CarrierTimersTest {
         neverAnswers = SipAgent.start("127.0.0.83");
         lateAnswer = SipAgent.start("127.0.0.84");
         longRinger.behave(Behaviour.RING_THEN_ANSWER);
-        longRinger.answerAfter(Duration.ofMillis(2500));
+        longRinger.answerAfter(Duration.ofMillis(5000));
         neverAnswers.behave(Behaviour.RING);
         lateAnswer.behave(Behaviour.ANSWER_LATE);
         lateAnswer.answerAfter(Duration.ofMillis(1500));
         port = RedisServerProcess.freePort();
         gateway = Gateway.start(TestConfigs.onSharedRedis("timers", port)
                 .peer("caller", "127.0.0.81", Limit.exact(Duration.ofSeconds(1), 1000))
-                .carrier("long-ringer", longRinger, 1000, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                .carrier("long-ringer", longRinger, 1000, Duration.ofSeconds(1), Duration.ofSeconds(3),
                         Duration.ofSeconds(30), "never-answers")
                 .carrier("never-answers", neverAnswers, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5),
                         Duration.ofSeconds(1))
@@ -77,7 +77,7 @@ class CarrierTimersTest {
         SipAgent.Call call = caller.invite(GW, port, "+1555");
         Response answer = call.awaitFinal(WAIT_MS);
         assertNotNull(answer, "no final answer");
-        assertEquals(200, answer.getStatusCode(), "a call ringing 2.5 s with answer-timeout 1 s");
+        assertEquals(200, answer.getStatusCode(), "a call ringing 5 s with answer-timeout 3 s");
         assertEquals(0, neverAnswers.received(Request.INVITE, call.callId()), "the alternate was not tried");
         assertEquals(0, longRinger.received(Request.CANCEL, call.callId()), "the ringing carrier was not cancelled");
         call.ack();

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
@@ -25,6 +25,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -59,6 +60,7 @@ class DialogRelayTest {
         gateway = Gateway.start(TestConfigs.onSharedRedis("dialog", port)
                 .peer("udp-peer", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 1000))
                 .peer("tcp-peer", "127.0.0.72", Limit.exact(Duration.ofSeconds(1), 1000))
+                .peer("natted-peer", "127.0.0.76", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("carrier", carrier, 1000, Duration.ofSeconds(2), Duration.ofSeconds(5))
                 .route("+1", "carrier")
                 .build());
@@ -116,6 +118,26 @@ class DialogRelayTest {
         awaitReceived(caller(transport), Request.BYE, call.callId(), 1);
     }
 
+    @Test
+    void aTcpCallerWhoseContactCannotBeReachedGetsTheCalleesByeOnItsOwnConnection() throws Exception {
+        SipAgent natted = SipAgent.start("127.0.0.76", "TCP");
+        try {
+            // A Contact port nobody listens on, as a caller behind NAT names its private address.
+            natted.advertiseContactPort(RedisServerProcess.freePort());
+            SipAgent.Call call = natted.invite(GW, port, "+1" + (1_000_000 + calls.incrementAndGet()));
+            Response answer = call.awaitFinal(WAIT_MS);
+            assertNotNull(answer, "the call got no answer");
+            assertEquals(200, answer.getStatusCode());
+            call.ack();
+            Response bye = carrier.byeFromCallee(call.callId(), WAIT_MS);
+            assertNotNull(bye, "no answer to the callee's BYE");
+            assertEquals(200, bye.getStatusCode());
+            awaitReceived(natted, Request.BYE, call.callId(), 1);
+        } finally {
+            natted.close();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"UDP", "TCP"})
     void aCallerThatIgnoresRecordRouteStillReachesTheCarrier(String transport) throws Exception {
@@ -146,7 +168,7 @@ class DialogRelayTest {
     }
 
     /** The dialog table is bounded: when it is full new calls get 503 at once, and an ended call frees a place. */
-    @org.junit.jupiter.api.Test
+    @Test
     void aFullDialogTableShedsNewCallsUntilOneEnds() throws Exception {
         int smallPort = RedisServerProcess.freePort();
         try (Gateway small = Gateway.start(TestConfigs.onSharedRedis("dialogs", smallPort)
@@ -174,7 +196,7 @@ class DialogRelayTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aStrangerCannotUseAKnownDialog() throws Exception {
         SipAgent.Call call = connect("UDP");
         Response answer = call.responses().stream().filter(r -> r.getStatusCode() == 200).findFirst().orElseThrow();

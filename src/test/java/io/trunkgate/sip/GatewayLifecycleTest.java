@@ -5,20 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.Metrics;
-import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import javax.sip.header.ReasonHeader;
@@ -136,6 +137,24 @@ class GatewayLifecycleTest {
         after.cancel();
     }
 
+    /** Until the carrier's 180 has come back through the gateway: the call at the carrier may be cancelled. */
+    private static void awaitRinging(SipAgent.Call call) throws Exception {
+        Response response;
+        do {
+            response = call.next(3000);
+        } while (response != null && response.getStatusCode() != 180);
+        assertNotNull(response, "180 relayed");
+    }
+
+    /** Until the gateway holds one call for the carrier (its slot reserved, 5 s away at 0.2 cps). */
+    private void awaitHeld(String carrier) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (gateway.pacer().heldCount(carrier) < 1) {
+            assertTrue(System.nanoTime() < deadline, "no call held for " + carrier);
+            Thread.sleep(10);
+        }
+    }
+
     private double acksReceived() {
         return Metrics.value(gateway.metrics().scrape(), "trunkgate_sip_requests_total", Map.of("method", "ACK"))
                 .orElse(0);
@@ -157,7 +176,8 @@ class GatewayLifecycleTest {
         SipAgent.Call held = caller.invite(GW, port, "+2001");
         SipAgent.Call atCarrier = caller.invite(GW, port, "+1001");
         assertTrue(ringing.await("INVITE", 1, 3000));
-        Thread.sleep(200);
+        awaitRinging(atCarrier);
+        awaitHeld("paced");
 
         long start = System.nanoTime();
         gateway.close();

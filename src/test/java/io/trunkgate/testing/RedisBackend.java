@@ -17,7 +17,7 @@ public interface RedisBackend {
 
     /** A new, independent Redisson client, as a separate gateway instance would have. */
     default RedissonClient newClient() {
-        return RedisClients.connect(settings(), settings().addresses().isEmpty() ? null : settings().addresses().get(0));
+        return RedisClients.connect(settings().connection(), settings().addresses().isEmpty() ? null : settings().addresses().get(0));
     }
 
     static RedisSettings settings(RedisMode mode, List<String> addresses) {

@@ -47,10 +47,14 @@ public final class SipAgent implements SipListener, AutoCloseable {
     /** How this agent answers an INVITE when it plays a carrier. */
     public enum Behaviour {
         ANSWER, REJECT_503, SILENT, RING,
+        /** 180, then 486 Busy Here. */
+        BUSY_486,
         /** 180 at once, 200 after {@link #answerAfter}. */
         RING_THEN_ANSWER,
         /** Nothing of its own (the stack's automatic 100 after 200 ms), 200 after {@link #answerAfter}. */
         ANSWER_LATE,
+        /** 180, 183 and 200 back to back, as a carrier whose callee answers at once sends them. */
+        RING_PROGRESS_ANSWER,
         /** 180, then two 200s with different To tags, as a forking proxy's two branches would answer. */
         FORK,
         /** 180; a CANCEL gets 200 and a 487 that carries only the CANCEL's Via, as some carriers send. */
@@ -83,6 +87,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private final String transport;
     private volatile Behaviour behaviour = Behaviour.ANSWER;
     private volatile long answerAfterMs = 1000;
+    private volatile boolean muted;
+    private volatile int retryAfterSeconds;
+    private volatile int contactPort;
     private final java.util.concurrent.ScheduledExecutorService answers =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "agent-answers");
@@ -103,6 +110,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
         this.transport = transport;
     }
 
+    /**
+     * An agent on {@code host} whose stack handles one message at a time, as a user agent sees them: what it records
+     * and answers is in the order messages arrived (with several workers, two datagrams that arrive together are
+     * handled in either order).
+     */
     public static SipAgent start(String host, String transport) throws Exception {
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
@@ -110,12 +122,23 @@ public final class SipAgent implements SipListener, AutoCloseable {
         properties.setProperty("javax.sip.STACK_NAME", "agent-" + UUID.randomUUID());
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
         properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
-        properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "4");
+        properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "1");
         properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", "io.trunkgate.sip.Slf4jStackLogger");
         properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", "io.trunkgate.sip.Slf4jServerLogger");
         SipStack stack = factory.createSipStack(properties);
-        int port = io.trunkgate.redis.RedisServerProcess.freePort();
-        ListeningPoint point = stack.createListeningPoint(host, port, transport);
+        // A port found free can be taken by another process before the bind (builds run side by side): try others.
+        int port = 0;
+        ListeningPoint point = null;
+        for (int attempt = 1; point == null; attempt++) {
+            port = io.trunkgate.redis.RedisServerProcess.freePort();
+            try {
+                point = stack.createListeningPoint(host, port, transport);
+            } catch (javax.sip.InvalidArgumentException taken) {
+                if (attempt == 5) {
+                    throw taken;
+                }
+            }
+        }
         SipProvider provider = stack.createSipProvider(point);
         SipAgent agent = new SipAgent(stack, provider, host, port, transport);
         provider.addSipListener(agent);
@@ -144,8 +167,23 @@ public final class SipAgent implements SipListener, AutoCloseable {
         return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 
+    /** Puts {@code port} in this agent's Contact instead of its own, as a caller behind NAT names a port nobody reaches. */
+    public void advertiseContactPort(int port) {
+        this.contactPort = port;
+    }
+
     public void behave(Behaviour behaviour) {
         this.behaviour = behaviour;
+    }
+
+    /** A muted agent records what it receives and answers nothing at all (OPTIONS included): a dead carrier. */
+    public void mute(boolean muted) {
+        this.muted = muted;
+    }
+
+    /** The Retry-After, in seconds, of REJECT_503's answer (0: none). */
+    public void retryAfter(int seconds) {
+        this.retryAfterSeconds = seconds;
     }
 
     /** When RING_THEN_ANSWER and ANSWER_LATE answer, counted from the INVITE's arrival. */
@@ -165,6 +203,15 @@ public final class SipAgent implements SipListener, AutoCloseable {
         return received(method).stream()
                 .filter(r -> ((CallIdHeader) r.request().getHeader(CallIdHeader.NAME)).getCallId().equals(callId))
                 .count();
+    }
+
+    /** The requests of the call {@code callId} this agent received so far, in the order it handled them. */
+    public List<Received> receivedIn(String callId) {
+        synchronized (received) {
+            return received.stream()
+                    .filter(r -> ((CallIdHeader) r.request().getHeader(CallIdHeader.NAME)).getCallId().equals(callId))
+                    .toList();
+        }
     }
 
     /** Waits until {@code count} requests of {@code method} in the call have arrived; returns how many did. */
@@ -249,6 +296,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
             provider.sendRequest(inDialog(Request.ACK, ((CSeqHeader) answer.getHeader(CSeqHeader.NAME)).getSeqNumber()));
         }
 
+        /** Sends BYE inside the dialog without waiting for its answer. */
+        public void sendBye() throws Exception {
+            provider.getNewClientTransaction(inDialog(Request.BYE, ++cseq)).sendRequest();
+        }
+
         /** Sends BYE inside the dialog and waits for its final response. */
         public Response bye(long timeoutMs) throws Exception {
             return request(inDialog(Request.BYE, ++cseq), timeoutMs);
@@ -277,7 +329,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
         public Response reinvite(long timeoutMs) throws Exception {
             Request reinvite = inDialog(Request.INVITE, ++cseq);
             SipURI contact = ADDRESSES.createSipURI("caller", uriHost());
-            contact.setPort(port);
+            contact.setPort(contactPort > 0 ? contactPort : port);
             contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
             reinvite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
             Response answerToReinvite = request(reinvite, timeoutMs);
@@ -347,7 +399,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
                 HEADERS.createMaxForwardsHeader(maxForwards));
         SipURI contact = ADDRESSES.createSipURI("caller", uriHost());
-        contact.setPort(port);
+        contact.setPort(contactPort > 0 ? contactPort : port);
         contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         invite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
         ClientTransaction transaction = provider.getNewClientTransaction(invite);
@@ -363,6 +415,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
     public void processRequest(RequestEvent event) {
         Request request = event.getRequest();
         received.add(new Received(request, System.nanoTime()));
+        if (muted) {
+            return;
+        }
         try {
             switch (request.getMethod()) {
                 case Request.INVITE -> onInvite(event);
@@ -382,15 +437,30 @@ public final class SipAgent implements SipListener, AutoCloseable {
         String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
         switch (behaviour) {
             case SILENT -> { }
-            case REJECT_503 -> st.sendResponse(tagged(MESSAGES.createResponse(Response.SERVICE_UNAVAILABLE, request)));
+            case REJECT_503 -> {
+                Response refusal = tagged(MESSAGES.createResponse(Response.SERVICE_UNAVAILABLE, request));
+                if (retryAfterSeconds > 0) {
+                    refusal.addHeader(HEADERS.createRetryAfterHeader(retryAfterSeconds));
+                }
+                st.sendResponse(refusal);
+            }
+            case BUSY_486 -> {
+                st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                st.sendResponse(tagged(MESSAGES.createResponse(Response.BUSY_HERE, request)));
+            }
             case FORK -> {
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
                 answer(st, request, callId);
                 Response second = tagged(MESSAGES.createResponse(Response.OK, request));
                 SipURI contact = ADDRESSES.createSipURI("fork2", uriHost());
-                contact.setPort(port);
+                contact.setPort(contactPort > 0 ? contactPort : port);
                 second.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
                 provider.sendResponse(second);
+            }
+            case RING_PROGRESS_ANSWER -> {
+                st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                st.sendResponse(MESSAGES.createResponse(Response.SESSION_PROGRESS, request));
+                answer(st, request, callId);
             }
             case RING, RING_487_WITH_CANCEL_VIA -> {
                 pendingInvites.put(callId, st);
@@ -410,9 +480,6 @@ public final class SipAgent implements SipListener, AutoCloseable {
             }
             case ANSWER -> {
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
-                // A moment of ringing, as a real carrier has: a 180 and a 200 sent back to back can be handled
-                // by two of the gateway's worker threads in either order, and a 180 after the 200 is dropped.
-                Thread.sleep(10);
                 answer(st, request, callId);
             }
         }
@@ -421,7 +488,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private void answer(ServerTransaction st, Request request, String callId) throws Exception {
         Response ok = tagged(MESSAGES.createResponse(Response.OK, request));
         SipURI contact = ADDRESSES.createSipURI("carrier", uriHost());
-        contact.setPort(port);
+        contact.setPort(contactPort > 0 ? contactPort : port);
         contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
         if (((ToHeader) request.getHeader(ToHeader.NAME)).getTag() == null) {

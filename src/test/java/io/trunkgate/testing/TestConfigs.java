@@ -7,17 +7,20 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Cidr;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.GroupConfig;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.config.RedisSettings;
+import io.trunkgate.config.RerouteSettings;
 import io.trunkgate.config.RouteConfig;
-import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipLimits;
+import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.config.TcpLimits;
+import io.trunkgate.config.WarmUpSettings;
 import io.trunkgate.config.Transport;
-import io.trunkgate.limit.Limit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /** Builds gateway configurations for tests, listening on a free loopback port. */
@@ -51,6 +55,11 @@ public final class TestConfigs {
     private int adminMaxConnectionsPerAddress = AdminSettings.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
     private String instanceId = "test-gw";
     private TcpLimits tcpLimits = TcpLimits.DEFAULTS;
+    private Optional<String> rerouteHook = Optional.empty();
+    private RerouteSettings reroute = RerouteSettings.NONE;
+    private Duration leaseTime = AdmissionSettings.DEFAULT_LEASE_TIME;
+    private Duration overloadDelay = Duration.ZERO;
+    private WarmUpSettings warmUp = WarmUpSettings.OFF;
 
     /**
      * A gateway on the shared standalone redis-server of the test JVM, with keys of its own (prefix
@@ -76,6 +85,23 @@ public final class TestConfigs {
         return this;
     }
 
+    /** Caps the calls in progress of the peer or carrier {@code id} (added before) at {@code max}. */
+    public TestConfigs maxConcurrent(String id, int max) {
+        PeerConfig peer = peers.get(id);
+        if (peer != null) {
+            peers.put(id, new PeerConfig(id, peer.sources(), peer.group(), peer.limits(), OptionalInt.of(max)));
+            return this;
+        }
+        CarrierConfig c = carriers.get(id);
+        if (c == null) {
+            throw new IllegalArgumentException("no peer or carrier " + id);
+        }
+        carriers.put(id, new CarrierConfig(id, c.uri(), c.cps(), c.burst(), c.maxWait(), c.failoverCodes(),
+                c.failoverOnTimeout(), c.alternates(), c.maxHeld(), c.answerTimeout(), c.ringTimeout(),
+                OptionalInt.of(max)));
+        return this;
+    }
+
     public TestConfigs carrier(String id, SipAgent agent, double cps, Duration maxWait, Duration answerTimeout,
                                String... alternates) {
         return carrier(id, agent, cps, maxWait, answerTimeout, Duration.ofMinutes(2), alternates);
@@ -85,6 +111,15 @@ public final class TestConfigs {
                                Duration ringTimeout, String... alternates) {
         carriers.put(id, new CarrierConfig(id, SipUri.parse(agent.uri()), cps, 1, maxWait, Set.of(503, 408),
                 true, List.of(alternates), 1000, answerTimeout, ringTimeout));
+        return this;
+    }
+
+    /** Probes the carrier already added with {@code probe}. */
+    public TestConfigs probe(String carrierId, ProbeSettings probe) {
+        CarrierConfig c = carriers.get(carrierId);
+        carriers.put(carrierId, new CarrierConfig(c.id(), c.uri(), c.cps(), c.burst(), c.maxWait(), c.failoverCodes(),
+                c.failoverOnTimeout(), c.alternates(), c.maxHeld(), c.answerTimeout(), c.ringTimeout(),
+                c.maxConcurrent(), Optional.of(probe)));
         return this;
     }
 
@@ -151,8 +186,37 @@ public final class TestConfigs {
         return this;
     }
 
+    /** Warm-up calls before the gateway takes traffic; off by default, so tests start fast. */
+    public TestConfigs warmUp(WarmUpSettings warmUp) {
+        this.warmUp = warmUp;
+        return this;
+    }
+
+    /** Sheds new INVITEs past this standing queue delay; off by default, as tests run on busy machines. */
+    public TestConfigs overloadDelay(Duration delay) {
+        this.overloadDelay = delay;
+        return this;
+    }
+
     public TestConfigs tcpLimits(TcpLimits limits) {
         this.tcpLimits = limits;
+        return this;
+    }
+
+    /** routing.reroute-hook: the hook class to load. */
+    public TestConfigs rerouteHook(String className) {
+        this.rerouteHook = Optional.of(className);
+        return this;
+    }
+
+    /** plugins-dir and the routing.reroute-url settings. */
+    public TestConfigs reroute(RerouteSettings settings) {
+        this.reroute = settings;
+        return this;
+    }
+
+    public TestConfigs leaseTime(Duration time) {
+        this.leaseTime = time;
         return this;
     }
 
@@ -166,10 +230,10 @@ public final class TestConfigs {
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)));
         listeners.addAll(extraListeners);
         SipSettings sip = new SipSettings(listeners, 8, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2), sipLimits, tcpLimits, drainTimeout);
+                Duration.ofSeconds(2), overloadDelay, sipLimits, tcpLimits, drainTimeout, warmUp);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
-                redis, new AdmissionSettings(503, 403, 403, redisDown),
+                redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
-                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, Optional.empty(), records);
+                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, rerouteHook, records, reroute);
     }
 }

@@ -1,19 +1,23 @@
 package io.trunkgate.limit.internal;
 
-import io.trunkgate.limit.Limit;
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.Scope;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The KEYS and the limit part of ARGV of admit.lua for one set of scopes, built once per peer
- * configuration and reused for every call of that peer.
+ * configuration and reused for every call of that peer. {@code keys} are the rate keys (what revoke.lua
+ * takes too); {@code leaseKeys} and {@code caps} are the concurrent-call part, empty when no scope has a cap.
  */
-record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitArgs) {
+record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitArgs, List<Object> leaseKeys,
+                     List<Object> caps) {
 
     static AdmissionPlan build(KeyLayout layout, String tag, List<Scope> scopes) {
         List<Object> keys = new ArrayList<>();
         List<Object> args = new ArrayList<>();
+        List<Object> leaseKeys = new ArrayList<>();
+        List<Object> caps = new ArrayList<>();
         args.add(Integer.toString(scopes.size()));
         for (Scope scope : scopes) {
             keys.add(layout.blockKey(tag, scope.kind(), scope.id()));
@@ -24,9 +28,38 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
                 args.add(Long.toString(limit.max()));
                 args.add(Long.toString(limit.precision().map(java.time.Duration::toMillis).orElse(0L)));
             }
+            leaseKeys.add(layout.leaseKey(tag, scope.kind(), scope.id()));
+            caps.add(Integer.toString(scope.maxConcurrent().orElse(0)));
         }
         keys.add(layout.seenKey(tag, scopes.get(0).id()));
-        return new AdmissionPlan(List.copyOf(scopes), List.copyOf(keys), List.copyOf(args));
+        boolean capped = scopes.stream().anyMatch(scope -> scope.maxConcurrent().isPresent());
+        return new AdmissionPlan(List.copyOf(scopes), List.copyOf(keys), List.copyOf(args),
+                capped ? List.copyOf(leaseKeys) : List.of(), capped ? List.copyOf(caps) : List.of());
+    }
+
+    boolean leased() {
+        return !leaseKeys.isEmpty();
+    }
+
+    /** The lease sets of the capped scopes, where an admitted call holds a lease. */
+    List<String> cappedLeaseKeys() {
+        List<String> capped = new ArrayList<>();
+        for (int i = 0; i < leaseKeys.size(); i++) {
+            if (!"0".equals(caps.get(i))) {
+                capped.add((String) leaseKeys.get(i));
+            }
+        }
+        return capped;
+    }
+
+    /** KEYS of admit.lua: the rate keys, then the lease keys when a scope has a cap. */
+    List<Object> admitKeys() {
+        if (!leased()) {
+            return keys;
+        }
+        List<Object> all = new ArrayList<>(keys);
+        all.addAll(leaseKeys);
+        return all;
     }
 
     Object[] args(String member, int weight) {
@@ -37,5 +70,20 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
             args[2 + i] = limitArgs.get(i);
         }
         return args;
+    }
+
+    /** ARGV of admit.lua: {@link #args}, then the lease part when a scope has a cap. */
+    Object[] admitArgs(String member, int weight, String leaseMember, long leaseMs) {
+        Object[] rate = args(member, weight);
+        if (!leased()) {
+            return rate;
+        }
+        Object[] all = java.util.Arrays.copyOf(rate, rate.length + 2 + caps.size());
+        all[rate.length] = leaseMember;
+        all[rate.length + 1] = Long.toString(leaseMs);
+        for (int i = 0; i < caps.size(); i++) {
+            all[rate.length + 2 + i] = caps.get(i);
+        }
+        return all;
     }
 }

@@ -1,6 +1,6 @@
 package io.trunkgate.limit.internal;
 
-import io.trunkgate.limit.Limit;
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.Scope;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,12 +16,19 @@ import java.util.Optional;
  *   {prefix}:{g:wholesale}:group:wholesale:1000     the group's own window
  *   {prefix}:{g:wholesale}:block:peer:acme          manual block (string with a TTL)
  *   {prefix}:{g:wholesale}:seen:peer:acme           calls admitted, for dedupe beyond the exact windows (sorted set)
+ *   {prefix}:{g:wholesale}:leases:peer:acme         calls of acme in progress (sorted set of leases)
+ *   {prefix}:{g:wholesale}:leases:group:wholesale   calls of the group in progress
+ *   {prefix}:{c:carrier-a}:leases                   calls in progress at carrier-a (its pacing key's tag)
  * </pre>
  */
 public record KeyLayout(String prefix) {
 
     public String tag(String peerId, Optional<String> groupId) {
-        return groupId.map(g -> "g:" + g).orElse("p:" + peerId);
+        return groupId.map(KeyLayout::groupTag).orElse("p:" + peerId);
+    }
+
+    static String groupTag(String groupId) {
+        return "g:" + groupId;
     }
 
     public String limitKey(String tag, Scope scope, Limit limit) {
@@ -41,6 +48,16 @@ public record KeyLayout(String prefix) {
         peer.limits().forEach(limit -> keys.add(limitKey(tag, peer, limit)));
         keys.add(seenKey(tag, peer.id()));
         return keys;
+    }
+
+    /** The leases of a scope's calls in progress, under the tag of the peer's admission keys. */
+    public String leaseKey(String tag, Scope.Kind kind, String id) {
+        return prefix + ":{" + tag + "}:leases:" + kind.name().toLowerCase(Locale.ROOT) + ":" + id;
+    }
+
+    /** The leases of a carrier's calls in progress, in the slot of the carrier's pacing key. */
+    public String carrierLeaseKey(String carrierId) {
+        return prefix + ":{c:" + carrierId + "}:leases";
     }
 
     public String blockKey(String tag, Scope.Kind kind, String id) {

@@ -1,10 +1,10 @@
 package io.trunkgate.limit.internal;
 
-import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.Scope;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -1,10 +1,10 @@
 package io.trunkgate.limit.internal;
 
-import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.redis.LuaScript;
@@ -29,17 +29,35 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
     private final KeyLayout layout;
     /** One plan per peer id, replaced when a reload changes the peer's scopes, so reloads do not grow it. */
     private final ConcurrentMap<String, AdmissionPlan> plans = new ConcurrentHashMap<>();
+    /** Where admitted calls' leases are kept; empty: max-concurrent caps are not enforced. */
+    private final Optional<RedisCallLeases> leases;
 
     public RedisAdmissionLimiter(RedissonClient redis, String keyPrefix) {
+        this(redis, keyPrefix, Optional.empty());
+    }
+
+    /** With {@code leases}, a scope's max-concurrent is checked and its lease taken in the same script call. */
+    public RedisAdmissionLimiter(RedissonClient redis, String keyPrefix, Optional<RedisCallLeases> leases) {
         this.redis = redis;
         this.layout = new KeyLayout(keyPrefix);
+        this.leases = leases;
     }
 
     @Override
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
         AdmissionPlan plan = plan(request);
-        return ADMIT.run(redis, plan.keys(), plan.args(CallMember.of(request.callId()), request.weight()))
-                .thenApply(reply -> decode(plan, reply))
+        String member = CallMember.of(request.callId());
+        CompletionStage<List<Object>> reply = leases.filter(l -> plan.leased())
+                .map(l -> ADMIT.run(redis, plan.admitKeys(), plan.admitArgs(member, request.weight(),
+                        l.member(request.callId()), l.leaseMs())))
+                .orElseGet(() -> ADMIT.run(redis, plan.keys(), plan.args(member, request.weight())));
+        return reply.thenApply(r -> decode(plan, r))
+                .thenApply(decision -> {
+                    if (decision.admitted() && plan.leased()) {
+                        leases.ifPresent(l -> l.admitted(request.callId(), plan.cappedLeaseKeys()));
+                    }
+                    return decision;
+                })
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(new LimiterUnavailableException(
                         "admission for " + request.peer() + " failed: " + rootMessage(error), error)));
     }
@@ -53,6 +71,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         Object[] admitArgs = plan.args(CallMember.of(request.callId()), request.weight());
         Object[] args = java.util.Arrays.copyOf(admitArgs, admitArgs.length + 1);
         args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
+        leases.ifPresent(l -> l.release(request.callId()));
         return REVOKE.run(redis, plan.keys(), args).thenApply(removed -> (Void) null);
     }
 
@@ -98,6 +117,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
             case "limit" -> Outcome.LIMITED;
             case "blocked" -> Outcome.BLOCKED;
             case "too-heavy" -> Outcome.TOO_HEAVY;
+            case "concurrent" -> Outcome.CONCURRENT;
             default -> throw new IllegalStateException("admit.lua replied with unknown reason " + reply.get(6));
         };
         Optional<Scope> scope = scopeIndex > 0 ? Optional.of(plan.scopes().get(scopeIndex - 1)) : Optional.empty();

@@ -1,7 +1,8 @@
 package io.trunkgate.limit.internal;
 
-import io.trunkgate.limit.Limit;
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.Scope;
+import io.trunkgate.limit.WindowUsage;
 import io.trunkgate.redis.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,17 +16,9 @@ import org.redisson.api.RedissonClient;
  * Reads the live state of a peer's admission windows (lua/usage.lua) without changing it: how much of each
  * limit is used right now, and the newest calls in each exact window.
  */
-public final class WindowUsageReader {
+public final class WindowUsageReader implements WindowUsage {
 
     private static final LuaScript USAGE = LuaScript.fromResource("usage.lua");
-
-    /** One admitted call in an exact window: its member (CallMember of the Call-ID) and when it was admitted. */
-    public record WindowCall(String member, long admittedMicros) {
-    }
-
-    /** One limit's usage at {@code serverTimeMicros} (Redis time). */
-    public record LimitUsage(Scope scope, Limit limit, long used, List<WindowCall> calls, long serverTimeMicros) {
-    }
 
     private final RedissonClient redis;
     private final KeyLayout layout;
@@ -35,10 +28,8 @@ public final class WindowUsageReader {
         this.layout = new KeyLayout(keyPrefix);
     }
 
-    /**
-     * The usage of every limit of the peer's scope and then of its group's, in one script call (all keys
-     * share the peer's hash tag). {@code listCalls} caps how many calls are listed per exact window.
-     */
+    /** In one script call: all keys share the peer's hash tag. */
+    @Override
     public CompletionStage<List<LimitUsage>> read(Scope peer, Optional<Scope> group, int listCalls) {
         String tag = layout.tag(peer.id(), group.map(Scope::id));
         List<Scope> scopes = group.map(g -> List.of(peer, g)).orElse(List.of(peer));

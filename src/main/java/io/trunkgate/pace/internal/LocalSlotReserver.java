@@ -28,7 +28,7 @@ public final class LocalSlotReserver implements SlotReserver {
     @Override
     public synchronized CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
         long now = clockMicros.getAsLong();
-        long interval = (long) Math.ceil(1_000_000.0 * fleetSize / carrier.cps());
+        long interval = carrier.intervalMicros(fleetSize);
         long tat = Math.max(now, theoretical.getOrDefault(carrier.id(), now));
         long slot = Math.max(now, tat - (carrier.burst() - 1) * interval);
         long delay = slot - now;
@@ -43,7 +43,7 @@ public final class LocalSlotReserver implements SlotReserver {
     /** Only the newest reservation, as give-back.lua does without its returned set. */
     @Override
     public synchronized CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
-        long interval = (long) Math.ceil(1_000_000.0 * fleetSize / carrier.cps());
+        long interval = carrier.intervalMicros(fleetSize);
         long tat = reservation.slotMicros() + carrier.burst() * interval;
         theoretical.computeIfPresent(carrier.id(), (id, stored) -> stored == tat ? tat - interval : stored);
         return CompletableFuture.completedFuture(null);

@@ -40,7 +40,7 @@ public final class RedisSlotReserver implements SlotReserver {
 
     @Override
     public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
-        return PACE.run(redis, List.of(key(carrier.id())), Long.toString(intervalMicros(carrier)),
+        return PACE.run(redis, List.of(key(carrier.id())), Long.toString(carrier.intervalMicros()),
                         Integer.toString(carrier.burst()), Long.toString(maxWait.toNanos() / 1000))
                 .thenApply(reply -> new Reservation((Long) reply.get(0) == 1,
                         Duration.ofNanos((Long) reply.get(1) * 1000), (Long) reply.get(2), (Long) reply.get(3),
@@ -55,7 +55,7 @@ public final class RedisSlotReserver implements SlotReserver {
      */
     @Override
     public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
-        long interval = intervalMicros(carrier);
+        long interval = carrier.intervalMicros();
         if (reservation.delay().isZero() && carrier.burst() > 1) {
             // slot = now may have come from anywhere in the burst: the TAT it set is unknown
             return CompletableFuture.completedFuture(null);
@@ -67,12 +67,7 @@ public final class RedisSlotReserver implements SlotReserver {
 
     /** How long a call arriving now would wait for the carrier's slot; reads the ledger, reserves nothing. */
     public CompletionStage<Duration> nextSlotWait(CarrierConfig carrier) {
-        return NEXT_SLOT.run(redis, List.of(key(carrier.id())), Long.toString(intervalMicros(carrier)),
+        return NEXT_SLOT.run(redis, List.of(key(carrier.id())), Long.toString(carrier.intervalMicros()),
                 Integer.toString(carrier.burst())).thenApply(reply -> Duration.ofNanos((Long) reply.get(0) * 1000));
-    }
-
-    /** Rounded up: a carrier must never see more than its cps, even by a microsecond per call. */
-    private static long intervalMicros(CarrierConfig carrier) {
-        return Math.max(1, (long) Math.ceil(1_000_000 / carrier.cps()));
     }
 }

@@ -3,15 +3,15 @@ package io.trunkgate.pace.internal;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
-import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.PacingResult.Status;
+import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,20 +27,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TimerCarrierPacer implements CarrierPacer {
 
     private final SlotReserver reserver;
-    private final ScheduledThreadPoolExecutor timer;
+    private final ScheduledExecutorService timer;
     private final ConcurrentMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Set<PacedCall> pending = ConcurrentHashMap.newKeySet();
     private final ServerClock clock = new ServerClock();
     private final ConcurrentMap<String, ReleaseLedger> ledgers = new ConcurrentHashMap<>();
 
-    public TimerCarrierPacer(SlotReserver reserver) {
+    /** @param timer one thread, which releases the held calls in order; its owner stops it */
+    public TimerCarrierPacer(SlotReserver reserver, ScheduledExecutorService timer) {
         this.reserver = reserver;
-        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "pacer-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer = timer;
     }
 
     @Override
@@ -89,7 +85,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
                     TimeUnit.NANOSECONDS));
             return;
         }
-        long intervalNanos = (long) Math.ceil(1e9 / carrier.cps());
+        long intervalNanos = carrier.interval().toNanos();
         long wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
                 .tryRelease(System.nanoTime(), intervalNanos, carrier.burst());
         if (wait == 0) {
@@ -107,7 +103,6 @@ public final class TimerCarrierPacer implements CarrierPacer {
 
     @Override
     public void close() {
-        timer.shutdownNow();
         pending.forEach(PacedCall::cancel);
     }
 }

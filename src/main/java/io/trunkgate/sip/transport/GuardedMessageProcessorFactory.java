@@ -5,27 +5,40 @@ import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.MessageProcessorFactory;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
+import gov.nist.javax.sip.stack.UDPMessageProcessor;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.util.Properties;
 import javax.sip.ListeningPoint;
 
 /**
  * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link GuardedTcpMessageProcessor}
- * with the limits {@link GuardedTransports#configure} put in the stack's properties; every other transport is
- * JAIN-SIP's NIO one.
+ * with the limits {@link GuardedTransports#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
+ * workers fed by a {@link PerCallDatagramQueue}; every other transport is JAIN-SIP's NIO one.
  */
 public final class GuardedMessageProcessorFactory implements MessageProcessorFactory {
 
     private final MessageProcessorFactory nio = new NioMessageProcessorFactory();
+    private final QueueDelay queueDelay = new QueueDelay(QueueDelay.INTERVAL, System::nanoTime);
+
+    /** How long datagrams wait for a worker at this stack's UDP listeners. */
+    public QueueDelay queueDelay() {
+        return queueDelay;
+    }
 
     @Override
     public MessageProcessor createMessageProcessor(SIPTransactionStack stack, InetAddress address, int port,
                                                    String transport) throws IOException {
+        Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
+        if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
+            UDPMessageProcessor udp = (UDPMessageProcessor) nio.createMessageProcessor(stack, address, port, transport);
+            StackInternals.replaceDatagramQueue(udp, GuardedTransports.udpQueue(properties, queueDelay));
+            return udp;
+        }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);
         }
-        return new GuardedTcpMessageProcessor(address, stack, port,
-                GuardedTransports.tcpLimits(((SipStackImpl) stack).getConfigurationProperties()),
+        return new GuardedTcpMessageProcessor(address, stack, port, GuardedTransports.tcpLimits(properties),
                 ((GuardedMessageParserFactory) stack.getMessageParserFactory()).received());
     }
 }

@@ -69,6 +69,19 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
         isCached = true;
     }
 
+    /**
+     * One send at a time on a connection. JAIN-SIP 1.3.0-91 goes through NIOHandler.openOutgoingConnection for
+     * every send to a carrier (it drops the socket from its table after each connect), and two sends racing there
+     * free each other's per-address lock: one of them fails with IllegalMonitorStateException and its request
+     * (an ACK or BYE sent right behind another) is never written. The writes themselves only queue bytes for the
+     * selector, so taking turns costs next to nothing.
+     */
+    @Override
+    public synchronized void sendTCPMessage(byte[] message, InetAddress receiverAddress, int receiverPort,
+                                            boolean retry) throws IOException {
+        super.sendTCPMessage(message, receiverAddress, receiverPort, retry);
+    }
+
     /** Called by the selector thread with each chunk read from the socket. */
     @Override
     protected void addBytes(byte[] bytes) throws Exception {

@@ -42,6 +42,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     private final ConcurrentMap<InetAddress, Integer> inboundBySource = new ConcurrentHashMap<>();
     private final AtomicInteger inbound = new AtomicInteger();
     private final Set<SocketChannel> outboundSockets = ConcurrentHashMap.newKeySet();
+    private final ConcurrentMap<InetSocketAddress, GuardedTcpMessageChannel> inboundByRemote = new ConcurrentHashMap<>();
     private final SIPStackTimerTask sweep = new SIPStackTimerTask() {
         @Override
         public void runTask() {
@@ -104,6 +105,8 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
         if (refusal != null) {
             GuardedTransports.LOG.log(Level.WARN, "TCP connection from " + channel.remote() + " closed: " + refusal);
             channel.shutDown();
+        } else {
+            inboundByRemote.put(channel.remote(), channel);
         }
         return channel;
     }
@@ -122,11 +125,20 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
         InetAddress address() throws IOException;
     }
 
+    /** The connection {@code remote} opened to this listener, while it is open; else null. */
+    GuardedTcpMessageChannel inboundFrom(InetSocketAddress remote) {
+        return inboundByRemote.get(remote);
+    }
+
     /** The open connection (inbound or outbound) under {@code key}, else a new outbound one. */
     private MessageChannel channelTo(String key, Resolver host, int port) throws IOException {
         ConnectionOrientedMessageChannel open = messageChannels.get(key);
         if (open != null) {
             return open;
+        }
+        GuardedTcpMessageChannel inbound = inboundFrom(new InetSocketAddress(host.address(), port));
+        if (inbound != null) {
+            return inbound;
         }
         synchronized (this) {
             open = messageChannels.get(key);
@@ -175,6 +187,9 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
      */
     void closed(GuardedTcpMessageChannel channel, SocketChannel socket, boolean firstClose, boolean finished) {
         outboundSockets.remove(socket);
+        if (channel.isInbound()) {
+            inboundByRemote.remove(channel.remote(), channel);
+        }
         if (firstClose && channel.isInbound()) {
             inbound.decrementAndGet();
             inboundBySource.computeIfPresent(channel.remote().getAddress(),

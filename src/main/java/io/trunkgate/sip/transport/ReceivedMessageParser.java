@@ -13,7 +13,7 @@ import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.parser.StringMsgParser;
-import io.trunkgate.sip.FloodGuard;
+import io.trunkgate.throttle.FloodGuard;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.text.ParseException;

@@ -2,9 +2,9 @@ package io.trunkgate.limit.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionRequest;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;

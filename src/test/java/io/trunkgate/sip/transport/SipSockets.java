@@ -1,9 +1,9 @@
 package io.trunkgate.sip.transport;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;

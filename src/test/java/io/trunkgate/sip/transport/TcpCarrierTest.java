@@ -3,8 +3,8 @@ package io.trunkgate.sip.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.limit.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
@@ -35,9 +35,6 @@ class TcpCarrierTest {
                 assertNotNull(answer, "call " + i + " got no answer");
                 assertEquals(200, answer.getStatusCode(), "call " + i);
                 call.ack();
-                // The BYE waits for the ACK at the carrier, as in a call that lasts: an ACK and a BYE sent back to
-                // back have lost one ACK in 20 twice in full-suite runs (JAIN-SIP's TCP write path; open issue).
-                assertEquals(true, carrier.await(Request.ACK, i + 1, WAIT_MS), "call " + i + ": ACK at the carrier");
                 Response bye = call.bye(WAIT_MS);
                 assertNotNull(bye, "call " + i + ": no answer to its BYE");
                 assertEquals(200, bye.getStatusCode(), "call " + i + ": BYE");

@@ -1,0 +1,91 @@
+package io.trunkgate.gateway;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Every thread of the gateway but the SIP stack's own: each pool is created, sized and named here, handed to
+ * the part that uses it, and stopped by {@link #close()}, after those parts are closed. All are daemon threads.
+ * docs/ARCHITECTURE.md says which step of a call runs on which.
+ */
+public final class GatewayThreads implements AutoCloseable {
+
+    /** Redis replies are completed here, never on Redisson's Netty threads (see RedisGuard). */
+    private static final int REDIS_RESULT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    private final ScheduledExecutorService sipTimers = scheduled("sip-timers");
+    private final ScheduledExecutorService pacerTimer = scheduled("pacer-timer");
+    private final ScheduledExecutorService redisTimeouts = scheduled("redis-timeouts");
+    private final ExecutorService redisResults = Executors.newFixedThreadPool(REDIS_RESULT_THREADS,
+            daemon("redis-results"));
+    private final ScheduledExecutorService configReload = scheduled("config-reload");
+    private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
+
+    /** Answer, ring and drain timers of calls, the dialog sweep and the traffic history's samples. */
+    public ScheduledExecutorService sipTimers() {
+        return sipTimers;
+    }
+
+    /** Releases held calls at their carrier slot, in order (one thread: see TimerCarrierPacer). */
+    public ScheduledExecutorService pacerTimer() {
+        return pacerTimer;
+    }
+
+    /** The timeout checks of every Redis call. */
+    public ScheduledExecutorService redisTimeouts() {
+        return redisTimeouts;
+    }
+
+    /** Where Redis results (and their failures) are completed, so what follows a decision runs here. */
+    public ExecutorService redisResults() {
+        return redisResults;
+    }
+
+    /** Polls the configuration files and runs reloads, one at a time. */
+    public ScheduledExecutorService configReload() {
+        return configReload;
+    }
+
+    /** The admin HTTP server's event loop. */
+    public EventLoopGroup adminHttp() {
+        return adminHttp;
+    }
+
+    /** Stops every pool at once; work still queued is dropped (the parts were closed before). */
+    @Override
+    public void close() {
+        configReload.shutdownNow();
+        sipTimers.shutdownNow();
+        pacerTimer.shutdownNow();
+        redisTimeouts.shutdownNow();
+        redisResults.shutdownNow();
+        adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** One thread; cancelled tasks leave its queue at once (timers are mostly cancelled, not run). */
+    private static ScheduledExecutorService scheduled(String name) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> daemon(runnable, name));
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
+    /** Threads named {@code name-1}, {@code name-2}, ... */
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> daemon(runnable, name + "-" + count.incrementAndGet());
+    }
+
+    private static Thread daemon(Runnable runnable, String name) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+}

@@ -1,0 +1,12 @@
+package io.trunkgate.health;
+
+import io.trunkgate.config.CarrierConfig;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/** Sends one health probe (SIP OPTIONS) to a carrier's address. */
+public interface ProbeSender {
+
+    /** The status of the carrier's final response, or 0 when none came within {@code timeout}. */
+    CompletionStage<Integer> probe(CarrierConfig carrier, Duration timeout);
+}

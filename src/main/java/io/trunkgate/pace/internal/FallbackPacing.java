@@ -1,0 +1,51 @@
+package io.trunkgate.pace.internal;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.RedisDownPolicy;
+import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.Pacing;
+import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.redis.RedisGuard;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import org.redisson.api.RedissonClient;
+
+/** The pacer on the fleet-wide ledger (behind its guard), falling back as {@link FallbackSlotReserver} says. */
+public final class FallbackPacing implements Pacing {
+
+    private final RedisSlotReserver redis;
+    private final CarrierPacer pacer;
+
+    public FallbackPacing(RedissonClient client, String keyPrefix, RedisGuard guard, int fleetSize,
+                          Supplier<RedisDownPolicy> policy, LongSupplier clockMicros,
+                          UnaryOperator<SlotReserver> instrument, ScheduledExecutorService timer) {
+        this.redis = new RedisSlotReserver(client, keyPrefix);
+        this.pacer = new TimerCarrierPacer(new FallbackSlotReserver(
+                new GuardedSlotReserver(instrument.apply(redis), guard),
+                new LocalSlotReserver(fleetSize, clockMicros), policy), timer);
+    }
+
+    @Override
+    public CarrierPacer pacer() {
+        return pacer;
+    }
+
+    @Override
+    public CompletionStage<Duration> nextSlotWait(CarrierConfig carrier) {
+        return redis.nextSlotWait(carrier);
+    }
+
+    @Override
+    public SlotReserver fleetWide() {
+        return redis;
+    }
+
+    @Override
+    public void close() {
+        pacer.close();
+    }
+}

@@ -1,0 +1,68 @@
+package io.trunkgate.runtime;
+
+import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.GroupConfig;
+import io.trunkgate.config.PeerConfig;
+import io.trunkgate.limit.AdmissionRequest;
+import io.trunkgate.limit.Scope;
+import io.trunkgate.route.RouteTable;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One generation of configuration with the lookups built from it. Calls take the generation current when
+ * they arrive and keep it, so a reload never changes a decision already under way.
+ */
+public final class ActiveConfig {
+
+    private final GatewayConfig config;
+    private final long generation;
+    private final PeerDirectory peers;
+    private final RouteTable routes;
+    private final Map<String, Scope> peerScopes = new HashMap<>();
+    private final Map<String, Scope> groupScopes = new HashMap<>();
+
+    public ActiveConfig(GatewayConfig config, long generation) {
+        this.config = config;
+        this.generation = generation;
+        this.peers = new PeerDirectory(config.peers());
+        this.routes = new RouteTable(config.routes(), config.carriers());
+        for (PeerConfig peer : config.peers().values()) {
+            peerScopes.put(peer.id(), Scope.peer(peer.id(), peer.limits()).withMaxConcurrent(peer.maxConcurrent()));
+        }
+        for (GroupConfig group : config.groups().values()) {
+            groupScopes.put(group.id(),
+                    Scope.group(group.id(), group.limits()).withMaxConcurrent(group.maxConcurrent()));
+        }
+    }
+
+    public GatewayConfig config() {
+        return config;
+    }
+
+    public long generation() {
+        return generation;
+    }
+
+    public PeerDirectory peers() {
+        return peers;
+    }
+
+    public RouteTable routes() {
+        return routes;
+    }
+
+    public Scope peerScope(PeerConfig peer) {
+        return peerScopes.get(peer.id());
+    }
+
+    public Optional<Scope> groupScope(PeerConfig peer) {
+        return peer.group().map(groupScopes::get);
+    }
+
+    /** One call of {@code peer} to admit against its own and its group's limits. */
+    public AdmissionRequest admissionRequest(PeerConfig peer, String callId) {
+        return new AdmissionRequest(callId, 1, peerScope(peer), groupScope(peer));
+    }
+}

@@ -1,0 +1,62 @@
+package io.trunkgate.sip;
+
+import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.AdmissionVerdict;
+import java.util.Locale;
+import java.util.Optional;
+
+/** How an admission verdict reads in the call log line, the call record and the rejection metric. */
+final class AdmissionLabels {
+
+    private AdmissionLabels() {
+    }
+
+    /** For the call log: admitted, admitted(duplicate), rejected(blocked), rejected(peer:p 10/1s), ... */
+    static String logText(AdmissionVerdict verdict) {
+        if (verdict.decision().isEmpty()) {
+            return (verdict.admitted() ? "admitted" : "rejected") + "(redis-unavailable)";
+        }
+        AdmissionDecision d = verdict.decision().get();
+        return switch (d.outcome()) {
+            case ADMITTED -> "admitted";
+            case DUPLICATE -> "admitted(duplicate)";
+            case BLOCKED -> "rejected(blocked)";
+            case CONCURRENT -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " max-concurrent)";
+            case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
+                    + d.refusedLimit().map(Object::toString).orElse("?") + ")";
+        };
+    }
+
+    /** The call record's {@code admission} field. */
+    static String recordOutcome(AdmissionVerdict verdict) {
+        return verdict.decision().map(d -> switch (d.outcome()) {
+            case ADMITTED -> "admitted";
+            case DUPLICATE -> "duplicate";
+            case BLOCKED -> "blocked";
+            case LIMITED, TOO_HEAVY, CONCURRENT -> "rejected";
+        }).orElse(verdict.admitted() ? "admitted" : "redis-unavailable");
+    }
+
+    /** The call record's {@code refusedBy}: the scope and the limit (or "max-concurrent") that refused it, or null. */
+    static String refusedBy(AdmissionVerdict verdict, String peerId) {
+        Optional<AdmissionDecision> capped = verdict.decision().filter(d -> d.outcome() == Outcome.CONCURRENT);
+        if (capped.isPresent()) {
+            return capped.get().refusedBy().map(Object::toString).orElse(peerId) + " max-concurrent";
+        }
+        return verdict.decision()
+                .filter(d -> d.refusedLimit().isPresent())
+                .map(d -> d.refusedBy().map(Object::toString).orElse(peerId) + " " + d.refusedLimit().get())
+                .orElse(null);
+    }
+
+    /** The {@code reason} tag of trunkgate_calls_rejected_total. */
+    static String rejectionReason(AdmissionVerdict verdict) {
+        return verdict.decision().map(d -> d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable");
+    }
+
+    /** A call offered again (a 407 challenge answered, a retransmission) is one call, counted once. */
+    static boolean duplicate(AdmissionVerdict verdict) {
+        return verdict.decision().map(d -> d.outcome() == AdmissionDecision.Outcome.DUPLICATE).orElse(false);
+    }
+}

@@ -1,0 +1,115 @@
+package io.trunkgate.sip;
+
+import gov.nist.javax.sip.Utils;
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.health.ProbeSender;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sip.ClientTransaction;
+import javax.sip.ListeningPoint;
+import javax.sip.SipFactory;
+import javax.sip.SipProvider;
+import javax.sip.address.Address;
+import javax.sip.address.SipURI;
+import javax.sip.message.MessageFactory;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Health probes as SIP OPTIONS from the gateway's own listener to the carrier's address. */
+public final class OptionsProber implements ProbeSender {
+
+    private static final Logger log = LoggerFactory.getLogger(OptionsProber.class);
+
+    private final ProxyServices services;
+    private final MessageFactory messages;
+
+    public OptionsProber(ProxyServices services) {
+        this.services = services;
+        try {
+            SipFactory factory = SipFactory.getInstance();
+            factory.setPathName("gov.nist");
+            this.messages = factory.createMessageFactory();
+        } catch (Exception e) {
+            throw new IllegalStateException("JAIN-SIP factories unavailable", e);
+        }
+    }
+
+    /** The application data of a probe's client transaction: its first final response completes it. */
+    static final class Probe {
+        private final CompletableFuture<Integer> result;
+
+        Probe(CompletableFuture<Integer> result) {
+            this.result = result;
+        }
+
+        void answered(Response response) {
+            if (response.getStatusCode() >= 200) {
+                result.complete(response.getStatusCode());
+            }
+        }
+
+        void timedOut() {
+            result.complete(0);
+        }
+    }
+
+    @Override
+    public CompletionStage<Integer> probe(CarrierConfig carrier, Duration timeout) {
+        CompletableFuture<Integer> result = new CompletableFuture<>();
+        try {
+            String transport = carrier.uri().transport().name();
+            SipProvider provider = services.providerFor(transport, carrier.uri().host());
+            ClientTransaction transaction = provider.getNewClientTransaction(options(carrier, provider, transport));
+            transaction.setApplicationData(new Probe(result));
+            ScheduledFuture<?> deadline = services.timers().schedule(() -> result.complete(0), timeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            result.whenComplete((status, error) -> {
+                deadline.cancel(false);
+                if (Integer.valueOf(0).equals(status)) {
+                    // No answer in time: stop retransmitting to a carrier that is not there (Timer F is 32 s).
+                    terminate(transaction);
+                }
+            });
+            transaction.sendRequest();
+        } catch (Exception e) {
+            log.debug("OPTIONS to carrier {} not sent: {}", carrier.id(), e.toString());
+            result.complete(0);
+        }
+        return result;
+    }
+
+    private static void terminate(ClientTransaction transaction) {
+        try {
+            transaction.terminate();
+        } catch (Exception e) {
+            log.debug("probe transaction not terminated: {}", e.toString());
+        }
+    }
+
+    private Request options(CarrierConfig carrier, SipProvider provider, String transport) throws Exception {
+        var addresses = services.messages().addresses();
+        var headers = services.messages().headers();
+        SipURI target = addresses.createSipURI(null, carrier.uri().host());
+        target.setPort(carrier.uri().port());
+        target.setTransportParam(carrier.uri().transport().sipName());
+        ListeningPoint point = SipMessages.listeningPoint(provider, transport);
+        SipURI own = addresses.createSipURI("trunkgate", point.getIPAddress());
+        own.setPort(point.getPort());
+        Address from = addresses.createAddress(own);
+        return messages.createRequest(target, Request.OPTIONS,
+                headers.createCallIdHeader(UUID.randomUUID() + "@" + point.getIPAddress()),
+                headers.createCSeqHeader(1L, Request.OPTIONS),
+                headers.createFromHeader(from, Utils.getInstance().generateTag()),
+                headers.createToHeader(addresses.createAddress(target), null),
+                List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
+                        Utils.getInstance().generateBranchId())),
+                headers.createMaxForwardsHeader(SipMessages.DEFAULT_MAX_FORWARDS));
+    }
+}

@@ -1,0 +1,72 @@
+package io.trunkgate.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trunkgate.config.Limit;
+import io.trunkgate.config.WarmUpSettings;
+import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.LogCapture;
+import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.TestConfigs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sip.message.Request;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A starting gateway places its warm-up calls through its own UDP listener before it takes traffic: every one is
+ * admitted, paced and completed end to end, none reaches a configured carrier or the call records, and the real
+ * configuration is in force once start() returns.
+ */
+class WarmUpTest {
+
+    private static final long WAIT_MS = 10_000;
+    private static final int CALLS = 300;
+
+    @Test
+    void warmUpCallsRunThroughTheListenerAndLeaveNoTrace(@TempDir Path dir) throws Exception {
+        Path records = dir.resolve("calls.jsonl");
+        SipAgent caller = SipAgent.start("127.0.0.141");
+        SipAgent carrier = SipAgent.start("127.0.0.142");
+        int port = RedisServerProcess.freePort();
+        try (LogCapture logs = LogCapture.start();
+             Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("warm-up", port)
+                     .instance("warm-gw")
+                     .warmUp(new WarmUpSettings(CALLS, Duration.ofSeconds(60)))
+                     .callRecords(records)
+                     .peer("caller", "127.0.0.141", Limit.exact(Duration.ofSeconds(1), 100))
+                     .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                     .route("", "carrier")
+                     .build())) {
+            Matcher done = Pattern.compile("warm-up: (\\d+) of (\\d+) calls completed").matcher(String.join("\n",
+                    logs.reactions().stream().map(ILoggingEvent::getFormattedMessage).toList()));
+            assertTrue(done.find(), "the warm-up's log line");
+            assertEquals(CALLS, Integer.parseInt(done.group(1)), "warm-up calls completed end to end");
+
+            String metrics = new AdminClient(gateway.adminAddress()).get("/metrics").body();
+            assertTrue(metrics.contains("trunkgate_calls_admitted_total{gateway=\"warm-gw\",peer=\"warm-up-warm-gw\"} "
+                    + CALLS + ".0"), "every warm-up call went through admission:\n" + metrics);
+            assertEquals(0, carrier.received(Request.INVITE).size(), "warm-up calls reached a configured carrier");
+
+            SipAgent.Call call = caller.invite("127.0.0.1", port, "+4450");
+            assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode(), "a call of a configured peer after start");
+            call.ack();
+            assertEquals(200, call.bye(WAIT_MS).getStatusCode());
+        } finally {
+            caller.close();
+            carrier.close();
+        }
+        List<String> lines = Files.readAllLines(records);
+        assertEquals(1, lines.size(), "call records: " + lines);
+        assertEquals("caller", new ObjectMapper().readTree(lines.get(0)).get("peer").asText());
+    }
+}

@@ -1,0 +1,198 @@
+package io.trunkgate.health.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.ProbeSettings;
+import io.trunkgate.config.SipUri;
+import io.trunkgate.health.CarrierState;
+import io.trunkgate.testing.StandaloneRedis;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+/** Two gateways' books on one real Redis, time driven by a clock the test moves. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HealthBookTest {
+
+    private static final ProbeSettings PROBE = new ProbeSettings(Duration.ofSeconds(1), Duration.ofMillis(500), 3, 2,
+            Set.of(503));
+    private static final CarrierConfig CARRIER = new CarrierConfig("c", SipUri.parse("sip:127.0.0.1:5070"), 10, 1,
+            Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8), Duration.ofMinutes(2),
+            OptionalInt.empty(), Optional.of(PROBE));
+    private static final CarrierConfig UNPROBED = new CarrierConfig("u", SipUri.parse("sip:127.0.0.1:5071"), 10, 1,
+            Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8), Duration.ofMinutes(2));
+
+    private RedissonClient redis;
+    private final ManualClock clock = new ManualClock();
+    private RedisHealthStore store;
+    private HealthBook first;
+    private HealthBook second;
+
+    @BeforeAll
+    void connect() {
+        redis = StandaloneRedis.shared().newClient();
+    }
+
+    @AfterAll
+    void disconnect() {
+        redis.shutdown();
+    }
+
+    @BeforeEach
+    void books() {
+        store = new RedisHealthStore(redis, "tg-book-" + UUID.randomUUID());
+        first = new HealthBook(store, "gw-1", clock, () -> Map.of("c", CARRIER, "u", UNPROBED));
+        second = new HealthBook(store, "gw-2", clock, () -> Map.of("c", CARRIER, "u", UNPROBED));
+    }
+
+    @Test
+    void downAfterConsecutiveFailuresForTheFleetAndUpAfterAnsweredProbes() throws Exception {
+        first.probed(CARRIER, 0);
+        first.timedOut(CARRIER);
+        first.probed(CARRIER, 200);
+        first.probed(CARRIER, 0);
+        first.answered(CARRIER, 503, Optional.empty());
+        assertTrue(first.isUp("c"), "an answered probe between failures starts the count again");
+        first.probed(CARRIER, 503);
+        assertFalse(first.isUp("c"), "three failures in a row");
+        assertEquals("probe answered 503", first.state("c").reason());
+
+        await(second.refresh());
+        assertFalse(second.isUp("c"), "the other gateway takes in the shared state");
+        assertEquals("gw-1", second.state("c").by());
+
+        second.probed(CARRIER, 200);
+        assertFalse(second.isUp("c"));
+        second.probed(CARRIER, 404);
+        assertTrue(second.isUp("c"), "any answer but a fail code counts; up after two");
+        awaitUp(first);
+    }
+
+    @Test
+    void aRetryAfterHoldsTheCarrierDownForItsTimeWhateverTheProbesSay() throws Exception {
+        first.answered(UNPROBED, 503, Optional.of(Duration.ofSeconds(30)));
+        assertFalse(first.isUp("u"), "a carrier without probes is held too");
+        await(second.refresh());
+        CarrierState held = second.state("u");
+        assertFalse(held.up());
+        assertEquals(CarrierState.Origin.CARRIER, held.origin());
+        assertEquals(clock.instant().plusSeconds(30), held.until().orElseThrow());
+
+        first.answered(CARRIER, 503, Optional.of(Duration.ofSeconds(30)));
+        for (int i = 0; i < 5; i++) {
+            first.probed(CARRIER, 200);
+        }
+        assertFalse(first.isUp("c"), "probes do not lift the carrier's own hold");
+
+        clock.advance(Duration.ofSeconds(29));
+        assertFalse(first.isUp("c"));
+        assertFalse(second.isUp("u"));
+        clock.advance(Duration.ofSeconds(1));
+        assertTrue(first.isUp("c"), "up when the Retry-After has passed");
+        assertTrue(second.isUp("u"));
+    }
+
+    @Test
+    void anOperatorsHoldOutranksTheCarrierAndTheChecks() throws Exception {
+        await(first.set(CARRIER, true, Optional.of(Duration.ofMinutes(1))));
+        second.answered(CARRIER, 503, Optional.of(Duration.ofSeconds(30)));
+        for (int i = 0; i < 3; i++) {
+            second.timedOut(CARRIER);
+        }
+        awaitUp(second);
+        assertEquals(CarrierState.Origin.OPERATOR, second.state("c").origin(),
+                "the shared operator's hold refused the Retry-After");
+
+        CarrierState down = await(second.set(CARRIER, false, Optional.of(Duration.ofMinutes(5))));
+        assertFalse(down.up(), "an operator may replace an operator's hold");
+        await(first.refresh());
+        assertFalse(first.isUp("c"));
+        await(first.set(CARRIER, true, Optional.empty()));
+        await(second.refresh());
+        assertTrue(second.isUp("c"), "up without a duration clears any down state");
+    }
+
+    @Test
+    void oneGatewayHoldsAProbeLeaseAtATime() throws Exception {
+        assertTrue(await(store.lease("c", "gw-1", Duration.ofMinutes(1))));
+        assertFalse(await(store.lease("c", "gw-2", Duration.ofMinutes(1))));
+        assertTrue(await(store.lease("c", "gw-1", Duration.ofMinutes(1))), "renewed by its holder");
+        assertTrue(await(store.lease("u", "gw-2", Duration.ofMinutes(1))), "a lease per carrier");
+    }
+
+    @Test
+    void withoutRedisEachGatewayKeepsItsOwnView() {
+        StandaloneRedis lost = StandaloneRedis.startPrivate();
+        RedissonClient client = lost.newClient();
+        try {
+            HealthBook alone = new HealthBook(new RedisHealthStore(client, "tg-alone"), "gw-3", clock,
+                    () -> Map.of("c", CARRIER));
+            lost.server().kill();
+            for (int i = 0; i < 3; i++) {
+                alone.probed(CARRIER, 0);
+            }
+            assertFalse(alone.isUp("c"), "found down while Redis is unreachable");
+            alone.refresh();
+            alone.probed(CARRIER, 200);
+            alone.probed(CARRIER, 200);
+            assertTrue(alone.isUp("c"), "and up again on its own probes");
+        } finally {
+            client.shutdown(0, 1, TimeUnit.SECONDS);
+            lost.server().close();
+        }
+    }
+
+    private static <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    private static void awaitUp(HealthBook book) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!book.isUp("c") && System.nanoTime() < deadline) {
+            await(book.refresh());
+        }
+        assertTrue(book.isUp("c"));
+    }
+
+    /** A clock the test moves by hand. */
+    private static final class ManualClock extends Clock {
+        private volatile Instant now = Instant.parse("2030-01-01T00:00:00Z");
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+}

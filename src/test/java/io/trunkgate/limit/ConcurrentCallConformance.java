@@ -1,0 +1,240 @@
+package io.trunkgate.limit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.Limit;
+import io.trunkgate.gateway.GatewayThreads;
+import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.limit.internal.RedisCallLeases;
+import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.testing.RedisBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+/**
+ * max-concurrent caps (leases), specified once and run against every Redis topology. Two clients play two
+ * gateway instances; each test uses fresh peer, group and carrier ids.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class ConcurrentCallConformance {
+
+    private static final String PREFIX = "tg-cc";
+    private static final Duration LONG_LEASE = Duration.ofSeconds(60);
+    private final List<RedissonClient> clients = new ArrayList<>();
+    private final List<ScheduledExecutorService> timers = new ArrayList<>();
+    private final List<RedisCallLeases> started = new ArrayList<>();
+    /** The calls "in progress" at every instance of the test: a lease of any other call is swept. */
+    private final Set<String> live = ConcurrentHashMap.newKeySet();
+    private final GatewayThreads threads = new GatewayThreads();
+    private final RedisGuard guard = RedisGuard.withTimeout(Duration.ofSeconds(2), threads.redisTimeouts(),
+            threads.redisResults());
+
+    protected abstract RedisBackend backend();
+
+    @BeforeAll
+    void connect() {
+        RedisBackend backend = backend();
+        clients.add(backend.newClient());
+        clients.add(backend.newClient());
+    }
+
+    @AfterEach
+    void stopInstances() {
+        started.forEach(leases -> leases.close(Duration.ofSeconds(1)));
+        started.clear();
+        timers.forEach(ScheduledExecutorService::shutdownNow);
+        timers.clear();
+    }
+
+    @AfterAll
+    void disconnect() {
+        clients.forEach(RedissonClient::shutdown);
+        threads.close();
+    }
+
+    /** One instance's leases, renewed every third of {@code leaseTime} on a scheduler of its own. */
+    private RedisCallLeases instance(int client, String owner, Duration leaseTime) {
+        RedisCallLeases leases = new RedisCallLeases(clients.get(client), PREFIX, guard, owner, leaseTime, () -> live);
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        timers.add(scheduler);
+        started.add(leases);
+        leases.start(scheduler, leaseTime.dividedBy(3));
+        return leases;
+    }
+
+    private AdmissionLimiter limiter(int client, RedisCallLeases leases) {
+        return new RedisAdmissionLimiter(clients.get(client), PREFIX, Optional.of(leases));
+    }
+
+    private String call() {
+        String id = UUID.randomUUID() + "@test";
+        live.add(id);
+        return id;
+    }
+
+    private static AdmissionDecision admit(AdmissionLimiter limiter, String callId, Scope peer, Optional<Scope> group) {
+        return limiter.admit(new AdmissionRequest(callId, 1, peer, group)).toCompletableFuture().join();
+    }
+
+    private static AdmissionDecision admit(AdmissionLimiter limiter, String callId, Scope peer) {
+        return admit(limiter, callId, peer, Optional.empty());
+    }
+
+    private static Scope cappedPeer(int max, Limit... limits) {
+        return new Scope(Scope.Kind.PEER, "peer-" + UUID.randomUUID(), List.of(limits), OptionalInt.of(max));
+    }
+
+    /** Waits (polling Redis, at most 15 s) until {@code count} reads {@code expected}; returns the last read. */
+    private static long awaitCount(Supplier<java.util.concurrent.CompletionStage<Long>> count, long expected)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        long last;
+        do {
+            last = count.get().toCompletableFuture().join();
+            if (last == expected) {
+                return last;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return last;
+    }
+
+    @Test
+    void peerCapHoldsAcrossInstancesAndAReleaseLetsTheNextCallIn() throws Exception {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        RedisCallLeases b = instance(1, "gw-b", LONG_LEASE);
+        Scope peer = cappedPeer(2);
+        String first = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, a), first, peer).outcome());
+        assertEquals(Outcome.ADMITTED, admit(limiter(1, b), call(), peer).outcome());
+
+        AdmissionDecision third = admit(limiter(0, a), call(), peer);
+        assertEquals(Outcome.CONCURRENT, third.outcome());
+        assertEquals(Optional.of(peer), third.refusedBy());
+        assertEquals(Duration.ZERO, third.retryAfter(), "no Retry-After: nobody knows when a call ends");
+        assertEquals(2L, a.peerCalls(peer.id(), Optional.empty()).toCompletableFuture().join());
+
+        a.release(first);
+        assertEquals(1L, awaitCount(() -> b.peerCalls(peer.id(), Optional.empty()), 1));
+        assertEquals(Outcome.ADMITTED, admit(limiter(1, b), call(), peer).outcome());
+    }
+
+    @Test
+    void groupCapCountsTheCallsOfEveryPeerOfTheGroup() {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        String groupId = "group-" + UUID.randomUUID();
+        Scope group = new Scope(Scope.Kind.GROUP, groupId, List.of(), OptionalInt.of(1));
+        Scope one = Scope.peer("peer-" + UUID.randomUUID(), List.of());
+        Scope two = Scope.peer("peer-" + UUID.randomUUID(), List.of());
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, a), call(), one, Optional.of(group)).outcome());
+        AdmissionDecision refused = admit(limiter(0, a), call(), two, Optional.of(group));
+        assertEquals(Outcome.CONCURRENT, refused.outcome());
+        assertEquals(Optional.of(group), refused.refusedBy());
+        assertEquals(1L, a.groupCalls(groupId).toCompletableFuture().join());
+    }
+
+    @Test
+    void aCapRefusalRecordsNoRateAndARateRefusalTakesNoLease() throws Exception {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        Scope peer = cappedPeer(1, Limit.exact(Duration.ofSeconds(30), 3));
+        AdmissionLimiter limiter = limiter(0, a);
+        for (int i = 0; i < 3; i++) {
+            String callId = call();
+            assertEquals(Outcome.ADMITTED, admit(limiter, callId, peer).outcome(), "call " + i);
+            if (i < 2) {
+                // refused for the cap while callId is up: must not use any of the 3 per 30 s (the third would
+                // then be refused); with the window full, the rate refusal is the one reported
+                assertEquals(Outcome.CONCURRENT, admit(limiter, call(), peer).outcome());
+            }
+            a.release(callId);
+            assertEquals(0L, awaitCount(() -> a.peerCalls(peer.id(), Optional.empty()), 0));
+        }
+        assertEquals(Outcome.LIMITED, admit(limiter, call(), peer).outcome(), "the 4th in 30 s");
+        assertEquals(0L, a.peerCalls(peer.id(), Optional.empty()).toCompletableFuture().join());
+    }
+
+    @Test
+    void aCallOfferedAgainHoldsOneLease() {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        Scope peer = cappedPeer(1, Limit.exact(Duration.ofSeconds(10), 100));
+        String callId = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, a), callId, peer).outcome());
+        assertEquals(Outcome.DUPLICATE, admit(limiter(0, a), callId, peer).outcome());
+        assertEquals(1L, a.peerCalls(peer.id(), Optional.empty()).toCompletableFuture().join());
+    }
+
+    @Test
+    void aFullCarrierRefusesAndFailoverMovesTheLease() throws Exception {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        RedisCallLeases b = instance(1, "gw-b", LONG_LEASE);
+        String first = "carrier-" + UUID.randomUUID();
+        String second = "carrier-" + UUID.randomUUID();
+        String callA = call();
+        String callB = call();
+        assertTrue(a.takeCarrier(callA, first, 1).toCompletableFuture().join());
+        assertFalse(b.takeCarrier(callB, first, 1).toCompletableFuture().join(), "the carrier is full");
+        assertTrue(a.takeCarrier(callA, first, 1).toCompletableFuture().join(), "the call holding it keeps it");
+
+        assertTrue(a.takeCarrier(callA, second, 1).toCompletableFuture().join(), "failover to the second");
+        assertEquals(0L, awaitCount(() -> b.carrierCalls(first), 0), "the first carrier's lease went");
+        assertTrue(b.takeCarrier(callB, first, 1).toCompletableFuture().join());
+        assertEquals(1L, a.carrierCalls(second).toCompletableFuture().join());
+
+        a.release(callA);
+        assertEquals(0L, awaitCount(() -> b.carrierCalls(second), 0));
+    }
+
+    @Test
+    void leasesOfACallThatEndedBeforeItsAdmissionCameBackAreSwept() throws Exception {
+        RedisCallLeases a = instance(0, "gw-a", Duration.ofSeconds(3));
+        Scope peer = cappedPeer(5);
+        String callId = call();
+        live.remove(callId);
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, a), callId, peer).outcome());
+        assertEquals(0L, awaitCount(() -> a.peerCalls(peer.id(), Optional.empty()), 0));
+        assertEquals(0, a.held());
+    }
+
+    @Test
+    void aDeadInstancesLeasesLapseWhileALiveInstancesLongCallKeepsItsLease() throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        RedisCallLeases survivor = instance(0, "gw-survivor", lease);
+        RedisCallLeases dead = instance(1, "gw-dead", lease);
+        Scope peer = cappedPeer(3);
+        // The survivor's call is up first, so when the dead instance's later leases lapse it has lasted longer
+        // than the lease time: only its renewals can have kept it.
+        String longCall = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, survivor), longCall, peer).outcome());
+        assertEquals(Outcome.ADMITTED, admit(limiter(1, dead), call(), peer).outcome());
+        assertEquals(Outcome.ADMITTED, admit(limiter(1, dead), call(), peer).outcome());
+        assertEquals(Outcome.CONCURRENT, admit(limiter(0, survivor), call(), peer).outcome());
+
+        // kill -9: the instance stops renewing and never releases
+        timers.get(1).shutdownNow();
+
+        assertEquals(1L, awaitCount(() -> survivor.peerCalls(peer.id(), Optional.empty()), 1),
+                "the dead instance's two leases were reclaimed");
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, survivor), call(), peer).outcome());
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, survivor), call(), peer).outcome());
+        assertEquals(Outcome.CONCURRENT, admit(limiter(0, survivor), call(), peer).outcome(),
+                "the long call still counts");
+    }
+}

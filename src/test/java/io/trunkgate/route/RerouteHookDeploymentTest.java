@@ -1,0 +1,236 @@
+package io.trunkgate.route;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.trunkgate.config.RerouteSettings;
+import io.trunkgate.gateway.Gateway;
+import io.trunkgate.config.Limit;
+import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.route.internal.HttpRerouteHook;
+import io.trunkgate.testing.Metrics;
+import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.TestConfigs;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hooks a user deploys: the example hook module (examples/reroute-hook), compiled and jarred here, loaded from
+ * plugins-dir by ServiceLoader and by name; and an HTTP hook on a real HTTP server, with its fallbacks.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RerouteHookDeploymentTest {
+
+    private static final String GW = "127.0.0.1";
+    private static final long WAIT_MS = 10_000;
+    private static final Path EXAMPLE = Path.of("examples/reroute-hook/src/main");
+    private static final String EXAMPLE_HOOK = "com.example.trunkgate.BackupFirstHook";
+
+    @TempDir
+    Path work;
+    private final List<SipAgent> agents = new ArrayList<>();
+    private final List<Gateway> gateways = new ArrayList<>();
+    private SipAgent caller;
+    private SipAgent failing;
+    private SipAgent next;
+    private SipAgent backup;
+    private HttpServer server;
+    private final AtomicReference<String> reply = new AtomicReference<>("{\"carriers\": [\"backup-c\"]}");
+    private final Map<String, String> requests = new ConcurrentHashMap<>();
+    private volatile CountDownLatch hang = new CountDownLatch(0);
+    private volatile CountDownLatch arrived = new CountDownLatch(1);
+
+    @BeforeAll
+    void start() throws Exception {
+        caller = agent("127.0.0.171");
+        failing = agent("127.0.0.172");
+        next = agent("127.0.0.173");
+        backup = agent("127.0.0.174");
+        failing.behave(Behaviour.REJECT_503);
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.createContext("/reroute", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            requests.put(body.replaceAll(".*\"callId\":\"([^\"]+)\".*", "$1"), body);
+            arrived.countDown();
+            try {
+                hang.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            String answer = reply.get();
+            int status = answer.startsWith("HTTP ") ? Integer.parseInt(answer.substring(5)) : 200;
+            byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(status, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        server.start();
+    }
+
+    @AfterAll
+    void stop() {
+        hang.countDown();
+        gateways.forEach(Gateway::close);
+        server.stop(0);
+        agents.parallelStream().forEach(SipAgent::close);
+    }
+
+    private SipAgent agent(String host) throws Exception {
+        SipAgent agent = SipAgent.start(host);
+        agents.add(agent);
+        return agent;
+    }
+
+    private TestConfigs config(String name) {
+        Duration wait = Duration.ofSeconds(5);
+        return TestConfigs.onSharedRedis(name, RedisServerProcess.freePort()).instance(name)
+                .peer("caller", "127.0.0.171", Limit.exact(Duration.ofSeconds(1), 1000))
+                .carrier("a", failing, 1000, wait, wait)
+                .carrier("b", next, 1000, wait, wait)
+                .carrier("backup-c", backup, 1000, wait, wait)
+                .route("+1", "a", "b", "backup-c");
+    }
+
+    private Gateway start(TestConfigs config) throws Exception {
+        Gateway gateway = Gateway.start(config.build());
+        gateways.add(gateway);
+        return gateway;
+    }
+
+    /** Sends a call that fails at a; returns the carrier that completed it. */
+    private String call(TestConfigs via) throws Exception {
+        SipAgent.Call call = caller.invite(GW, via.sipPort(), "+1555");
+        assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
+        assertEquals(1, failing.received("INVITE", call.callId()));
+        if (backup.received("INVITE", call.callId()) == 1) {
+            assertEquals(0, next.received("INVITE", call.callId()));
+            return "backup-c";
+        }
+        assertEquals(1, next.received("INVITE", call.callId()));
+        return "b";
+    }
+
+    @Test
+    void theExampleHookDeployedAsAJarInPluginsDirChoosesTheCarrier() throws Exception {
+        assertThrows(ClassNotFoundException.class, () -> Class.forName(EXAMPLE_HOOK), "not on the class path");
+        Path plugins = Files.createDirectories(work.resolve("plugins"));
+        buildExampleJar(plugins.resolve("backup-first-hook.jar"));
+        RerouteSettings fromPlugins = new RerouteSettings(Optional.of(plugins), Optional.empty(),
+                Duration.ofMillis(50), 1);
+
+        TestConfigs found = config("plugin-found").reroute(fromPlugins);
+        start(found);
+        assertEquals("backup-c", call(found), "found by ServiceLoader in the jar");
+
+        TestConfigs named = config("plugin-named").reroute(fromPlugins).rerouteHook(EXAMPLE_HOOK);
+        start(named);
+        assertEquals("backup-c", call(named), "named in routing.reroute-hook");
+
+        TestConfigs none = config("plugin-none");
+        start(none);
+        assertEquals("b", call(none), "without the plugin, the configured chain");
+    }
+
+    @Test
+    void theHttpHookChoosesTheCarrierAndFallsBackToTheChainOnTimeoutGarbageAndErrors() throws Exception {
+        TestConfigs config = config("http-hook").reroute(new RerouteSettings(Optional.empty(),
+                Optional.of(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute")),
+                Duration.ofMillis(500), 4));
+        Gateway gateway = start(config);
+
+        reply.set("{\"carriers\": [\"backup-c\"]}");
+        SipAgent.Call chosen = caller.invite(GW, config.sipPort(), "+1555");
+        assertEquals(200, chosen.awaitFinal(WAIT_MS).getStatusCode());
+        assertEquals(1, backup.received("INVITE", chosen.callId()), "the HTTP hook's choice");
+        String sent = requests.get(chosen.callId());
+        assertTrue(sent.contains("\"fromCarrier\":\"a\"") && sent.contains("\"reason\":\"FAILURE_RESPONSE\"")
+                && sent.contains("\"responseCode\":503") && sent.contains("\"remaining\":[\"b\",\"backup-c\"]"), sent);
+
+        reply.set("this is not json");
+        assertEquals("b", call(config), "garbage: the configured chain");
+        reply.set("{\"carriers\": \"backup-c\"}");
+        assertEquals("b", call(config), "not a list: the configured chain");
+        reply.set("HTTP 500");
+        assertEquals("b", call(config), "an error status: the configured chain");
+        hang = new CountDownLatch(1);
+        try {
+            reply.set("{\"carriers\": [\"backup-c\"]}");
+            assertEquals("b", call(config), "no answer within the timeout: the configured chain");
+        } finally {
+            hang.countDown();
+        }
+
+        String scrape = gateway.metrics().scrape();
+        for (Map.Entry<String, Double> expected : Map.of("ok", 1.0, "bad_reply", 2.0, "error", 1.0, "timeout", 1.0)
+                .entrySet()) {
+            assertEquals(expected.getValue(), Metrics.value(scrape, "trunkgate_reroute_hook_requests_total",
+                    Map.of("outcome", expected.getKey())).orElse(0), expected.getKey());
+        }
+    }
+
+    @Test
+    void requestsBeyondTheConcurrencyCapUseTheChainAtOnce() throws Exception {
+        List<String> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
+        HttpRerouteHook hook = new HttpRerouteHook(
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute"), Duration.ofSeconds(30),
+                1, outcomes::add);
+        RerouteContext context = new RerouteContext("cap-1", "+1", "a", RerouteReason.FAILURE_RESPONSE, 503,
+                List.of("a"), List.of("b", "backup-c"));
+        hang = new CountDownLatch(1);
+        arrived = new CountDownLatch(1);
+        reply.set("{\"carriers\": [\"backup-c\"]}");
+        CompletableFuture<List<String>> first = CompletableFuture.supplyAsync(() -> hook.reroute(context));
+        assertTrue(arrived.await(WAIT_MS, TimeUnit.MILLISECONDS), "the first request reached the server");
+        assertEquals(List.of("b", "backup-c"), hook.reroute(context), "the second is over the cap");
+        assertEquals(List.of("busy"), outcomes);
+        hang.countDown();
+        assertEquals(List.of("backup-c"), first.get(WAIT_MS, TimeUnit.MILLISECONDS));
+        assertEquals(List.of("busy", "ok"), outcomes);
+    }
+
+    /** Compiles examples/reroute-hook against trunkgate's classes and packs it as a plugin jar would be. */
+    private void buildExampleJar(Path jar) throws Exception {
+        Path classes = Files.createDirectories(work.resolve("example-classes"));
+        Path source = EXAMPLE.resolve("java/com/example/trunkgate/BackupFirstHook.java");
+        String trunkgate = Path.of(RerouteHook.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertEquals(0, javac.run(null, null, null, "--release", "17", "-cp", trunkgate, "-d", classes.toString(),
+                source.toString()), "the example hook compiles");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            Path compiled = classes.resolve("com/example/trunkgate/BackupFirstHook.class");
+            out.putNextEntry(new JarEntry("com/example/trunkgate/BackupFirstHook.class"));
+            out.write(Files.readAllBytes(compiled));
+            out.putNextEntry(new JarEntry("META-INF/services/io.trunkgate.route.RerouteHook"));
+            out.write(Files.readAllBytes(EXAMPLE.resolve("resources/META-INF/services/io.trunkgate.route.RerouteHook")));
+        }
+    }
+}

@@ -4,15 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.testing.AdminClient.Answer;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * Live reload from real files: gateway.conf, a peer, two carriers and routes.conf in a temporary directory,
@@ -42,7 +39,7 @@ class LiveReloadTest {
     Path dir;
 
     private final List<SipAgent> agents = new ArrayList<>();
-    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+    private LogCapture log;
     private Gateway gateway;
     private AdminClient admin;
     private int sipPort;
@@ -77,15 +74,14 @@ class LiveReloadTest {
         write("carriers/slow.conf", "id = slow\nuri = \"" + slow.uri() + "\"\ncps = 1\nmax-wait = 5s\n");
         write("carriers/fast.conf", "id = fast\nuri = \"" + fast.uri() + "\"\ncps = 1000\n");
         write("routes.conf", "routes = [ { prefix = \"+1\", carriers = [slow] }, { prefix = \"+2\", carriers = [fast] } ]\n");
-        ((Logger) LoggerFactory.getLogger(ConfigReloader.class)).addAppender(log);
-        log.start();
+        log = LogCapture.of(ConfigReloader.class);
         gateway = Gateway.start(ConfigLoader.load(dir.resolve("gateway.conf")));
         admin = new AdminClient(gateway.adminAddress());
     }
 
     @AfterEach
     void stop() {
-        ((Logger) LoggerFactory.getLogger(ConfigReloader.class)).detachAppender(log);
+        log.close();
         gateway.close();
         agents.forEach(SipAgent::close);
     }
@@ -166,7 +162,7 @@ class LiveReloadTest {
         assertTrue(error.get("file").asText().endsWith("acme.conf"), error.toString());
         assertEquals(3, error.get("line").asInt());
         assertEquals("limits[0].window", error.get("key").asText());
-        assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("refused")
+        assertTrue(log.events().stream().anyMatch(e -> e.getFormattedMessage().contains("refused")
                 && e.getFormattedMessage().contains("acme.conf:3: limits[0].window")), "logged with file, line and key");
 
         assertEquals(200, call("+2000"), "calls run on the previous configuration");

@@ -6,11 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.text.ParseException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
+import io.trunkgate.testing.LogCapture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,18 +20,17 @@ import org.slf4j.event.Level;
 class ThrottledLogTest {
 
     private final Logger logger = (Logger) LoggerFactory.getLogger("test.throttled");
-    private final ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    private LogCapture captured;
 
     @BeforeEach
     void capture() {
-        captured.start();
-        logger.addAppender(captured);
+        captured = LogCapture.of(logger.getName());
         logger.setLevel(ch.qos.logback.classic.Level.INFO);
     }
 
     @AfterEach
     void release() {
-        logger.detachAppender(captured);
+        captured.close();
     }
 
     @Test
@@ -44,7 +42,7 @@ class ThrottledLogTest {
     }
 
     @Test
-    void aFloodIsThrottledAndCountedAndExceptionsGetNoStackTrace() {
+    void aFloodIsThrottledAndCountedAndExceptionsGetNoStackTrace() throws InterruptedException {
         ThrottledLog log = new ThrottledLog(logger, 5, Duration.ofSeconds(1));
         ParseException cause = new ParseException("bad header\r\nX-Forged: yes", 3);
 
@@ -53,13 +51,9 @@ class ThrottledLogTest {
             log.log(Level.ERROR, "bad message " + i + "\nINVITE sip:x SIP/2.0", cause);
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        while (captured.list.stream().noneMatch(e -> e.getFormattedMessage().contains("suppressed"))
-                && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-        }
+        captured.await(e -> e.getFormattedMessage().contains("suppressed"), Duration.ofSeconds(3));
 
-        List<ILoggingEvent> lines = List.copyOf(captured.list);
+        List<ILoggingEvent> lines = captured.events();
         ILoggingEvent summary = lines.get(lines.size() - 1);
         int written = lines.size() - 1;
         assertTrue(written >= 5 && written <= 5 + 5 * seconds + 1, written + " lines written in " + seconds + " s");
@@ -83,7 +77,7 @@ class ThrottledLogTest {
             log.log(Level.DEBUG, "line\n" + i);
         }
 
-        assertEquals(50, captured.list.size());
-        assertEquals("line\\n49", captured.list.get(49).getFormattedMessage());
+        assertEquals(50, captured.events().size());
+        assertEquals("line\\n49", captured.events().get(49).getFormattedMessage());
     }
 }

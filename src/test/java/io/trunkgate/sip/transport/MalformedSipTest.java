@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
+import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.SipAgent;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -27,9 +27,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -169,15 +167,12 @@ class MalformedSipTest {
      */
     @Test
     void aFloodOfMalformedRequestsCostsABoundedNumberOfOneLineLogEntries() throws Exception {
-        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         Logger stack = (Logger) LoggerFactory.getLogger("gov.nist");
         Level stackLevel = stack.getLevel();
-        ListAppender<ILoggingEvent> captured = new ListAppender<>();
-        captured.start();
         stack.setLevel(Level.INFO);
-        root.addAppender(captured);
         long started = System.nanoTime();
-        try (DatagramSocket udp = new DatagramSocket(0, InetAddress.getByName("127.0.0.84"))) {
+        try (LogCapture captured = LogCapture.start();
+                DatagramSocket udp = new DatagramSocket(0, InetAddress.getByName("127.0.0.84"))) {
             for (int i = 0; i < 100; i++) {
                 try (Socket socket = connect("127.0.0.84", port)) {
                     send(socket, malformed(i, "TCP", socket.getLocalPort()));
@@ -186,12 +181,8 @@ class MalformedSipTest {
                 sendDatagram(udp, malformed(i, "UDP", udp.getLocalPort()));
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            long summaryDeadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-            while (captured.list.stream().noneMatch(e -> e.getFormattedMessage().contains("suppressed"))
-                    && System.nanoTime() < summaryDeadline) {
-                LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-            }
-            List<ILoggingEvent> lines = new ArrayList<>(captured.list);
+            captured.await(e -> e.getFormattedMessage().contains("suppressed"), Duration.ofSeconds(3));
+            List<ILoggingEvent> lines = captured.events();
             int throttles = 2;
             double bound = throttles * (10 + 10 * (seconds + 3)) + throttles * (seconds + 4);
             assertTrue(lines.size() <= bound, lines.size() + " log lines for 200 malformed requests in " + seconds
@@ -204,7 +195,6 @@ class MalformedSipTest {
                         "a raw line break: " + line.getFormattedMessage());
             }
         } finally {
-            root.detachAppender(captured);
             stack.setLevel(stackLevel);
         }
     }

@@ -84,7 +84,7 @@ public final class ConfigLoader {
         GatewaySettings s = settings.get();
         return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.sip(), s.redis(), s.admission(),
                 s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
-                byId(carriers, CarrierConfig::id), routes, s.rerouteHook(), s.records(), s.reroute());
+                byId(carriers, CarrierConfig::id), routes, s.rerouteHook(), s.records(), s.reroute(), s.dns());
     }
 
     /** A carrier is reached over its URI's transport, which needs a listener of that transport to send from. */

@@ -16,12 +16,14 @@ import java.util.Optional;
  * @param rerouteHook class name of the {@link io.trunkgate.route.RerouteHook} to use, if not the default
  * @param records    where call records are written
  * @param reroute    plugin jars and the HTTP reroute hook
+ * @param dns        how carrier host names are looked up
  */
 public record GatewayConfig(Path source, String instanceId, int fleetSize, SipSettings sip,
                             RedisSettings redis, AdmissionSettings admission, AdminSettings admin,
                             Map<String, PeerConfig> peers, Map<String, GroupConfig> groups,
                             Map<String, CarrierConfig> carriers, List<RouteConfig> routes,
-                            Optional<String> rerouteHook, CallRecordSettings records, RerouteSettings reroute) {
+                            Optional<String> rerouteHook, CallRecordSettings records, RerouteSettings reroute,
+                            DnsSettings dns) {
     public GatewayConfig {
         peers = Map.copyOf(peers);
         groups = Map.copyOf(groups);

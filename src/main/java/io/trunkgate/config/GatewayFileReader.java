@@ -1,6 +1,7 @@
 package io.trunkgate.config;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -12,6 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * gateway.conf: the instance, its SIP listeners, admission answers and admin server. The redis block is
@@ -27,6 +30,9 @@ final class GatewayFileReader {
     private static final Duration DEFAULT_OVERLOAD_DELAY = Duration.ofMillis(50);
     private static final int DEFAULT_WARM_UP_CALLS = 3000;
     private static final Duration DEFAULT_WARM_UP_TIME = Duration.ofSeconds(30);
+    /** A DNS server: "[v6]:port", "v4[:port]" or a bare v6 address. */
+    private static final Pattern DNS_SERVER = Pattern.compile("\\[(?<v6>[0-9A-Fa-f:.]+)](?::(?<v6port>\\d{1,5}))?"
+            + "|(?<v4>\\d{1,3}(?:\\.\\d{1,3}){3})(?::(?<v4port>\\d{1,5}))?|(?<bare>[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)");
     private static final String STATUS_RULE = "must be a SIP status code between 300 and 699";
 
     private GatewayFileReader() {
@@ -51,7 +57,35 @@ final class GatewayFileReader {
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
                                 .orElse(DEFAULT_WARM_UP_TIME)));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
-                admission(file), admin(file), rerouteHook, records(file, baseDir), reroute(file, baseDir));
+                admission(file), admin(file), rerouteHook, records(file, baseDir), reroute(file, baseDir), dns(file));
+    }
+
+    private static DnsSettings dns(ConfigSection file) {
+        DnsSettings defaults = DnsSettings.SYSTEM;
+        return new DnsSettings(file.optional("dns.resolver").parsed(GatewayFileReader::dnsServer),
+                file.optional("dns.timeout").duration(Duration.ofMillis(10)).orElse(defaults.timeout()),
+                file.optional("dns.keep-stale").duration(Duration.ZERO).orElse(defaults.keepStale()));
+    }
+
+    /** "address[:port]" of a DNS server, port 53 by default; an IPv6 address with a port goes in brackets. */
+    private static InetSocketAddress dnsServer(String text) {
+        Matcher m = DNS_SERVER.matcher(text.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("must be an IP address with an optional port, e.g. \"127.0.0.1:5353\""
+                    + " or \"[::1]:53\" (got \"" + text + "\")");
+        }
+        String host = m.group("v6") != null ? m.group("v6") : m.group("v4") != null ? m.group("v4") : m.group("bare");
+        String portText = m.group("v6port") != null ? m.group("v6port") : m.group("v4port");
+        int port = portText != null ? Integer.parseInt(portText) : 53;
+        if (port < 1 || port > MAX_PORT) {
+            throw new IllegalArgumentException("port out of range in \"" + text + "\"");
+        }
+        try {
+            // an IP literal only (the pattern admits nothing else): no lookup happens here
+            return new InetSocketAddress(InetAddress.getByName(host), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: \"" + host + "\"");
+        }
     }
 
     private static RerouteSettings reroute(ConfigSection file, Path baseDir) {

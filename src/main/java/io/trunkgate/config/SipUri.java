@@ -4,11 +4,20 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The parts of a carrier's SIP URI the gateway needs to reach it: "sip:host[:port][;transport=udp|tcp]". */
-public record SipUri(String text, String host, int port, Transport transport) {
+/**
+ * The parts of a carrier's SIP URI the gateway needs to reach it: "sip:host[:port][;transport=udp|tcp]".
+ *
+ * @param port           the port written, else 5060
+ * @param transport      the transport written, else UDP
+ * @param portGiven      whether the URI names a port: then a host name is looked up without SRV (RFC 3263 §4.2)
+ * @param transportGiven whether the URI names a transport: then a host name is looked up without NAPTR (§4.1)
+ */
+public record SipUri(String text, String host, int port, Transport transport, boolean portGiven,
+                     boolean transportGiven) {
 
     private static final Pattern URI = Pattern.compile(
             "(?i)sip:(?:[^@;]+@)?(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+)(?::(\\d{1,5}))?((?:;[^;=]+(?:=[^;]*)?)*)");
+    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
     public static SipUri parse(String text) {
         Matcher m = URI.matcher(text.trim());
@@ -23,11 +32,18 @@ public record SipUri(String text, String host, int port, Transport transport) {
             }
         }
         Transport transport = Transport.UDP;
+        boolean transportGiven = false;
         for (String param : m.group(3).split(";")) {
             if (param.toLowerCase(Locale.ROOT).startsWith("transport=")) {
                 transport = Transport.parse(param.substring("transport=".length()));
+                transportGiven = true;
             }
         }
-        return new SipUri(text.trim(), m.group(1), port, transport);
+        return new SipUri(text.trim(), m.group(1), port, transport, m.group(2) != null, transportGiven);
+    }
+
+    /** Whether the host is an IP address (IPv4, or IPv6 in brackets) rather than a name to look up in DNS. */
+    public boolean hostIsAddress() {
+        return host.startsWith("[") || IPV4.matcher(host).matches();
     }
 }

@@ -80,7 +80,8 @@ final class WarmUp {
                 Map.of(),
                 Map.of(carrier, new CarrierConfig(carrier, SipUri.parse(carrierUri), 100_000, 1, wait, Set.of(),
                         false, List.of(), 100_000, wait, wait)),
-                List.of(new RouteConfig("", List.of(carrier))), real.rerouteHook(), real.records(), real.reroute());
+                List.of(new RouteConfig("", List.of(carrier))), real.rerouteHook(), real.records(), real.reroute(),
+                real.dns());
     }
 
     /**

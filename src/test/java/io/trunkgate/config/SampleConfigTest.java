@@ -65,7 +65,7 @@ class SampleConfigTest {
 
         CarrierConfig a = config.carriers().get("carrier-a");
         assertEquals(new SipUri("sip:gw1.carrier-a.example:5060;transport=udp", "gw1.carrier-a.example", 5060,
-                Transport.UDP), a.uri());
+                Transport.UDP, true, true), a.uri());
         assertEquals(30.0, a.cps());
         assertEquals(1, a.burst());
         assertEquals(Duration.ofSeconds(2), a.maxWait());

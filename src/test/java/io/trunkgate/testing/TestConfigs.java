@@ -5,6 +5,7 @@ import io.trunkgate.config.AdmissionSettings;
 import io.trunkgate.config.CallRecordSettings;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Cidr;
+import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.GroupConfig;
 import io.trunkgate.config.Limit;
@@ -60,6 +61,7 @@ public final class TestConfigs {
     private Duration leaseTime = AdmissionSettings.DEFAULT_LEASE_TIME;
     private Duration overloadDelay = Duration.ZERO;
     private WarmUpSettings warmUp = WarmUpSettings.OFF;
+    private DnsSettings dns = DnsSettings.SYSTEM;
 
     /**
      * A gateway on the shared standalone redis-server of the test JVM, with keys of its own (prefix
@@ -220,6 +222,20 @@ public final class TestConfigs {
         return this;
     }
 
+    /** dns.*: where carrier host names are looked up. */
+    public TestConfigs dns(DnsSettings settings) {
+        this.dns = settings;
+        return this;
+    }
+
+    /** Adds a carrier reached at {@code uri} (a host name to look up, say). */
+    public TestConfigs carrier(String id, String uri, double cps, Duration maxWait, Duration answerTimeout,
+                               String... alternates) {
+        carriers.put(id, new CarrierConfig(id, SipUri.parse(uri), cps, 1, maxWait, Set.of(503, 408), true,
+                List.of(alternates), 1000, answerTimeout, Duration.ofMinutes(2)));
+        return this;
+    }
+
     public TestConfigs instance(String id) {
         this.instanceId = id;
         return this;
@@ -234,6 +250,6 @@ public final class TestConfigs {
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
-                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, rerouteHook, records, reroute);
+                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, rerouteHook, records, reroute, dns);
     }
 }

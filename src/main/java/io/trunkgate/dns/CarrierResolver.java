@@ -1,0 +1,46 @@
+package io.trunkgate.dns;
+
+import io.trunkgate.config.DnsSettings;
+import io.trunkgate.config.SipUri;
+import io.trunkgate.dns.internal.CachingResolver;
+import io.trunkgate.dns.internal.Rfc3263Lookup;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where a carrier's URI leads: its host name looked up per RFC 3263 (NAPTR, SRV, A/AAAA), answers kept for
+ * their TTL; an IP address needs no lookup. Thread-safe; never blocks (lookups complete on dnsjava's thread).
+ */
+public interface CarrierResolver {
+
+    /**
+     * The URI's targets: from the cache while its answer is fresh, else looked up. A failed lookup completes with
+     * the last good answer while it is no older than {@code dns.keep-stale} past its TTL, else exceptionally with
+     * {@link UnresolvedException}.
+     */
+    CompletionStage<CarrierTargets> resolve(SipUri uri);
+
+    /** The last answer for the URI, however old, without a lookup; empty if there never was one. */
+    Optional<CarrierTargets> known(SipUri uri);
+
+    /** Lookups through {@code settings}' resolver; the cache's time comes from {@code clock}. */
+    static CarrierResolver open(DnsSettings settings, Clock clock) {
+        return new CachingResolver(new Rfc3263Lookup(settings), settings.keepStale(), clock);
+    }
+
+    /** No DNS: resolves only URIs whose host is an IP address (tests and the warm-up's carrier). */
+    CarrierResolver ADDRESSES_ONLY = new CarrierResolver() {
+        @Override
+        public CompletionStage<CarrierTargets> resolve(SipUri uri) {
+            return Rfc3263Lookup.literal(uri).map(java.util.concurrent.CompletableFuture::completedStage)
+                    .orElseGet(() -> java.util.concurrent.CompletableFuture.failedStage(
+                            new UnresolvedException(uri.host() + " is not an IP address and DNS is not used here")));
+        }
+
+        @Override
+        public Optional<CarrierTargets> known(SipUri uri) {
+            return Rfc3263Lookup.literal(uri);
+        }
+    };
+}

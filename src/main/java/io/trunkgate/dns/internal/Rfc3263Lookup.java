@@ -98,9 +98,9 @@ public final class Rfc3263Lookup {
                     ? CompletableFuture.completedFuture(viaNaptr.get())
                     : srv(host, Transport.UDP).thenCompose(udp -> udp.isPresent()
                             ? CompletableFuture.completedFuture(udp.get())
-                            : srvOrHost(host, Transport.TCP).thenCompose(tcp -> tcp.targets().isEmpty()
-                                    ? hostAddresses(host, DEFAULT_PORT, Transport.UDP)
-                                    : CompletableFuture.completedFuture(tcp))));
+                            : srv(host, Transport.TCP).thenCompose(tcp -> tcp.isPresent()
+                                    ? CompletableFuture.completedFuture(tcp.get())
+                                    : hostAddresses(host, DEFAULT_PORT, Transport.UDP))));
         }
         return found.thenApply(targets -> {
             if (targets.addresses().isEmpty()) {
@@ -188,11 +188,14 @@ public final class Rfc3263Lookup {
         });
     }
 
-    /** The name's A and AAAA records as one target at {@code port}; no target when it has neither. */
+    /**
+     * The name's A and AAAA records as one target at {@code port}; no target when it has neither. One of the two
+     * lookups failing is enough only when the other found nothing (servers that refuse AAAA exist).
+     */
     private CompletionStage<CarrierTargets> hostAddresses(Name name, int port, Transport transport) {
         CompletableFuture<List<Record>> v4 = records(name, Type.A).toCompletableFuture();
         CompletableFuture<List<Record>> v6 = records(name, Type.AAAA).toCompletableFuture();
-        return v4.thenCombine(v6, (a, aaaa) -> {
+        return v4.handle((a, error) -> a).thenCombine(v6.handle((aaaa, error) -> aaaa), (a, aaaa) -> {
             List<CarrierAddress> addresses = new ArrayList<>();
             Duration ttl = NO_TTL;
             for (Record record : concat(a, aaaa)) {
@@ -202,6 +205,11 @@ public final class Rfc3263Lookup {
                     addresses.add(new CarrierAddress(address.getHostAddress(), port, transport));
                     ttl = shorter(ttl, Duration.ofSeconds(record.getTTL()));
                 }
+            }
+            if (addresses.isEmpty() && (a == null || aaaa == null)) {
+                Throwable failed = (a == null ? v4 : v6).handle((r, error) -> cause(error)).join();
+                throw failed instanceof UnresolvedException unresolved ? unresolved
+                        : new UnresolvedException("address lookup of " + name + " failed: " + failed);
             }
             return addresses.isEmpty() ? new CarrierTargets(List.of(), ttl)
                     : new CarrierTargets(List.of(new Target(name.toString(true), 0, 1, addresses)), ttl);
@@ -214,7 +222,7 @@ public final class Rfc3263Lookup {
             if (error == null) {
                 return result.getRecords();
             }
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = cause(error);
             if (cause instanceof NoSuchDomainException || cause instanceof NoSuchRRSetException) {
                 return List.of();
             }
@@ -222,9 +230,14 @@ public final class Rfc3263Lookup {
         });
     }
 
+    private static Throwable cause(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /** Both lists, a failed lookup (null) counting as none. */
     private static List<Record> concat(List<Record> first, List<Record> second) {
-        List<Record> all = new ArrayList<>(first);
-        all.addAll(second);
+        List<Record> all = new ArrayList<>(first == null ? List.of() : first);
+        all.addAll(second == null ? List.of() : second);
         return all;
     }
 

@@ -8,12 +8,10 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.health.CarrierState;
+import io.trunkgate.testing.ManualClock;
 import io.trunkgate.testing.StandaloneRedis;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -170,29 +168,5 @@ class HealthBookTest {
             await(book.refresh());
         }
         assertTrue(book.isUp("c"));
-    }
-
-    /** A clock the test moves by hand. */
-    private static final class ManualClock extends Clock {
-        private volatile Instant now = Instant.parse("2030-01-01T00:00:00Z");
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 }

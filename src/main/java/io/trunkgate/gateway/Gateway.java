@@ -9,6 +9,7 @@ import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.RerouteSettings;
 import io.trunkgate.config.SipLimits;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.FleetHealth;
 import io.trunkgate.history.HistorySampler;
@@ -136,8 +137,9 @@ public final class Gateway implements AutoCloseable {
         CallRecordWriter records = null;
         try {
             RerouteHook hook = metrics.counting(rerouteHook(config, metrics));
+            CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
             FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
-                    () -> active.get().config().carriers());
+                    () -> active.get().config().carriers(), resolver);
             SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
             CallRegistry calls = new CallRegistry();
             SipLimits limits = config.sip().limits();
@@ -160,7 +162,7 @@ public final class Gateway implements AutoCloseable {
             metrics.trackDialogs(dialogs::live);
             RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), () -> hook, timers,
-                    new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health);
+                    new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
             SipProxy proxy = new SipProxy(services, sip.queueDelay());
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
@@ -287,7 +289,7 @@ public final class Gateway implements AutoCloseable {
         metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
         carryOverMovedPeers(previous.config(), config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
-            log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, sip listeners, threads,"
+            log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, dns, sip listeners, threads,"
                     + " queue, limits and tcp, redis and the admin server (all but its token) take effect at the"
                     + " next restart");
         }
@@ -319,6 +321,7 @@ public final class Gateway implements AutoCloseable {
      */
     private static List<Object> restartSettings(GatewayConfig config) {
         return List.of(config.instanceId(), config.fleetSize(), config.rerouteHook(), config.reroute(), config.records(),
+                config.dns(),
                 config.sip().listeners(), config.sip().workerThreads(),
                 config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
                 config.admin().host(), config.admin().port(), config.admin().requestTimeout(),

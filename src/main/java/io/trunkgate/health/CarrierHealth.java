@@ -1,8 +1,10 @@
 package io.trunkgate.health;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.dns.CarrierAddress;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -21,11 +23,22 @@ public interface CarrierHealth {
         }
 
         @Override
-        public void answered(CarrierConfig carrier, int status, Optional<Duration> retryAfter) {
+        public boolean isUp(CarrierConfig carrier, CarrierAddress address) {
+            return true;
         }
 
         @Override
-        public void timedOut(CarrierConfig carrier) {
+        public Map<CarrierAddress, CarrierState> addresses(CarrierConfig carrier) {
+            return Map.of();
+        }
+
+        @Override
+        public void answered(CarrierConfig carrier, CarrierAddress address, int status,
+                             Optional<Duration> retryAfter) {
+        }
+
+        @Override
+        public void timedOut(CarrierConfig carrier, CarrierAddress address) {
         }
 
         @Override
@@ -40,11 +53,23 @@ public interface CarrierHealth {
         return state(carrierId).up();
     }
 
-    /** A carrier's final response to a call; a 503 with {@code retryAfter} sets it down for that long. */
-    void answered(CarrierConfig carrier, int status, Optional<Duration> retryAfter);
+    /**
+     * Whether calls may go to this address of the carrier. Only a carrier named by a host name has addresses of
+     * its own health; for one named by an IP address this is always true (the carrier's own state decides).
+     */
+    boolean isUp(CarrierConfig carrier, CarrierAddress address);
 
-    /** A carrier gave a call no response within its answer-timeout. */
-    void timedOut(CarrierConfig carrier);
+    /** The state of each address the carrier's host name resolves to; empty for a carrier named by an IP address. */
+    Map<CarrierAddress, CarrierState> addresses(CarrierConfig carrier);
+
+    /**
+     * A carrier's final response to a call sent to {@code address}; a 503 with {@code retryAfter} sets the whole
+     * carrier down for that long.
+     */
+    void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter);
+
+    /** A carrier's address gave a call no response within the carrier's answer-timeout. */
+    void timedOut(CarrierConfig carrier, CarrierAddress address);
 
     /**
      * An operator sets the carrier down (for {@code duration}, required) or up (held up for {@code duration},

@@ -1,6 +1,7 @@
 package io.trunkgate.health;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.internal.SharedCarrierHealth;
 import java.time.Clock;
 import java.util.Map;
@@ -11,10 +12,13 @@ import org.redisson.api.RedissonClient;
 /** Carrier health shared by the fleet through Redis, with its probes; one per gateway. */
 public interface FleetHealth extends CarrierHealth, AutoCloseable {
 
-    /** The health of {@code carriers} (read on every use, so a reload's carriers count), kept under keyPrefix. */
+    /**
+     * The health of {@code carriers} (read on every use, so a reload's carriers count), kept under keyPrefix; the
+     * addresses of carriers named by host names come from {@code resolver}.
+     */
     static FleetHealth open(RedissonClient redis, String keyPrefix, String instanceId, Clock clock,
-                            Supplier<Map<String, CarrierConfig>> carriers) {
-        return new SharedCarrierHealth(redis, keyPrefix, instanceId, clock, carriers);
+                            Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
+        return new SharedCarrierHealth(redis, keyPrefix, instanceId, clock, carriers, resolver);
     }
 
     /** Starts the probes (sent through {@code sender}) and the reading of the fleet's states, on {@code timers}. */

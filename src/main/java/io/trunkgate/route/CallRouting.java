@@ -1,18 +1,23 @@
 package io.trunkgate.route;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One call's way through its carrier chain: each attempt is paced for its own carrier; a carrier over its
  * max-wait, or one that failed the call, hands it to the next candidate (as the reroute hook orders them).
- * A carrier that is down is passed over without an attempt.
+ * A carrier that is down is passed over without an attempt. A carrier's URI names one address or more (RFC 3263,
+ * {@link CarrierResolver}): a call tries them in the order of their SRV priorities and weights, leaving an
+ * address that timed out or answered 503 for the carrier's next one (paced again, so the carrier's cps bounds all
+ * its addresses together) before it leaves the carrier; addresses that are down are left out.
  * Not thread-safe for concurrent steps: the SIP layer drives one step of a call at a time.
  */
 public final class CallRouting {
@@ -33,7 +41,12 @@ public final class CallRouting {
     private final CarrierPacer pacer;
     private final RerouteHook hook;
     private final CarrierHealth health;
+    private final CarrierResolver resolver;
     private final List<String> remaining;
+    /** The carrier of the current attempt, and its addresses this call has not tried yet, in order. */
+    private CarrierConfig carrier;
+    private final Deque<CarrierAddress> addressesLeft = new ArrayDeque<>();
+    private CarrierAddress address;
     private final Set<String> tried = new LinkedHashSet<>();
     private final List<String> reroutes = new ArrayList<>();
     /** Carriers passed over because they were down, not yet written into {@link #reroutes}. */
@@ -44,13 +57,14 @@ public final class CallRouting {
     private volatile boolean cancelled;
 
     public CallRouting(String callId, String number, RouteTable routes, CarrierPacer pacer, RerouteHook hook,
-                       CarrierHealth health) {
+                       CarrierHealth health, CarrierResolver resolver) {
         this.callId = callId;
         this.number = number;
         this.routes = routes;
         this.pacer = pacer;
         this.hook = hook;
         this.health = health;
+        this.resolver = resolver;
         this.remaining = new ArrayList<>(routes.chain(number).stream().map(CarrierConfig::id).toList());
     }
 
@@ -59,9 +73,21 @@ public final class CallRouting {
         return attemptNext();
     }
 
-    /** The carrier last sent to failed the call: move on to the next candidate. */
+    /**
+     * The carrier last sent to failed the call: on to its next address when it timed out or answered 503 (and is
+     * still up), else to the next candidate.
+     */
     public CompletionStage<RoutingStep> failover(RerouteReason reason, int responseCode) {
         String from = lastTried().orElseThrow(() -> new IllegalStateException("no carrier was tried yet"));
+        addressesLeft.removeIf(next -> !health.isUp(carrier, next));
+        if ((reason == RerouteReason.TIMEOUT || responseCode == 503) && !addressesLeft.isEmpty()
+                && health.isUp(from)) {
+            String detail = responseCode > 0 ? reason + "(" + responseCode + ")" : reason.toString();
+            reroutes.add(from + "->" + from + ":" + detail);
+            log.info("reroute call={} from={} address={} to next address {} reason={}", callId, from, address,
+                    addressesLeft.peekFirst(), detail);
+            return pace(carrier);
+        }
         reroute(from, reason, responseCode);
         return attemptNext();
     }
@@ -92,12 +118,31 @@ public final class CallRouting {
         if (cancelled) {
             return CompletableFuture.completedFuture(new RoutingStep.Cancelled());
         }
-        Optional<CarrierConfig> next = takeNext();
-        if (next.isEmpty()) {
+        Optional<CarrierConfig> candidate = takeNext();
+        if (candidate.isEmpty()) {
             return CompletableFuture.completedFuture(new RoutingStep.Exhausted(shortestRetry));
         }
-        CarrierConfig carrier = next.get();
-        tried.add(carrier.id());
+        CarrierConfig next = candidate.get();
+        tried.add(next.id());
+        return resolver.resolve(next.uri()).handle((targets, error) -> {
+            if (error != null) {
+                log.warn("call={} carrier {}: {}", callId, next.id(), error.getMessage());
+                reroute(next.id(), RerouteReason.UNRESOLVED, 0);
+                return attemptNext();
+            }
+            carrier = next;
+            addressesLeft.clear();
+            List<CarrierAddress> ordered = targets.order(ThreadLocalRandom.current());
+            ordered.stream().filter(a -> health.isUp(next, a)).forEach(addressesLeft::add);
+            if (addressesLeft.isEmpty()) {
+                addressesLeft.addAll(ordered); // its addresses went down just now: better tried than not
+            }
+            return pace(next);
+        }).thenCompose(step -> step);
+    }
+
+    /** Paces the call for the carrier, then sends it to the carrier's next address. */
+    private CompletionStage<RoutingStep> pace(CarrierConfig carrier) {
         HeldCall held = pacer.hold(carrier);
         current = held;
         if (cancelled) {
@@ -109,8 +154,11 @@ public final class CallRouting {
                 return attemptNext();
             }
             return switch (result.status()) {
-                case RELEASED -> CompletableFuture.<RoutingStep>completedFuture(
-                        new RoutingStep.Send(carrier, result.delay()));
+                case RELEASED -> {
+                    address = addressesLeft.removeFirst();
+                    yield CompletableFuture.<RoutingStep>completedFuture(
+                            new RoutingStep.Send(carrier, address, result.delay()));
+                }
                 case CANCELLED -> CompletableFuture.<RoutingStep>completedFuture(new RoutingStep.Cancelled());
                 case OVER_MAX_WAIT -> {
                     noteRetry(result.delay().minus(carrier.maxWait()));

@@ -13,5 +13,7 @@ public enum RerouteReason {
     /** The carrier had max-concurrent calls in progress. */
     AT_CAPACITY,
     /** The carrier's slot could not be reserved because Redis was unreachable. */
-    PACER_UNAVAILABLE
+    PACER_UNAVAILABLE,
+    /** The carrier's host name resolved to no address (DNS failed, and no earlier answer was at hand). */
+    UNRESOLVED
 }

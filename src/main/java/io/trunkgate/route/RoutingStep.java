@@ -1,14 +1,18 @@
 package io.trunkgate.route;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.dns.CarrierAddress;
 import java.time.Duration;
 import java.util.Optional;
 
 /** What to do next with a call: send it to a carrier now, or give up. */
 public sealed interface RoutingStep {
 
-    /** The carrier's slot has come: send the call now. {@code held} is how long it waited for the slot. */
-    record Send(CarrierConfig carrier, Duration held) implements RoutingStep {
+    /**
+     * The carrier's slot has come: send the call now, to {@code address} (one of the carrier's). {@code held} is
+     * how long it waited for the slot.
+     */
+    record Send(CarrierConfig carrier, CarrierAddress address, Duration held) implements RoutingStep {
     }
 
     /**

@@ -2,6 +2,7 @@ package io.trunkgate.sip;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.limit.AdmissionVerdict;
 import io.trunkgate.records.CallRecord;
 import io.trunkgate.route.CallRouting;
@@ -65,6 +66,8 @@ final class InviteCall {
     private String admission = "pending";
     private AdmissionVerdict verdict;
     private CarrierConfig carrier;
+    /** The carrier's address the current attempt went to. */
+    private CarrierAddress target;
     private Dialog dialog;
     private Duration held = Duration.ZERO;
     /** When the current attempt started waiting for its carrier slot. */
@@ -135,7 +138,7 @@ final class InviteCall {
         enter(CallPhase.ROUTING);
         routing = new CallRouting(callId, number, active.routes(),
                 new LeasedCarrierPacer(services.pacer(), services.admission().leases(), callId),
-                services.rerouteHook().get(), services.health());
+                services.rerouteHook().get(), services.health(), services.resolver());
         holdStartedNanos = System.nanoTime();
         routing.start().whenComplete(this::onStep);
     }
@@ -166,16 +169,18 @@ final class InviteCall {
 
     private void forward(RoutingStep.Send send) {
         carrier = send.carrier();
+        target = send.address();
         held = held.plus(send.held());
         try {
-            String transport = carrier.uri().transport().name();
-            SipProvider outbound = services.providerFor(transport, carrier.uri().host());
+            String transport = target.transport().name();
+            SipProvider outbound = services.providerFor(transport, target.ip());
             List<ListeningPoint> recordRoutes = SipMessages.recordRoutes(request, inboundProvider, outbound, transport);
-            Request out = services.messages().toCarrier(request, number, carrier.uri(), outbound, recordRoutes);
+            Request out = services.messages().toCarrier(request, number, carrier.uri(), target, outbound,
+                    recordRoutes);
             if (dialog == null) {
                 dialog = services.dialogs().open(request, callerSource, SipMessages.sourcePort(request), peer.id());
             }
-            dialog.carrierAttempt(Hop.of(carrier.uri().host(), carrier.uri().port()), recordRoutes.size());
+            dialog.carrierAttempt(Hop.of(target.ip(), target.port()), recordRoutes.size());
             client = outbound.getNewClientTransaction(out);
             client.setApplicationData(this);
             enter(CallPhase.TRYING);
@@ -184,7 +189,7 @@ final class InviteCall {
             attemptTimer = services.timers().schedule(() -> onSilence(attempt),
                     carrier.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
-            log.warn("call={} cannot forward to {}: {}", callId, carrier.id(), e.toString());
+            log.warn("call={} cannot forward to {} at {}: {}", callId, carrier.id(), target, e.toString());
             failover(RerouteReason.FAILURE_RESPONSE, Response.SERVICE_UNAVAILABLE);
         }
     }
@@ -214,7 +219,7 @@ final class InviteCall {
             return;
         }
         stopAttemptTimer();
-        services.health().answered(carrier, status, SipMessages.retryAfter(response));
+        services.health().answered(carrier, target, status, SipMessages.retryAfter(response));
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
@@ -273,7 +278,7 @@ final class InviteCall {
         if (phase == CallPhase.PROCEEDING && !cancelSent) {
             sendCancel();
         }
-        services.health().timedOut(carrier);
+        services.health().timedOut(carrier, target);
         if (cancelled) {
             sendOwn(Refusals.CANCELLED);
         } else if (carrier.failoverOnTimeout()) {
@@ -358,7 +363,8 @@ final class InviteCall {
     private void sendCancel() {
         try {
             Request cancel = client.createCancel();
-            SipProvider outbound = services.providerFor(carrier.uri().transport().name(), carrier.uri().host());
+            AddressedRouter.aim(cancel, target); // where the INVITE went (RFC 3261 §9.1)
+            SipProvider outbound = services.providerFor(target.transport().name(), target.ip());
             outbound.getNewClientTransaction(cancel).sendRequest();
             cancelSent = true;
         } catch (Exception e) {

@@ -2,6 +2,7 @@ package io.trunkgate.sip;
 
 import gov.nist.javax.sip.Utils;
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.health.ProbeSender;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +23,7 @@ import javax.sip.message.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Health probes as SIP OPTIONS from the gateway's own listener to the carrier's address. */
+/** Health probes as SIP OPTIONS from the gateway's own listener to one of the carrier's addresses. */
 public final class OptionsProber implements ProbeSender {
 
     private static final Logger log = LoggerFactory.getLogger(OptionsProber.class);
@@ -61,12 +62,14 @@ public final class OptionsProber implements ProbeSender {
     }
 
     @Override
-    public CompletionStage<Integer> probe(CarrierConfig carrier, Duration timeout) {
+    public CompletionStage<Integer> probe(CarrierConfig carrier, CarrierAddress address, Duration timeout) {
         CompletableFuture<Integer> result = new CompletableFuture<>();
         try {
-            String transport = carrier.uri().transport().name();
-            SipProvider provider = services.providerFor(transport, carrier.uri().host());
-            ClientTransaction transaction = provider.getNewClientTransaction(options(carrier, provider, transport));
+            String transport = address.transport().name();
+            SipProvider provider = services.providerFor(transport, address.ip());
+            Request options = options(carrier, provider, transport);
+            AddressedRouter.aim(options, address);
+            ClientTransaction transaction = provider.getNewClientTransaction(options);
             transaction.setApplicationData(new Probe(result));
             ScheduledFuture<?> deadline = services.timers().schedule(() -> result.complete(0), timeout.toMillis(),
                     TimeUnit.MILLISECONDS);
@@ -79,7 +82,7 @@ public final class OptionsProber implements ProbeSender {
             });
             transaction.sendRequest();
         } catch (Exception e) {
-            log.debug("OPTIONS to carrier {} not sent: {}", carrier.id(), e.toString());
+            log.debug("OPTIONS to carrier {} at {} not sent: {}", carrier.id(), address, e.toString());
             result.complete(0);
         }
         return result;
@@ -97,8 +100,12 @@ public final class OptionsProber implements ProbeSender {
         var addresses = services.messages().addresses();
         var headers = services.messages().headers();
         SipURI target = addresses.createSipURI(null, carrier.uri().host());
-        target.setPort(carrier.uri().port());
-        target.setTransportParam(carrier.uri().transport().sipName());
+        if (carrier.uri().hostIsAddress() || carrier.uri().portGiven()) {
+            target.setPort(carrier.uri().port());
+        }
+        if (carrier.uri().hostIsAddress() || carrier.uri().transportGiven()) {
+            target.setTransportParam(carrier.uri().transport().sipName());
+        }
         ListeningPoint point = SipMessages.listeningPoint(provider, transport);
         SipURI own = addresses.createSipURI("trunkgate", point.getIPAddress());
         own.setPort(point.getPort());

@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.limit.Admission;
 import io.trunkgate.metrics.GatewayMetrics;
@@ -12,12 +13,15 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import javax.sip.SipProvider;
 
-/** What the proxy's handlers share: config, admission, pacing, rerouting, timers, the SIP providers, the calls and dialogs in progress, metrics and carrier health. */
+/**
+ * What the proxy's handlers share: config, admission, pacing, rerouting, timers, the SIP providers, the calls and
+ * dialogs in progress, metrics, carrier health and the carriers' addresses.
+ */
 public record ProxyServices(Supplier<ActiveConfig> config, Admission admission, CarrierPacer pacer,
                             Supplier<RerouteHook> rerouteHook, ScheduledExecutorService timers,
                             SipMessages messages, List<SipProvider> providers, CallRegistry calls,
                             DialogTable dialogs, CallRecordWriter records, GatewayMetrics metrics,
-                            CarrierHealth health) {
+                            CarrierHealth health, CarrierResolver resolver) {
 
     /**
      * The provider that can send over {@code transport} ("UDP" or "TCP") to {@code host}: one listening on the

@@ -3,6 +3,7 @@ package io.trunkgate.sip;
 import gov.nist.javax.sip.Utils;
 import gov.nist.javax.sip.message.SIPMessage;
 import io.trunkgate.config.SipUri;
+import io.trunkgate.dns.CarrierAddress;
 import java.net.InetAddress;
 import java.text.ParseException;
 import java.time.Duration;
@@ -95,17 +96,23 @@ public final class SipMessages {
     }
 
     /**
-     * The INVITE as it goes to a carrier: to {@code number} at the carrier's address and transport, with a
+     * The INVITE as it goes to a carrier: to {@code number} at the carrier's URI (a host name stays a name, with
+     * only the port and transport it was written with; an IP address gets both), sent to {@code address}, with a
      * Record-Route for each of {@code recordRoutes}. A new call goes where routing says and nowhere else: a Route
      * the caller preloaded is dropped.
      */
-    Request toCarrier(Request invite, String number, SipUri carrier, SipProvider outbound,
+    Request toCarrier(Request invite, String number, SipUri carrier, CarrierAddress address, SipProvider outbound,
                       List<ListeningPoint> recordRoutes) throws Exception {
         SipURI target = addresses.createSipURI(number.isEmpty() ? null : number, carrier.host());
-        target.setPort(carrier.port());
-        target.setTransportParam(carrier.transport().sipName());
-        Request out = forwarded(invite, target, outbound, carrier.transport().name(), recordRoutes);
+        if (carrier.hostIsAddress() || carrier.portGiven()) {
+            target.setPort(carrier.port());
+        }
+        if (carrier.hostIsAddress() || carrier.transportGiven()) {
+            target.setTransportParam(carrier.transport().sipName());
+        }
+        Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);
         out.removeHeader(RouteHeader.NAME);
+        AddressedRouter.aim(out, address);
         return out;
     }
 

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.DnsSettings;
+import io.trunkgate.dns.CarrierResolver;
+import java.time.Clock;
 import io.trunkgate.config.RouteConfig;
 import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.health.CarrierHealth;
@@ -29,6 +32,9 @@ import org.redisson.api.RedissonClient;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CallRoutingTest {
+
+    /** The carriers here are named by IP addresses: no DNS. */
+    private static final CarrierResolver RESOLVER = CarrierResolver.open(DnsSettings.SYSTEM, Clock.systemUTC());
 
     private final GatewayThreads threads = new GatewayThreads();
     private RedissonClient redis;
@@ -70,10 +76,10 @@ class CallRoutingTest {
         CarrierConfig alternate = Carriers.carrier(b, 100, 1, Duration.ofSeconds(1), List.of(), 100);
         RouteTable table = routes(List.of(slow.id()), slow, alternate);
 
-        RoutingStep first = await(new CallRouting("c1", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP).start());
+        RoutingStep first = await(new CallRouting("c1", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER).start());
         assertEquals(slow, assertInstanceOf(RoutingStep.Send.class, first).carrier());
 
-        CallRouting second = new CallRouting("c2", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP);
+        CallRouting second = new CallRouting("c2", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER);
         RoutingStep step = await(second.start());
         assertEquals(alternate, assertInstanceOf(RoutingStep.Send.class, step).carrier());
         assertEquals(List.of(slow.id() + "->" + b + ":OVER_MAX_WAIT"), second.reroutes());
@@ -85,11 +91,11 @@ class CallRoutingTest {
         CarrierConfig b = Carriers.carrier(id("b"), 4, 1, Duration.ofMillis(100), List.of(), 100);
         RouteTable table = routes(List.of(a.id(), b.id()), a, b);
         assertInstanceOf(RoutingStep.Send.class, await(new CallRouting("x1", "1", table, pacer,
-                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP).start()));
+                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER).start()));
         // x1 took a's slot; x2 overflows a (next slot 500 ms away) and takes b's.
         assertInstanceOf(RoutingStep.Send.class, await(new CallRouting("x2", "1", table, pacer,
-                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP).start()));
-        RoutingStep step = await(new CallRouting("x3", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP).start());
+                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER).start()));
+        RoutingStep step = await(new CallRouting("x3", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER).start());
         RoutingStep.Exhausted exhausted = assertInstanceOf(RoutingStep.Exhausted.class, step);
         // a's slot is ~500 ms away, b's ~250 ms: b's wait beyond its 100 ms max-wait is the shortest.
         long retry = exhausted.retryAfter().orElseThrow().toMillis();
@@ -101,7 +107,7 @@ class CallRoutingTest {
         CarrierConfig a = Carriers.carrier(id("a"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
         CarrierConfig b = Carriers.carrier(id("b"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
         CallRouting routing = new CallRouting("f1", "1", routes(List.of(a.id(), b.id()), a, b), pacer,
-                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP);
+                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER);
         assertEquals(a, ((RoutingStep.Send) await(routing.start())).carrier());
         assertEquals(b, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 503))).carrier());
         assertInstanceOf(RoutingStep.Exhausted.class, await(routing.failover(RerouteReason.TIMEOUT, 0)));
@@ -128,7 +134,7 @@ class CallRoutingTest {
         CarrierConfig b = Carriers.carrier(id("b"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
         CarrierConfig c = Carriers.carrier(id("c"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
         RerouteHook hook = RerouteHooks.load(Optional.of(ReversingHook.class.getName()));
-        CallRouting routing = new CallRouting("h1", "+44", routes(List.of(a.id(), b.id(), c.id()), a, b, c), pacer, hook, CarrierHealth.ALWAYS_UP);
+        CallRouting routing = new CallRouting("h1", "+44", routes(List.of(a.id(), b.id(), c.id()), a, b, c), pacer, hook, CarrierHealth.ALWAYS_UP, RESOLVER);
         await(routing.start());
         assertEquals(c, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 500))).carrier());
         RerouteContext context = ReversingHook.seen.get(ReversingHook.seen.size() - 1);
@@ -137,7 +143,7 @@ class CallRoutingTest {
         assertEquals(List.of(b.id(), c.id()), context.remaining());
 
         RerouteHook repeating = ctx -> List.of(a.id(), "no-such-carrier", b.id());
-        CallRouting again = new CallRouting("h2", "+44", routes(List.of(a.id(), c.id()), a, b, c), pacer, repeating, CarrierHealth.ALWAYS_UP);
+        CallRouting again = new CallRouting("h2", "+44", routes(List.of(a.id(), c.id()), a, b, c), pacer, repeating, CarrierHealth.ALWAYS_UP, RESOLVER);
         await(again.start());
         assertEquals(b, ((RoutingStep.Send) await(again.failover(RerouteReason.TIMEOUT, 0))).carrier());
     }
@@ -153,8 +159,8 @@ class CallRoutingTest {
     void cancelWhileHeldNeverSends() throws Exception {
         CarrierConfig a = Carriers.carrier(id("a"), 2, 1, Duration.ofSeconds(2), List.of(), 100);
         RouteTable table = routes(List.of(a.id()), a);
-        await(new CallRouting("k1", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP).start());
-        CallRouting held = new CallRouting("k2", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP);
+        await(new CallRouting("k1", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER).start());
+        CallRouting held = new CallRouting("k2", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER);
         java.util.concurrent.CompletionStage<RoutingStep> step = held.start();
         assertTrue(held.cancel(), "its slot is 500 ms away: the call is still held");
         assertInstanceOf(RoutingStep.Cancelled.class, await(step));

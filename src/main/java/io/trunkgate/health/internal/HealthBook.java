@@ -2,12 +2,18 @@ package io.trunkgate.health.internal;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ProbeSettings;
+import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.dns.CarrierResolver;
+import io.trunkgate.dns.CarrierTargets;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.CarrierState.Origin;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * the carrier's {@code down-after}; answered probes then count up to {@code up-after}. Only carriers with a
  * {@code probe} block are counted: without probes nothing would bring them back. A 503 with Retry-After holds
  * any carrier down for that long; an operator's hold outranks it, and either outranks what the checks find.
+ *
+ * <p>A carrier named by a host name is checked address by address (each address its own {@link Subject}, counted
+ * and shared the same way); what the checks find for the carrier is then derived: down when every address it
+ * resolves to is down. Holds stay the carrier's. A carrier named by an IP address is its one address.
  */
 public final class HealthBook implements CarrierHealth {
 
@@ -35,9 +45,10 @@ public final class HealthBook implements CarrierHealth {
     private final String instanceId;
     private final Clock clock;
     private final Supplier<Map<String, CarrierConfig>> carriers;
-    private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    private final CarrierResolver resolver;
+    private final Map<Subject, Entry> entries = new ConcurrentHashMap<>();
 
-    /** One carrier: the state in force as this gateway sees it, and its check counts. */
+    /** One carrier or address: the state in force as this gateway sees it, and its check counts. */
     private static final class Entry {
         CarrierState view;
         int fails;
@@ -51,30 +62,80 @@ public final class HealthBook implements CarrierHealth {
     }
 
     public HealthBook(RedisHealthStore store, String instanceId, Clock clock,
-                      Supplier<Map<String, CarrierConfig>> carriers) {
+                      Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
         this.store = store;
         this.instanceId = instanceId;
         this.clock = clock;
         this.carriers = carriers;
+        this.resolver = resolver;
     }
 
     @Override
     public CarrierState state(String carrierId) {
-        Entry entry = entry(carrierId);
+        Instant now = clock.instant();
+        CarrierState own;
+        Entry entry = entry(Subject.carrier(carrierId));
         synchronized (entry) {
-            return current(entry, clock.instant());
+            own = current(entry, now);
+        }
+        CarrierConfig carrier = carriers.get().get(carrierId);
+        if (own.heldAt(now) || !own.up() || carrier == null || carrier.uri().hostIsAddress()) {
+            return own;
+        }
+        Map<CarrierAddress, CarrierState> addresses = addresses(carrier);
+        if (addresses.isEmpty() || addresses.values().stream().anyMatch(CarrierState::up)) {
+            return own;
+        }
+        CarrierState last = addresses.values().stream().max(java.util.Comparator.comparing(CarrierState::since))
+                .orElseThrow();
+        return new CarrierState(false, Origin.CHECKS, "every address down (last: " + last.reason() + ")",
+                last.since(), Optional.empty(), last.by());
+    }
+
+    @Override
+    public boolean isUp(CarrierConfig carrier, CarrierAddress address) {
+        if (carrier.uri().hostIsAddress()) {
+            return true; // the carrier's own state decides
+        }
+        Instant now = clock.instant();
+        Entry own = entry(Subject.carrier(carrier.id()));
+        synchronized (own) {
+            CarrierState state = current(own, now);
+            if (state.up() && state.heldAt(now)) {
+                return true; // held up by an operator, whatever its addresses did
+            }
+        }
+        Entry entry = entry(Subject.address(carrier.id(), address));
+        synchronized (entry) {
+            return current(entry, now).up();
         }
     }
 
     @Override
-    public void answered(CarrierConfig carrier, int status, Optional<Duration> retryAfter) {
+    public Map<CarrierAddress, CarrierState> addresses(CarrierConfig carrier) {
+        Map<CarrierAddress, CarrierState> states = new LinkedHashMap<>();
+        if (carrier.uri().hostIsAddress()) {
+            return states;
+        }
+        Instant now = clock.instant();
+        for (CarrierAddress address : knownAddresses(carrier)) {
+            Entry entry = entry(Subject.address(carrier.id(), address));
+            synchronized (entry) {
+                states.put(address, current(entry, now));
+            }
+        }
+        return states;
+    }
+
+    @Override
+    public void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter) {
         if (status == 503 && retryAfter.filter(d -> d.toMillis() > 0).isPresent()) {
             hold(carrier.id(), false, Origin.CARRIER, "503 Retry-After " + retryAfter.get().toSeconds() + "s",
                     retryAfter.get());
         } else if (status == 503) {
-            failure(carrier, "503");
+            failure(carrier, subject(carrier, address), "503");
         } else if (carrier.probe().isPresent()) {
-            Entry entry = entry(carrier.id());
+            Entry entry = entry(subject(carrier, address));
             synchronized (entry) {
                 entry.fails = 0;
             }
@@ -82,17 +143,17 @@ public final class HealthBook implements CarrierHealth {
     }
 
     @Override
-    public void timedOut(CarrierConfig carrier) {
-        failure(carrier, "timeout");
+    public void timedOut(CarrierConfig carrier, CarrierAddress address) {
+        failure(carrier, subject(carrier, address), "timeout");
     }
 
-    /** A probe's result: the status of the carrier's final response, 0 for none in time. */
-    void probed(CarrierConfig carrier, int status) {
+    /** A probe's result at one of the carrier's addresses: the status of its final response, 0 for none in time. */
+    void probed(CarrierConfig carrier, CarrierAddress address, int status) {
         ProbeSettings probe = carrier.probe().orElseThrow();
         if (status == 0 || probe.failCodes().contains(status)) {
-            failure(carrier, status == 0 ? "probe unanswered" : "probe answered " + status);
+            failure(carrier, subject(carrier, address), status == 0 ? "probe unanswered" : "probe answered " + status);
         } else {
-            success(carrier, probe);
+            success(carrier, subject(carrier, address), probe);
         }
     }
 
@@ -105,30 +166,41 @@ public final class HealthBook implements CarrierHealth {
         if (!up) {
             throw new IllegalArgumentException("setting a carrier down takes a duration");
         }
-        Entry entry = entry(carrier.id());
+        Subject subject = Subject.carrier(carrier.id());
+        Entry entry = entry(subject);
         synchronized (entry) {
             entry.view = CarrierState.up(clock.instant(), "set up by an operator", instanceId);
             entry.fails = 0;
             entry.oks = 0;
         }
-        return publish(carrier.id(), Origin.OPERATOR, null, Duration.ofMillis(1));
+        return publish(subject, Origin.OPERATOR, null, Duration.ofMillis(1));
     }
 
-    /** Takes in the states the fleet published for every configured carrier; on failure the view stays as is. */
+    /**
+     * Takes in the states the fleet published for every configured carrier and every address known of those
+     * named by a host name; on failure the view stays as is.
+     */
     public CompletionStage<Void> refresh() {
-        if (carriers.get().isEmpty()) {
+        List<Subject> subjects = new ArrayList<>();
+        for (CarrierConfig carrier : carriers.get().values()) {
+            subjects.add(Subject.carrier(carrier.id()));
+            if (!carrier.uri().hostIsAddress()) {
+                knownAddresses(carrier).forEach(address -> subjects.add(Subject.address(carrier.id(), address)));
+            }
+        }
+        if (subjects.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return store.read(carriers.get().keySet()).handle((states, error) -> {
+        return store.read(subjects).handle((states, error) -> {
             if (error != null) {
                 log.debug("carrier health not read from redis: {}", error.toString());
                 return null;
             }
-            for (String id : carriers.get().keySet()) {
-                Entry entry = entry(id);
+            for (Subject subject : subjects) {
+                Entry entry = entry(subject);
                 synchronized (entry) {
                     if (entry.publishing == 0) {
-                        adopt(id, entry, Optional.ofNullable(states.get(id)));
+                        adopt(subject, entry, Optional.ofNullable(states.get(subject)));
                     }
                 }
             }
@@ -136,12 +208,21 @@ public final class HealthBook implements CarrierHealth {
         });
     }
 
-    private void failure(CarrierConfig carrier, String reason) {
+    /** The carrier itself for one named by an IP address, else the address. */
+    private static Subject subject(CarrierConfig carrier, CarrierAddress address) {
+        return carrier.uri().hostIsAddress() ? Subject.carrier(carrier.id()) : Subject.address(carrier.id(), address);
+    }
+
+    private List<CarrierAddress> knownAddresses(CarrierConfig carrier) {
+        return resolver.known(carrier.uri()).map(CarrierTargets::addresses).orElse(List.of());
+    }
+
+    private void failure(CarrierConfig carrier, Subject subject, String reason) {
         Optional<ProbeSettings> probe = carrier.probe();
         if (probe.isEmpty()) {
             return;
         }
-        Entry entry = entry(carrier.id());
+        Entry entry = entry(subject);
         CarrierState publish = null;
         synchronized (entry) {
             Instant now = clock.instant();
@@ -154,18 +235,18 @@ public final class HealthBook implements CarrierHealth {
             if (state.up() && entry.fails >= probe.get().downAfter()) {
                 publish = new CarrierState(false, Origin.CHECKS, reason, now, Optional.empty(), instanceId);
                 entry.view = publish;
-                log.warn("carrier {} is down: {} ({} failures in a row)", carrier.id(), reason, entry.fails);
+                log.warn("{} is down: {} ({} failures in a row)", subject, reason, entry.fails);
             } else if (!state.up()) {
                 publish = state; // still down: renew the fleet's record of it
             }
         }
         if (publish != null) {
-            publish(carrier.id(), Origin.CHECKS, publish, checksTtl(probe.get()));
+            publish(subject, Origin.CHECKS, publish, checksTtl(probe.get()));
         }
     }
 
-    private void success(CarrierConfig carrier, ProbeSettings probe) {
-        Entry entry = entry(carrier.id());
+    private void success(CarrierConfig carrier, Subject subject, ProbeSettings probe) {
+        Entry entry = entry(subject);
         synchronized (entry) {
             Instant now = clock.instant();
             CarrierState state = current(entry, now);
@@ -179,14 +260,15 @@ public final class HealthBook implements CarrierHealth {
             }
             entry.oks = 0;
             entry.view = CarrierState.up(now, "answered " + probe.upAfter() + " probes", instanceId);
-            log.info("carrier {} is up again: it answered {} probes in a row", carrier.id(), probe.upAfter());
+            log.info("{} is up again: it answered {} probes in a row", subject, probe.upAfter());
         }
-        publish(carrier.id(), Origin.CHECKS, null, checksTtl(probe));
+        publish(subject, Origin.CHECKS, null, checksTtl(probe));
     }
 
     private CompletionStage<CarrierState> hold(String carrierId, boolean up, Origin origin, String reason,
                                                Duration duration) {
-        Entry entry = entry(carrierId);
+        Subject subject = Subject.carrier(carrierId);
+        Entry entry = entry(subject);
         CarrierState held;
         synchronized (entry) {
             Instant now = clock.instant();
@@ -202,36 +284,36 @@ public final class HealthBook implements CarrierHealth {
             entry.fails = 0;
             entry.oks = 0;
         }
-        return publish(carrierId, origin, held, duration);
+        return publish(subject, origin, held, duration);
     }
 
     /** Publishes, then adopts what is in force fleet-wide (a stronger hold may have refused it). */
-    private CompletionStage<CarrierState> publish(String carrierId, Origin origin, CarrierState state, Duration ttl) {
-        Entry entry = entry(carrierId);
+    private CompletionStage<CarrierState> publish(Subject subject, Origin origin, CarrierState state, Duration ttl) {
+        Entry entry = entry(subject);
         synchronized (entry) {
             entry.publishing++;
         }
-        return store.publish(carrierId, origin, state, ttl).handle((inForce, error) -> {
+        return store.publish(subject, origin, state, ttl).handle((inForce, error) -> {
             synchronized (entry) {
                 entry.publishing--;
                 if (error != null) {
-                    log.warn("carrier {} health not shared (redis unreachable): this gateway keeps its own view: {}",
-                            carrierId, error.toString());
+                    log.warn("{} health not shared (redis unreachable): this gateway keeps its own view: {}",
+                            subject, error.toString());
                 } else {
-                    adopt(carrierId, entry, inForce);
+                    adopt(subject, entry, inForce);
                 }
                 return current(entry, clock.instant());
             }
         });
     }
 
-    /** Takes the fleet's state; {@code shared} empty means the carrier is plainly up. Called holding the entry. */
-    private void adopt(String carrierId, Entry entry, Optional<CarrierState> shared) {
+    /** Takes the fleet's state; {@code shared} empty means plainly up. Called holding the entry. */
+    private void adopt(Subject subject, Entry entry, Optional<CarrierState> shared) {
         CarrierState view = entry.view;
         if (shared.isPresent()) {
             if (!shared.get().equals(view)) {
                 if (shared.get().up() != view.up()) {
-                    log.info("carrier {} is {} ({} by {})", carrierId, shared.get().up() ? "up" : "down",
+                    log.info("{} is {} ({} by {})", subject, shared.get().up() ? "up" : "down",
                             shared.get().reason(), shared.get().by());
                     entry.oks = 0;
                 }
@@ -241,7 +323,7 @@ public final class HealthBook implements CarrierHealth {
             entry.view = CarrierState.up(clock.instant(), "cleared in the fleet", view.by());
             entry.oks = 0;
             if (!view.up()) {
-                log.info("carrier {} is up (cleared in the fleet)", carrierId);
+                log.info("{} is up (cleared in the fleet)", subject);
             }
         }
     }
@@ -255,8 +337,8 @@ public final class HealthBook implements CarrierHealth {
         return entry.view;
     }
 
-    private Entry entry(String carrierId) {
-        return entries.computeIfAbsent(carrierId, id -> new Entry(CarrierState.up(clock.instant(), "start", instanceId)));
+    private Entry entry(Subject subject) {
+        return entries.computeIfAbsent(subject, s -> new Entry(CarrierState.up(clock.instant(), "start", instanceId)));
     }
 
     /**

@@ -2,12 +2,13 @@ package io.trunkgate.health.internal;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ProbeSettings;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.ProbeSender;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -19,8 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Drives the health checks on a timer: every carrier with a {@code probe} block gets an OPTIONS each interval
  * from the one gateway of the fleet holding its probe lease (from every gateway while Redis is unreachable), and
- * the {@link HealthBook} takes in the fleet's states a few times a second. Carriers added or changed by a
- * reload are picked up at the next tick.
+ * the {@link HealthBook} takes in the fleet's states a few times a second. A carrier named by a host name gets
+ * one at each address its name resolves to. Carriers added or changed by a reload are picked up at the next tick.
  */
 public final class HealthMonitor implements AutoCloseable {
 
@@ -34,6 +35,7 @@ public final class HealthMonitor implements AutoCloseable {
     private final RedisHealthStore store;
     private final ProbeSender sender;
     private final Supplier<Map<String, CarrierConfig>> carriers;
+    private final CarrierResolver resolver;
     private final String instanceId;
     private final Map<String, Long> nextProbeNanos = new ConcurrentHashMap<>();
     private final Set<String> probing = ConcurrentHashMap.newKeySet();
@@ -41,12 +43,13 @@ public final class HealthMonitor implements AutoCloseable {
     private long nextRefreshNanos = System.nanoTime();
 
     public HealthMonitor(HealthBook book, RedisHealthStore store, ProbeSender sender,
-                         Supplier<Map<String, CarrierConfig>> carriers, String instanceId,
+                         Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver, String instanceId,
                          ScheduledExecutorService timers) {
         this.book = book;
         this.store = store;
         this.sender = sender;
         this.carriers = carriers;
+        this.resolver = resolver;
         this.instanceId = instanceId;
         this.ticks = timers.scheduleWithFixedDelay(this::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
     }
@@ -77,16 +80,18 @@ public final class HealthMonitor implements AutoCloseable {
         CompletableFuture.completedFuture(null)
                 .thenCompose(start -> store.lease(carrier.id(), instanceId, lease))
                 .handle((mine, error) -> error != null || mine) // Redis unreachable: every gateway probes for itself
-                .thenCompose(mine -> mine ? sender.probe(carrier, probe.timeout()).thenApply(Optional::of)
-                        : CompletableFuture.completedFuture(Optional.<Integer>empty()))
-                .whenComplete((status, error) -> {
-                    probing.remove(carrier.id());
-                    if (error != null) {
-                        book.probed(carrier, 0);
-                    } else {
-                        status.ifPresent(code -> book.probed(carrier, code));
-                    }
-                });
+                .thenCompose(mine -> mine ? probeEachAddress(carrier, probe) : CompletableFuture.completedFuture(null))
+                .whenComplete((done, error) -> probing.remove(carrier.id()));
+    }
+
+    /** Probes every address of the carrier at once; a name that does not resolve has none to probe. */
+    private CompletionStage<Void> probeEachAddress(CarrierConfig carrier, ProbeSettings probe) {
+        return resolver.resolve(carrier.uri()).thenCompose(targets -> CompletableFuture.allOf(
+                targets.addresses().stream().map(address -> sender.probe(carrier, address, probe.timeout())
+                        .handle((status, error) -> {
+                            book.probed(carrier, address, error != null ? 0 : status);
+                            return null;
+                        }).toCompletableFuture()).toArray(CompletableFuture[]::new)));
     }
 
     @Override

@@ -18,8 +18,9 @@ import org.redisson.client.codec.StringCodec;
 
 /**
  * Carrier health in Redis: {@code <prefix>:{c:<id>}:health} holds the state in force when a carrier is not
- * plainly up (a string with a TTL, written through lua/carrier-health.lua), {@code <prefix>:{c:<id>}:probe-lease}
- * names the instance that probes it (lua/probe-lease.lua).
+ * plainly up (a string with a TTL, written through lua/carrier-health.lua), {@code <prefix>:{c:<id>}:health:<address>}
+ * the same for one address of a carrier named by a host name, {@code <prefix>:{c:<id>}:probe-lease} names the
+ * instance that probes it (lua/probe-lease.lua).
  */
 public final class RedisHealthStore {
 
@@ -38,22 +39,22 @@ public final class RedisHealthStore {
      * Publishes {@code state} for {@code ttl} ({@code null}: the carrier is up, clear what the checks found).
      * Completes with the state in force afterwards, empty when the carrier is plainly up.
      */
-    CompletionStage<Optional<CarrierState>> publish(String carrierId, CarrierState.Origin origin, CarrierState state,
+    CompletionStage<Optional<CarrierState>> publish(Subject subject, CarrierState.Origin origin, CarrierState state,
                                                     Duration ttl) {
         String value = state == null ? "" : StateCodec.encode(state);
-        return PUBLISH.run(redis, List.of(key(carrierId)), value, Integer.toString(origin.ordinal()),
+        return PUBLISH.run(redis, List.of(subject.redisKey(keyPrefix)), value, Integer.toString(origin.ordinal()),
                 Long.toString(Math.max(1, ttl.toMillis()))).thenApply(reply -> StateCodec.decode((String) reply.get(0)));
     }
 
-    /** The states in force for these carriers; a carrier plainly up is absent. */
-    CompletionStage<Map<String, CarrierState>> read(Collection<String> carrierIds) {
+    /** The states in force for these carriers and addresses; one plainly up is absent. */
+    CompletionStage<Map<Subject, CarrierState>> read(Collection<Subject> subjects) {
         RBatch batch = redis.createBatch(BatchOptions.defaults());
-        Map<String, RFuture<Object>> values = new HashMap<>();
-        for (String id : carrierIds) {
-            values.put(id, batch.getBucket(key(id), StringCodec.INSTANCE).getAsync());
+        Map<Subject, RFuture<Object>> values = new HashMap<>();
+        for (Subject subject : subjects) {
+            values.put(subject, batch.getBucket(subject.redisKey(keyPrefix), StringCodec.INSTANCE).getAsync());
         }
         return batch.executeAsync().thenApply(done -> {
-            Map<String, CarrierState> states = new HashMap<>();
+            Map<Subject, CarrierState> states = new HashMap<>();
             values.forEach((id, value) -> StateCodec.decode((String) value.toCompletableFuture().join())
                     .ifPresent(state -> states.put(id, state)));
             return states;
@@ -64,10 +65,6 @@ public final class RedisHealthStore {
     CompletionStage<Boolean> lease(String carrierId, String instanceId, Duration ttl) {
         return LEASE.run(redis, List.of(keyPrefix + ":{c:" + carrierId + "}:probe-lease"), instanceId,
                 Long.toString(ttl.toMillis())).thenApply(reply -> (Long) reply.get(0) == 1);
-    }
-
-    private String key(String carrierId) {
-        return keyPrefix + ":{c:" + carrierId + "}:health";
     }
 
     /** "origin|up|since_ms|until_ms|by|reason": origin first (the script compares it), reason last (free text). */

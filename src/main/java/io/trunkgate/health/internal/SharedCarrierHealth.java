@@ -1,6 +1,8 @@
 package io.trunkgate.health.internal;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.FleetHealth;
 import io.trunkgate.health.ProbeSender;
@@ -20,20 +22,22 @@ public final class SharedCarrierHealth implements FleetHealth {
     private final HealthBook book;
     private final String instanceId;
     private final Supplier<Map<String, CarrierConfig>> carriers;
+    private final CarrierResolver resolver;
     private HealthMonitor monitor;
 
     public SharedCarrierHealth(RedissonClient redis, String keyPrefix, String instanceId, Clock clock,
-                               Supplier<Map<String, CarrierConfig>> carriers) {
+                               Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
         this.store = new RedisHealthStore(redis, keyPrefix);
-        this.book = new HealthBook(store, instanceId, clock, carriers);
+        this.book = new HealthBook(store, instanceId, clock, carriers, resolver);
         this.instanceId = instanceId;
         this.carriers = carriers;
+        this.resolver = resolver;
     }
 
     @Override
     public synchronized void startChecks(ProbeSender sender, ScheduledExecutorService timers) {
         if (monitor == null) {
-            monitor = new HealthMonitor(book, store, sender, carriers, instanceId, timers);
+            monitor = new HealthMonitor(book, store, sender, carriers, resolver, instanceId, timers);
         }
     }
 
@@ -50,13 +54,23 @@ public final class SharedCarrierHealth implements FleetHealth {
     }
 
     @Override
-    public void answered(CarrierConfig carrier, int status, Optional<Duration> retryAfter) {
-        book.answered(carrier, status, retryAfter);
+    public boolean isUp(CarrierConfig carrier, CarrierAddress address) {
+        return book.isUp(carrier, address);
     }
 
     @Override
-    public void timedOut(CarrierConfig carrier) {
-        book.timedOut(carrier);
+    public Map<CarrierAddress, CarrierState> addresses(CarrierConfig carrier) {
+        return book.addresses(carrier);
+    }
+
+    @Override
+    public void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter) {
+        book.answered(carrier, address, status, retryAfter);
+    }
+
+    @Override
+    public void timedOut(CarrierConfig carrier, CarrierAddress address) {
+        book.timedOut(carrier, address);
     }
 
     @Override

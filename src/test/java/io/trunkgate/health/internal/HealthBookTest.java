@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.DnsSettings;
+import io.trunkgate.config.Transport;
+import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.health.CarrierState;
@@ -32,6 +36,9 @@ class HealthBookTest {
 
     private static final ProbeSettings PROBE = new ProbeSettings(Duration.ofSeconds(1), Duration.ofMillis(500), 3, 2,
             Set.of(503));
+    /** Carriers named by an IP address: the address calls went to does not matter. */
+    private static final CarrierAddress AT = new CarrierAddress("127.0.0.1", 5070, Transport.UDP);
+    private static final CarrierResolver RESOLVER = CarrierResolver.open(DnsSettings.SYSTEM, java.time.Clock.systemUTC());
     private static final CarrierConfig CARRIER = new CarrierConfig("c", SipUri.parse("sip:127.0.0.1:5070"), 10, 1,
             Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8), Duration.ofMinutes(2),
             OptionalInt.empty(), Optional.of(PROBE));
@@ -57,19 +64,19 @@ class HealthBookTest {
     @BeforeEach
     void books() {
         store = new RedisHealthStore(redis, "tg-book-" + UUID.randomUUID());
-        first = new HealthBook(store, "gw-1", clock, () -> Map.of("c", CARRIER, "u", UNPROBED));
-        second = new HealthBook(store, "gw-2", clock, () -> Map.of("c", CARRIER, "u", UNPROBED));
+        first = new HealthBook(store, "gw-1", clock, () -> Map.of("c", CARRIER, "u", UNPROBED), RESOLVER);
+        second = new HealthBook(store, "gw-2", clock, () -> Map.of("c", CARRIER, "u", UNPROBED), RESOLVER);
     }
 
     @Test
     void downAfterConsecutiveFailuresForTheFleetAndUpAfterAnsweredProbes() throws Exception {
-        first.probed(CARRIER, 0);
-        first.timedOut(CARRIER);
-        first.probed(CARRIER, 200);
-        first.probed(CARRIER, 0);
-        first.answered(CARRIER, 503, Optional.empty());
+        first.probed(CARRIER, AT, 0);
+        first.timedOut(CARRIER, AT);
+        first.probed(CARRIER, AT, 200);
+        first.probed(CARRIER, AT, 0);
+        first.answered(CARRIER, AT, 503, Optional.empty());
         assertTrue(first.isUp("c"), "an answered probe between failures starts the count again");
-        first.probed(CARRIER, 503);
+        first.probed(CARRIER, AT, 503);
         assertFalse(first.isUp("c"), "three failures in a row");
         assertEquals("probe answered 503", first.state("c").reason());
 
@@ -77,16 +84,16 @@ class HealthBookTest {
         assertFalse(second.isUp("c"), "the other gateway takes in the shared state");
         assertEquals("gw-1", second.state("c").by());
 
-        second.probed(CARRIER, 200);
+        second.probed(CARRIER, AT, 200);
         assertFalse(second.isUp("c"));
-        second.probed(CARRIER, 404);
+        second.probed(CARRIER, AT, 404);
         assertTrue(second.isUp("c"), "any answer but a fail code counts; up after two");
         awaitUp(first);
     }
 
     @Test
     void aRetryAfterHoldsTheCarrierDownForItsTimeWhateverTheProbesSay() throws Exception {
-        first.answered(UNPROBED, 503, Optional.of(Duration.ofSeconds(30)));
+        first.answered(UNPROBED, AT, 503, Optional.of(Duration.ofSeconds(30)));
         assertFalse(first.isUp("u"), "a carrier without probes is held too");
         await(second.refresh());
         CarrierState held = second.state("u");
@@ -94,9 +101,9 @@ class HealthBookTest {
         assertEquals(CarrierState.Origin.CARRIER, held.origin());
         assertEquals(clock.instant().plusSeconds(30), held.until().orElseThrow());
 
-        first.answered(CARRIER, 503, Optional.of(Duration.ofSeconds(30)));
+        first.answered(CARRIER, AT, 503, Optional.of(Duration.ofSeconds(30)));
         for (int i = 0; i < 5; i++) {
-            first.probed(CARRIER, 200);
+            first.probed(CARRIER, AT, 200);
         }
         assertFalse(first.isUp("c"), "probes do not lift the carrier's own hold");
 
@@ -111,9 +118,9 @@ class HealthBookTest {
     @Test
     void anOperatorsHoldOutranksTheCarrierAndTheChecks() throws Exception {
         await(first.set(CARRIER, true, Optional.of(Duration.ofMinutes(1))));
-        second.answered(CARRIER, 503, Optional.of(Duration.ofSeconds(30)));
+        second.answered(CARRIER, AT, 503, Optional.of(Duration.ofSeconds(30)));
         for (int i = 0; i < 3; i++) {
-            second.timedOut(CARRIER);
+            second.timedOut(CARRIER, AT);
         }
         awaitUp(second);
         assertEquals(CarrierState.Origin.OPERATOR, second.state("c").origin(),
@@ -142,15 +149,15 @@ class HealthBookTest {
         RedissonClient client = lost.newClient();
         try {
             HealthBook alone = new HealthBook(new RedisHealthStore(client, "tg-alone"), "gw-3", clock,
-                    () -> Map.of("c", CARRIER));
+                    () -> Map.of("c", CARRIER), RESOLVER);
             lost.server().kill();
             for (int i = 0; i < 3; i++) {
-                alone.probed(CARRIER, 0);
+                alone.probed(CARRIER, AT, 0);
             }
             assertFalse(alone.isUp("c"), "found down while Redis is unreachable");
             alone.refresh();
-            alone.probed(CARRIER, 200);
-            alone.probed(CARRIER, 200);
+            alone.probed(CARRIER, AT, 200);
+            alone.probed(CARRIER, AT, 200);
             assertTrue(alone.isUp("c"), "and up again on its own probes");
         } finally {
             client.shutdown(0, 1, TimeUnit.SECONDS);

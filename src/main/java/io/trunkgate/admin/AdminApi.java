@@ -7,6 +7,7 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.Limit;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.history.TrafficHistory;
@@ -88,8 +89,17 @@ public final class AdminApi {
                     List<ConcurrentView> concurrent) {
     }
 
+    /** {@code addresses}: each address of a carrier named by a host name, as last resolved (empty otherwise). */
     record CarrierView(String id, double cps, int burst, long maxWaitMs, double waitMs, int held,
-                       ConcurrentView concurrent, HealthView health) {
+                       ConcurrentView concurrent, HealthView health, List<AddressView> addresses) {
+    }
+
+    /** One address of a carrier, "ip:port/transport", and its health. */
+    record AddressView(String address, boolean up, String reason, String since, String by) {
+        static List<AddressView> of(Map<CarrierAddress, CarrierState> states) {
+            return states.entrySet().stream().map(e -> new AddressView(e.getKey().label(), e.getValue().up(),
+                    e.getValue().reason(), e.getValue().since().toString(), e.getValue().by())).toList();
+        }
     }
 
     /** A carrier's health: {@code until} only for a hold (the carrier's Retry-After or an operator's). */
@@ -200,7 +210,8 @@ public final class AdminApi {
                 .map(carrier -> slots.apply(carrier).thenCombine(carrierConcurrent(carrier),
                         (wait, concurrent) -> new CarrierView(carrier.id(), carrier.cps(), carrier.burst(),
                                 carrier.maxWait().toMillis(), wait.toNanos() / 1e6, pacer.heldCount(carrier.id()),
-                                concurrent, HealthView.of(health.state(carrier.id())))).toCompletableFuture())
+                                concurrent, HealthView.of(health.state(carrier.id())),
+                                AddressView.of(health.addresses(carrier)))).toCompletableFuture())
                 .toList();
         return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
                 .thenApply(done -> Reply.ok(Map.of("carriers", views.stream().map(CompletableFuture::join).toList())));

@@ -3,6 +3,7 @@ package io.trunkgate.gateway;
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
 import io.trunkgate.admin.Draining;
+import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
@@ -41,8 +42,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -72,6 +75,7 @@ public final class Gateway implements AutoCloseable {
     private static final long DIALOG_SWEEP_SECONDS = 10;
     private static final int HISTORY_SECONDS = 600;
     private static final long CONCURRENCY_SAMPLE_SECONDS = 5;
+    private static final long ADDRESS_SAMPLE_SECONDS = 1;
 
     private final AtomicReference<ActiveConfig> active;
     private final RedisRuntime redis;
@@ -240,6 +244,7 @@ public final class Gateway implements AutoCloseable {
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);
             metrics.trackCarrierHealth(activeConfig().config().carriers().keySet(), health::isUp);
+            timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
             GatewayConfig config = activeConfig().config();
             TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
             timers.scheduleAtFixedRate(new HistorySampler(history, () -> activeConfig().config(), metrics,
@@ -268,6 +273,23 @@ public final class Gateway implements AutoCloseable {
         } catch (Exception e) {
             close();
             throw e;
+        }
+    }
+
+    /** The address metric follows DNS, so its series are sampled rather than registered once. Never throws. */
+    private void sampleCarrierAddresses() {
+        try {
+            Map<String, Map<String, Boolean>> byCarrier = new TreeMap<>();
+            for (CarrierConfig carrier : activeConfig().config().carriers().values()) {
+                Map<String, Boolean> addresses = new TreeMap<>();
+                health.addresses(carrier).forEach((address, state) -> addresses.put(address.label(), state.up()));
+                if (!addresses.isEmpty()) {
+                    byCarrier.put(carrier.id(), addresses);
+                }
+            }
+            metrics.carrierAddresses(byCarrier);
+        } catch (RuntimeException e) {
+            log.warn("carrier address metrics not sampled: {}", e.toString());
         }
     }
 

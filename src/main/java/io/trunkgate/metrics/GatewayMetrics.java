@@ -49,6 +49,7 @@ public final class GatewayMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final MultiGauge heldCalls;
     private final MultiGauge carrierUp;
+    private final MultiGauge carrierAddressUp;
     private final MultiGauge concurrentCalls;
     private final MultiGauge concurrentMax;
     private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
@@ -60,6 +61,9 @@ public final class GatewayMetrics {
                 .register(registry);
         carrierUp = MultiGauge.builder("trunkgate.carrier.up")
                 .description("1 while the carrier is up, 0 while it is down (skipped by routing)")
+                .register(registry);
+        carrierAddressUp = MultiGauge.builder("trunkgate.carrier.address.up")
+                .description("1 while the address (of a carrier named by a host name) is up, 0 while it is down")
                 .register(registry);
         concurrentCalls = MultiGauge.builder("trunkgate.concurrent.calls")
                 .description("Calls in progress fleet-wide against a max-concurrent cap (leases in Redis), by scope")
@@ -169,6 +173,18 @@ public final class GatewayMetrics {
     public void trackCarrierHealth(Collection<String> carrierIds, Predicate<String> up) {
         carrierUp.register(carrierIds.stream()
                 .map(id -> MultiGauge.Row.of(Tags.of("carrier", id), () -> up.test(id) ? 1 : 0))
+                .toList(), true);
+    }
+
+    /**
+     * Whether each address of each carrier named by a host name is up ({@code address} as "ip:port/transport"),
+     * as last sampled; addresses no longer resolved disappear.
+     */
+    public void carrierAddresses(Map<String, Map<String, Boolean>> upByCarrier) {
+        carrierAddressUp.register(upByCarrier.entrySet().stream()
+                .flatMap(carrier -> carrier.getValue().entrySet().stream().map(address -> MultiGauge.Row.of(
+                        Tags.of("carrier", carrier.getKey(), "address", address.getKey()),
+                        address.getValue() ? 1 : 0)))
                 .toList(), true);
     }
 

@@ -4,12 +4,16 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.gateway.CarrierHostCheck;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** Validates gateway.conf and every peer, group, carrier and route file; prints each error with file, line and key. */
+/**
+ * Validates gateway.conf and every peer, group, carrier and route file; prints each error with file, line and key.
+ * Carrier host names that do not resolve now are printed as warnings (exit code 0): see {@link CarrierHostCheck}.
+ */
 @Command(name = "check-config", description = "Validate the configuration; exit 0 when valid, 1 otherwise.")
 final class CheckConfigCommand implements Callable<Integer> {
 
@@ -17,9 +21,12 @@ final class CheckConfigCommand implements Callable<Integer> {
     Path config;
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         try {
             GatewayConfig loaded = ConfigLoader.load(config);
+            for (String warning : CarrierHostCheck.warnings(loaded)) {
+                System.err.println(config + ": warning: " + warning);
+            }
             System.out.printf("%s: OK (%d peers, %d groups, %d carriers, %d routes)%n", config,
                     loaded.peers().size(), loaded.groups().size(), loaded.carriers().size(), loaded.routes().size());
             return 0;

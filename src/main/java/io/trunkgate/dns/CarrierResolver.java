@@ -29,18 +29,22 @@ public interface CarrierResolver {
         return new CachingResolver(new Rfc3263Lookup(settings), settings.keepStale(), clock);
     }
 
-    /** No DNS: resolves only URIs whose host is an IP address (tests and the warm-up's carrier). */
-    CarrierResolver ADDRESSES_ONLY = new CarrierResolver() {
-        @Override
-        public CompletionStage<CarrierTargets> resolve(SipUri uri) {
-            return Rfc3263Lookup.literal(uri).map(java.util.concurrent.CompletableFuture::completedStage)
-                    .orElseGet(() -> java.util.concurrent.CompletableFuture.failedStage(
-                            new UnresolvedException(uri.host() + " is not an IP address and DNS is not used here")));
-        }
+    /**
+     * A fresh lookup at every {@link #resolve}, nothing kept and nothing logged ({@link #known} is always empty):
+     * for checking a configuration.
+     */
+    static CarrierResolver uncached(DnsSettings settings) {
+        Rfc3263Lookup lookup = new Rfc3263Lookup(settings);
+        return new CarrierResolver() {
+            @Override
+            public CompletionStage<CarrierTargets> resolve(SipUri uri) {
+                return lookup.lookup(uri);
+            }
 
-        @Override
-        public Optional<CarrierTargets> known(SipUri uri) {
-            return Rfc3263Lookup.literal(uri);
-        }
-    };
+            @Override
+            public Optional<CarrierTargets> known(SipUri uri) {
+                return Optional.empty();
+            }
+        };
+    }
 }

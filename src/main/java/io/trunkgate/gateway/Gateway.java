@@ -95,11 +95,12 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final FleetHealth health;
+    private final CarrierResolver resolver;
     private AdminServer admin;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, Pacing pacing,
                     Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
-                    SipProxy proxy, GatewayMetrics metrics, FleetHealth health) {
+                    SipProxy proxy, GatewayMetrics metrics, FleetHealth health, CarrierResolver resolver) {
         this.active = active;
         this.redis = redis;
         this.guard = guard;
@@ -114,6 +115,7 @@ public final class Gateway implements AutoCloseable {
         this.proxy = proxy;
         this.metrics = metrics;
         this.health = health;
+        this.resolver = resolver;
         this.reloader = new ConfigReloader(active.get().config().source(), this::apply,
                 () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload());
     }
@@ -142,6 +144,7 @@ public final class Gateway implements AutoCloseable {
         try {
             RerouteHook hook = metrics.counting(rerouteHook(config, metrics));
             CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
+            resolveAhead(resolver, config);
             FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
                     () -> active.get().config().carriers(), resolver);
             SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
@@ -181,7 +184,7 @@ public final class Gateway implements AutoCloseable {
                 warmUp(warmUp.get(), config, proxy, active);
             }
             gateway = new Gateway(active, redis, guard, pacing, admission, threads, sip, calls, dialogs, records, proxy,
-                    metrics, health);
+                    metrics, health, resolver);
         } catch (Exception e) {
             if (records != null) {
                 records.close();
@@ -192,6 +195,11 @@ public final class Gateway implements AutoCloseable {
             throw e;
         }
         return gateway.startOperations();
+    }
+
+    /** Looks the carriers' host names up now, so that their first calls find the answers waiting. */
+    private static void resolveAhead(CarrierResolver resolver, GatewayConfig config) {
+        config.carriers().values().forEach(carrier -> resolver.resolve(carrier.uri()));
     }
 
     /** The HTTP hook when routing.reroute-url is set, else a class (from plugins-dir or the class path). */
@@ -310,6 +318,7 @@ public final class Gateway implements AutoCloseable {
         metrics.trackCarriers(config.carriers().keySet(), pacer()::heldCount);
         metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
         carryOverMovedPeers(previous.config(), config);
+        resolveAhead(resolver, config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
             log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, dns, sip listeners, threads,"
                     + " queue, limits and tcp, redis and the admin server (all but its token) take effect at the"

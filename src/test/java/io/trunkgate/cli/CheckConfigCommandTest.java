@@ -1,8 +1,10 @@
 package io.trunkgate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.testing.Dnsmasq;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -52,5 +54,24 @@ class CheckConfigCommandTest {
         assertTrue(result.err().contains("acme.conf:2: match.sources[0]"), result.err());
         assertTrue(result.err().contains("acme.conf:3: limits[0].window"), result.err());
         assertTrue(result.err().contains("3 error(s)"), result.err());
+    }
+
+    @Test
+    void aCarrierHostThatDoesNotResolveIsAWarningNotAnError(@TempDir Path dir) throws Exception {
+        try (Dnsmasq dns = Dnsmasq.start(60, "--host-record=known." + Dnsmasq.DOMAIN + ",127.0.0.5")) {
+            Files.writeString(dir.resolve("gateway.conf"), "redis.mode = embedded\ndns.resolver = \"127.0.0.1:"
+                    + dns.port() + "\"\n");
+            Files.createDirectories(dir.resolve("carriers"));
+            Files.writeString(dir.resolve("carriers/known.conf"),
+                    "id = known\nuri = \"sip:known." + Dnsmasq.DOMAIN + "\"\ncps = 1\n");
+            Files.writeString(dir.resolve("carriers/unknown.conf"),
+                    "id = unknown\nuri = \"sip:unknown." + Dnsmasq.DOMAIN + "\"\ncps = 1\n");
+            Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
+            assertEquals(0, result.exit(), result.err());
+            assertTrue(result.out().contains("OK"), result.out());
+            assertTrue(result.err().contains("warning: carrier unknown: uri: unknown." + Dnsmasq.DOMAIN
+                    + " does not resolve now"), result.err());
+            assertFalse(result.err().contains("carrier known:"), result.err());
+        }
     }
 }

@@ -56,6 +56,28 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void dnsSettingsAreCheckedWithFileLineAndKey() {
+        files.write("gateway.conf", "fleet-size = 1\ndns.resolver = \"ns1.example:53\"\ndns.timeout = 1ms\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("gateway.conf"), 2, "dns.resolver", "must be an IP address with an optional port");
+        assertError(errors, files.path("gateway.conf"), 3, "dns.timeout", "");
+        assertEquals(2, errors.size(), errors.toString());
+    }
+
+    @Test
+    void aDnsResolverIsAnAddressWithAnOptionalPort() throws Exception {
+        files.write("gateway.conf", "dns.resolver = \"[::1]:5353\"\n");
+        assertEquals(new java.net.InetSocketAddress("::1", 5353), files.load().dns().resolver().orElseThrow());
+        files.write("gateway.conf", "dns.resolver = \"127.0.0.1\"\n");
+        assertEquals(new java.net.InetSocketAddress("127.0.0.1", 53), files.load().dns().resolver().orElseThrow());
+        files.write("gateway.conf", "dns { resolver = \"127.0.0.1:5353\", timeout = 500ms, keep-stale = 10m }\n");
+        assertEquals(new DnsSettings(java.util.Optional.of(new java.net.InetSocketAddress("127.0.0.1", 5353)),
+                Duration.ofMillis(500), Duration.ofMinutes(10)), files.load().dns());
+    }
+
+    @Test
     void missingRequiredKeys() {
         files.write("peers/acme.conf", "group = wholesale\n");
         files.write("carriers/a.conf", "id = carrier-a\n");

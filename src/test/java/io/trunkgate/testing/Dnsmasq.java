@@ -43,7 +43,10 @@ public final class Dnsmasq implements AutoCloseable {
 
     /** A server on {@code port} (where another one ran before, say); fails if the port is taken. */
     public static Dnsmasq startOn(int port, int ttlSeconds, String... records) throws IOException {
-        List<String> command = new ArrayList<>(List.of("dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
+        // Debian installs it in /usr/sbin, which is not on every user's PATH
+        String binary = java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/sbin/dnsmasq")) ? "/usr/sbin/dnsmasq"
+                : "dnsmasq";
+        List<String> command = new ArrayList<>(List.of(binary, "--keep-in-foreground", "--conf-file=/dev/null",
                 "--port=" + port, "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts",
                 "--pid-file=", "--log-facility=-", "--local-ttl=" + ttlSeconds, "--local=/" + DOMAIN + "/"));
         command.addAll(List.of(records));

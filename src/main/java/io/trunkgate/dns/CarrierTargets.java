@@ -41,8 +41,8 @@ public record CarrierTargets(List<Target> targets, Duration ttl) {
 
     /**
      * The addresses in the order one call tries them: lower priority first; among equal priority, targets drawn
-     * one by one at random in proportion to their weights (RFC 2782; a target of weight 0 has a small chance,
-     * being placed first before each draw); each target's addresses in the order DNS gave them.
+     * one by one at random in proportion to their weights (RFC 2782: a target of weight 0, placed first before
+     * each draw, has a small chance); each target's addresses in the order DNS gave them.
      */
     public List<CarrierAddress> order(RandomGenerator random) {
         List<Target> byPriority = new ArrayList<>(targets);
@@ -71,7 +71,10 @@ public record CarrierTargets(List<Target> targets, Duration ttl) {
             for (Target target : left) {
                 sum += target.weight();
             }
-            long pick = sum == 0 ? 0 : random.nextLong(sum + 1);
+            // RFC 2782 draws from 0..sum so that a target of weight 0 (placed first) has a small chance; drawn
+            // from 1..sum when none is left, or two targets of weight 1 would take 2/3 and 1/3 of the calls.
+            boolean zeroLeft = left.get(0).weight() == 0;
+            long pick = sum == 0 ? 0 : zeroLeft ? random.nextLong(sum + 1) : 1 + random.nextLong(sum);
             long running = 0;
             int chosen = left.size() - 1;
             for (int i = 0; i < left.size(); i++) {

@@ -363,7 +363,7 @@ final class InviteCall {
     private void sendCancel() {
         try {
             Request cancel = client.createCancel();
-            AddressedRouter.aim(cancel, target); // where the INVITE went (RFC 3261 §9.1)
+            SipMessages.aim(cancel, target); // where the INVITE went (RFC 3261 §9.1)
             SipProvider outbound = services.providerFor(target.transport().name(), target.ip());
             outbound.getNewClientTransaction(cancel).sendRequest();
             cancelSent = true;

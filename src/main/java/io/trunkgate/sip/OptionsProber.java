@@ -68,7 +68,7 @@ public final class OptionsProber implements ProbeSender {
             String transport = address.transport().name();
             SipProvider provider = services.providerFor(transport, address.ip());
             Request options = options(carrier, provider, transport);
-            AddressedRouter.aim(options, address);
+            SipMessages.aim(options, address);
             ClientTransaction transaction = provider.getNewClientTransaction(options);
             transaction.setApplicationData(new Probe(result));
             ScheduledFuture<?> deadline = services.timers().schedule(() -> result.complete(0), timeout.toMillis(),

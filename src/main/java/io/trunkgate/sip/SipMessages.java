@@ -2,6 +2,7 @@ package io.trunkgate.sip;
 
 import gov.nist.javax.sip.Utils;
 import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.stack.HopImpl;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.dns.CarrierAddress;
 import java.net.InetAddress;
@@ -112,8 +113,17 @@ public final class SipMessages {
         }
         Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);
         out.removeHeader(RouteHeader.NAME);
-        AddressedRouter.aim(out, address);
+        aim(out, address);
         return out;
+    }
+
+    /**
+     * Sends {@code request}, when the stack sends it, to {@code address} whatever its Request-URI names (the
+     * stack's router, {@link io.trunkgate.sip.transport.FlowRouter}, reads it).
+     */
+    static void aim(Request request, CarrierAddress address) {
+        ((SIPMessage) request).setApplicationData(new HopImpl(address.ip(), address.port(),
+                address.transport().sipName()));
     }
 
     /**

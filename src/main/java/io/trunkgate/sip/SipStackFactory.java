@@ -57,9 +57,6 @@ public final class SipStackFactory {
         // message as bytes (one encode per request and per last response) and parses the request again when the
         // transaction is removed, only to drop it (about 5% of the gateway's CPU in the profile, bench/README.md).
         properties.setProperty("gov.nist.javax.sip.RELEASE_REFERENCES_STRATEGY", "Aggressive");
-        // Requests to a carrier go to the address its URI resolved to (RFC 3263), the URI itself unchanged.
-        properties.setProperty("javax.sip.ROUTER_PATH", AddressedRouter.class.getName());
-        properties.setProperty("javax.sip.USE_ROUTER_FOR_ALL_URIS", "true");
         properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");

@@ -195,8 +195,17 @@ class CarrierAddressesTest {
         }
         assertEquals(mutedInvites, probedMuted.received(Request.INVITE).size());
 
+        probedLive.mute(true);
+        awaitTrue(() -> !gateway.health().isUp("probed"), "with every address down the carrier is down");
+        assertEquals(CarrierState.Origin.CHECKS, gateway.health().state("probed").origin());
+        SipAgent.Call refused = caller.invite(GW, config.sipPort(), "+3666");
+        assertEquals(503, refused.awaitFinal(WAIT_MS).getStatusCode(), "every carrier of the route is down");
+        assertEquals(0, probedLive.received(Request.INVITE, refused.callId()));
+
         probedMuted.mute(false);
-        awaitTrue(() -> !addressDown(probed, mutedAddress), "the address is up again once it answers its probes");
+        probedLive.mute(false);
+        awaitTrue(() -> !addressDown(probed, mutedAddress) && !addressDown(probed, liveAddress)
+                && gateway.health().isUp("probed"), "addresses and carrier are up again once they answer probes");
     }
 
     private boolean addressDown(CarrierConfig carrier, String label) {

@@ -14,8 +14,10 @@ import javax.sip.message.Request;
 
 /**
  * The stack's router (javax.sip.ROUTER_PATH): a request that carries a {@link Flow} goes back on that connection
- * while the peer keeps it open (RFC 5923 connection reuse, RFC 5626 flows); every other request, and one whose
- * connection has closed, goes where JAIN-SIP's default router sends it (top Route, else the Request-URI).
+ * while the peer keeps it open (RFC 5923 connection reuse, RFC 5626 flows); a request that carries a {@link Hop}
+ * goes there (a carrier's address its URI's host name resolved to, RFC 3263: the Request-URI keeps the name); every
+ * other request, and one whose connection has closed, goes where JAIN-SIP's default router sends it (top Route,
+ * else the Request-URI).
  */
 public final class FlowRouter implements Router {
 
@@ -30,8 +32,12 @@ public final class FlowRouter implements Router {
 
     @Override
     public Hop getNextHop(Request request) throws SipException {
-        if (((MessageExt) request).getApplicationData() instanceof Flow flow && isOpen(stack, flow)) {
+        Object data = ((MessageExt) request).getApplicationData();
+        if (data instanceof Flow flow && isOpen(stack, flow)) {
             return new HopImpl(flow.remote().getAddress().getHostAddress(), flow.remote().getPort(), "TCP");
+        }
+        if (data instanceof Hop aimed) {
+            return aimed;
         }
         return fallback.getNextHop(request);
     }

@@ -219,6 +219,7 @@ final class InviteCall {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
                 dialog.confirm(record(status, Instant.now()));
+                services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             sendFinal(services.messages().upstream(response, request));
             return;

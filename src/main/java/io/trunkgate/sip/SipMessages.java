@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import gov.nist.javax.sip.Utils;
+import gov.nist.javax.sip.header.extensions.SessionExpiresHeader;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.stack.HopImpl;
 import io.trunkgate.config.SipUri;
@@ -87,6 +88,15 @@ public final class SipMessages {
     static Optional<Duration> retryAfter(Response response) {
         return response.getHeader(RetryAfterHeader.NAME) instanceof RetryAfterHeader header
                 ? Optional.of(Duration.ofSeconds(header.getRetryAfter())) : Optional.empty();
+    }
+
+    /**
+     * The session interval a 2xx to an INVITE or UPDATE negotiated (RFC 4028 Session-Expires, full or compact
+     * form), or empty when the session has no timer.
+     */
+    static Optional<Duration> sessionExpires(Response response) {
+        return response.getHeader(SessionExpiresHeader.NAME) instanceof SessionExpiresHeader header
+                && header.getExpires() > 0 ? Optional.of(Duration.ofSeconds(header.getExpires())) : Optional.empty();
     }
 
     /** A copy of a response with our Via removed, to relay upstream. */

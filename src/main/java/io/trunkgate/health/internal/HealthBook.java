@@ -147,14 +147,17 @@ public final class HealthBook implements CarrierHealth {
         failure(carrier, subject(carrier, address), "timeout");
     }
 
-    /** A probe's result at one of the carrier's addresses: the status of its final response, 0 for none in time. */
-    void probed(CarrierConfig carrier, CarrierAddress address, int status) {
+    /**
+     * A probe's result at one of the carrier's addresses: the status of its final response, 0 for none in time.
+     * Completes when what it changed is published in Redis.
+     */
+    CompletionStage<?> probed(CarrierConfig carrier, CarrierAddress address, int status) {
         ProbeSettings probe = carrier.probe().orElseThrow();
         if (status == 0 || probe.failCodes().contains(status)) {
-            failure(carrier, subject(carrier, address), status == 0 ? "probe unanswered" : "probe answered " + status);
-        } else {
-            success(carrier, subject(carrier, address), probe);
+            return failure(carrier, subject(carrier, address),
+                    status == 0 ? "probe unanswered" : "probe answered " + status);
         }
+        return success(carrier, subject(carrier, address), probe);
     }
 
     @Override
@@ -217,10 +220,10 @@ public final class HealthBook implements CarrierHealth {
         return resolver.known(carrier.uri()).map(CarrierTargets::addresses).orElse(List.of());
     }
 
-    private void failure(CarrierConfig carrier, Subject subject, String reason) {
+    private CompletionStage<?> failure(CarrierConfig carrier, Subject subject, String reason) {
         Optional<ProbeSettings> probe = carrier.probe();
         if (probe.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         Entry entry = entry(subject);
         CarrierState publish = null;
@@ -228,7 +231,7 @@ public final class HealthBook implements CarrierHealth {
             Instant now = clock.instant();
             CarrierState state = current(entry, now);
             if (state.heldAt(now)) {
-                return;
+                return CompletableFuture.completedFuture(null);
             }
             entry.oks = 0;
             entry.fails++;
@@ -240,12 +243,11 @@ public final class HealthBook implements CarrierHealth {
                 publish = state; // still down: renew the fleet's record of it
             }
         }
-        if (publish != null) {
-            publish(subject, Origin.CHECKS, publish, checksTtl(probe.get()));
-        }
+        return publish == null ? CompletableFuture.completedFuture(null)
+                : publish(subject, Origin.CHECKS, publish, checksTtl(probe.get()));
     }
 
-    private void success(CarrierConfig carrier, Subject subject, ProbeSettings probe) {
+    private CompletionStage<?> success(CarrierConfig carrier, Subject subject, ProbeSettings probe) {
         Entry entry = entry(subject);
         synchronized (entry) {
             Instant now = clock.instant();
@@ -253,16 +255,16 @@ public final class HealthBook implements CarrierHealth {
             entry.fails = 0;
             if (state.up() || state.heldAt(now)) {
                 entry.oks = 0;
-                return;
+                return CompletableFuture.completedFuture(null);
             }
             if (++entry.oks < probe.upAfter()) {
-                return;
+                return CompletableFuture.completedFuture(null);
             }
             entry.oks = 0;
             entry.view = CarrierState.up(now, "answered " + probe.upAfter() + " probes", instanceId);
             log.info("{} is up again: it answered {} probes in a row", subject, probe.upAfter());
         }
-        publish(subject, Origin.CHECKS, null, checksTtl(probe));
+        return publish(subject, Origin.CHECKS, null, checksTtl(probe));
     }
 
     private CompletionStage<CarrierState> hold(String carrierId, boolean up, Origin origin, String reason,

@@ -12,6 +12,7 @@ import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.health.CarrierState;
+import io.trunkgate.testing.Dnsmasq;
 import io.trunkgate.testing.ManualClock;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;
@@ -76,7 +77,7 @@ class HealthBookTest {
         first.probed(CARRIER, AT, 0);
         first.answered(CARRIER, AT, 503, Optional.empty());
         assertTrue(first.isUp("c"), "an answered probe between failures starts the count again");
-        first.probed(CARRIER, AT, 503);
+        await(first.probed(CARRIER, AT, 503));
         assertFalse(first.isUp("c"), "three failures in a row");
         assertEquals("probe answered 503", first.state("c").reason());
 
@@ -92,10 +93,53 @@ class HealthBookTest {
     }
 
     @Test
+    void aCarrierNamedByAHostIsCheckedAddressByAddressAndDownOnlyWhenEveryAddressIs() throws Exception {
+        String name = "pair." + Dnsmasq.DOMAIN;
+        try (Dnsmasq dns = Dnsmasq.start(60, "--host-record=" + name + ",127.0.0.91",
+                "--host-record=" + name + ",127.0.0.92")) {
+            CarrierResolver resolver = CarrierResolver.open(new DnsSettings(Optional.of(dns.address()),
+                    Duration.ofSeconds(1), Duration.ofHours(1)), clock);
+            CarrierConfig named = new CarrierConfig("n", SipUri.parse("sip:" + name + ":5060"), 10, 1,
+                    Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8),
+                    Duration.ofMinutes(2), OptionalInt.empty(), Optional.of(PROBE));
+            CarrierAddress a = new CarrierAddress("127.0.0.91", 5060, Transport.UDP);
+            CarrierAddress b = new CarrierAddress("127.0.0.92", 5060, Transport.UDP);
+            assertEquals(Set.of(a, b), Set.copyOf(await(resolver.resolve(named.uri())).addresses()));
+            HealthBook one = new HealthBook(store, "gw-1", clock, () -> Map.of("n", named), resolver);
+            HealthBook two = new HealthBook(store, "gw-2", clock, () -> Map.of("n", named), resolver);
+
+            one.timedOut(named, a);
+            one.answered(named, a, 503, Optional.empty());
+            await(one.probed(named, a, 0));
+            assertFalse(one.isUp(named, a), "three failures at the address");
+            assertTrue(one.isUp(named, b));
+            assertTrue(one.isUp("n"), "the carrier is up while an address is");
+            await(two.refresh());
+            assertFalse(two.isUp(named, a), "the other gateway takes in the address's state");
+            assertEquals("probe unanswered", two.addresses(named).get(a).reason(), "with the failure that set it");
+
+            two.probed(named, b, 0);
+            two.probed(named, b, 0);
+            await(two.probed(named, b, 0));
+            assertFalse(two.isUp("n"), "every address down: the carrier is down");
+            assertTrue(two.state("n").reason().startsWith("every address down"), two.state("n").reason());
+            await(one.refresh());
+            assertFalse(one.isUp("n"), "at the other gateway too");
+
+            one.probed(named, b, 200);
+            one.probed(named, b, 200);
+            assertTrue(one.isUp(named, b) && one.isUp("n"), "one address back: the carrier is back");
+        }
+    }
+
+    @Test
     void aRetryAfterHoldsTheCarrierDownForItsTimeWhateverTheProbesSay() throws Exception {
         first.answered(UNPROBED, AT, 503, Optional.of(Duration.ofSeconds(30)));
         assertFalse(first.isUp("u"), "a carrier without probes is held too");
-        await(second.refresh());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (second.isUp("u") && System.nanoTime() < deadline) {
+            await(second.refresh()); // until the publication, sent without waiting, has reached Redis
+        }
         CarrierState held = second.state("u");
         assertFalse(held.up());
         assertEquals(CarrierState.Origin.CARRIER, held.origin());

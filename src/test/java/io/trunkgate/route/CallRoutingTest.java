@@ -7,21 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.DnsSettings;
-import io.trunkgate.dns.CarrierResolver;
-import java.time.Clock;
 import io.trunkgate.config.RouteConfig;
+import io.trunkgate.config.SipUri;
+import io.trunkgate.config.Transport;
+import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
 import io.trunkgate.testing.Carriers;
+import io.trunkgate.testing.Dnsmasq;
 import io.trunkgate.testing.StandaloneRedis;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -100,6 +105,46 @@ class CallRoutingTest {
         // a's slot is ~500 ms away, b's ~250 ms: b's wait beyond its 100 ms max-wait is the shortest.
         long retry = exhausted.retryAfter().orElseThrow().toMillis();
         assertTrue(retry > 100 && retry <= 150, "retry-after " + retry + " ms");
+    }
+
+    @Test
+    void aTimeoutOr503TriesTheCarriersNextAddressOnAFreshSlotOfTheSameCarrierBeforeTheNextCarrier()
+            throws Exception {
+        String name = "routed." + Dnsmasq.DOMAIN;
+        try (Dnsmasq dns = Dnsmasq.start(60, "--srv-host=_sip._udp." + name + ",first." + name + ",5071,10,1",
+                "--srv-host=_sip._udp." + name + ",second." + name + ",5072,20,1",
+                "--host-record=first." + name + ",127.0.0.41", "--host-record=second." + name + ",127.0.0.42")) {
+            CarrierResolver resolver = CarrierResolver.open(new DnsSettings(Optional.of(dns.address()),
+                    Duration.ofSeconds(1), Duration.ofHours(1)), Clock.systemUTC());
+            CarrierConfig named = new CarrierConfig(id("named"), SipUri.parse("sip:" + name + ";transport=udp"), 2, 1,
+                    Duration.ofSeconds(2), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8),
+                    Duration.ofMinutes(2));
+            CarrierConfig next = Carriers.carrier(id("next"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+            RouteTable table = routes(List.of(named.id(), next.id()), named, next);
+            CarrierAddress first = new CarrierAddress("127.0.0.41", 5071, Transport.UDP);
+            CarrierAddress second = new CarrierAddress("127.0.0.42", 5072, Transport.UDP);
+
+            CallRouting routing = new CallRouting("n1", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN,
+                    CarrierHealth.ALWAYS_UP, resolver);
+            RoutingStep.Send sent = (RoutingStep.Send) await(routing.start());
+            assertEquals(named, sent.carrier());
+            assertEquals(first, sent.address(), "priority 10 before 20");
+            RoutingStep.Send again = (RoutingStep.Send) await(routing.failover(RerouteReason.TIMEOUT, 0));
+            assertEquals(named, again.carrier());
+            assertEquals(second, again.address());
+            assertTrue(again.held().toMillis() >= 250, "the second address waited for the carrier's next slot"
+                    + " (500 ms at 2 cps): " + again.held().toMillis() + " ms");
+            assertEquals(next, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 503)))
+                    .carrier(), "no address left: the next carrier");
+            assertEquals(List.of(named.id() + "->" + named.id() + ":TIMEOUT",
+                    named.id() + "->" + next.id() + ":FAILURE_RESPONSE(503)"), routing.reroutes());
+
+            CallRouting busy = new CallRouting("n2", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN,
+                    CarrierHealth.ALWAYS_UP, resolver);
+            assertEquals(first, ((RoutingStep.Send) await(busy.start())).address());
+            assertEquals(next, ((RoutingStep.Send) await(busy.failover(RerouteReason.FAILURE_RESPONSE, 486)))
+                    .carrier(), "a failure other than 503 leaves the carrier at once");
+        }
     }
 
     @Test

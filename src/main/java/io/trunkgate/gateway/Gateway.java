@@ -175,6 +175,7 @@ public final class Gateway implements AutoCloseable {
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
             }
+            sip.strayResponses().deliverTo(proxy::processStrayResponse);
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // before the listeners open: from their first datagram, INVITEs and OPTIONS of others hear 503
             warmUp.ifPresent(plan -> proxy.warmingUp(plan.address()));

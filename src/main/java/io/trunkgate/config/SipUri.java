@@ -17,7 +17,9 @@ public record SipUri(String text, String host, int port, Transport transport, bo
 
     private static final Pattern URI = Pattern.compile(
             "(?i)sip:(?:[^@;]+@)?(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+)(?::(\\d{1,5}))?((?:;[^;=]+(?:=[^;]*)?)*)");
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    /** A valid IPv4 address only: "999.1.1.1" is a (bad) host name, never handed to InetAddress as an address. */
+    private static final Pattern IPV4 = Pattern.compile(
+            "((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
 
     public static SipUri parse(String text) {
         Matcher m = URI.matcher(text.trim());

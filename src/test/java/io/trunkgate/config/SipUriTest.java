@@ -1,6 +1,8 @@
 package io.trunkgate.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -33,6 +35,17 @@ class SipUriTest {
 
         assertEquals("192.0.2.10", uri.host());
         assertEquals(Transport.UDP, uri.transport());
+    }
+
+    @Test
+    void whatTheUriWritesDecidesHowItsHostIsResolved() {
+        SipUri bare = SipUri.parse("sip:carrier.example");
+        assertFalse(bare.portGiven() || bare.transportGiven() || bare.hostIsAddress(), "NAPTR, then SRV");
+        assertTrue(SipUri.parse("sip:carrier.example;transport=tcp").transportGiven());
+        assertTrue(SipUri.parse("sip:carrier.example:5060").portGiven(), "a port, even 5060, skips SRV");
+        assertTrue(SipUri.parse("sip:192.0.2.10").hostIsAddress());
+        assertTrue(SipUri.parse("sip:[2001:db8::10]:5080").hostIsAddress());
+        assertFalse(SipUri.parse("sip:999.1.1.1").hostIsAddress(), "not an IPv4 address: a name to look up");
     }
 
     @Test

@@ -76,6 +76,8 @@ class StatusPageTest {
                 .carrier("carrier-a", carrierA, 30, wait, wait)
                 .maxConcurrent("carrier-a", 100)
                 .carrier("carrier-b", carrierB, 2.5, Duration.ofMillis(100), wait, "carrier-a")
+                // named by a host name (resolved from /etc/hosts): its addresses are listed with their health
+                .carrier("carrier-named", "sip:localhost:" + carrierB.port() + ";transport=udp", 10, wait, wait)
                 .route("+1", "carrier-a")
                 .route("+2", "carrier-b")
                 .build());
@@ -170,6 +172,8 @@ class StatusPageTest {
         assertTrue(dom.contains("<tr data-carrier=\"carrier-b\">"), dom);
         assertTrue(dom.matches("(?s).*<tr data-carrier=\"carrier-a\">.*?<td>up since [^<]+</td></tr>.*"),
                 "carrier-a's health: " + dom);
+        assertTrue(dom.matches("(?s).*<tr data-carrier=\"carrier-named\">.*? · 127\\.0\\.0\\.1:\\d+/udp up</td></tr>.*"),
+                "carrier-named's address: " + dom);
         assertTrue(dom.contains("config generation 1"), dom);
     }
 

@@ -20,6 +20,7 @@ import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
+import io.trunkgate.testing.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -104,13 +105,10 @@ class AdminApiTest {
 
     @Test
     void historyHoldsTheCallsOfEachSecond() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        JsonNode history = admin.get("/api/history").json();
-        while (total(history, "peers", "tight", "refused") < 1 || total(history, "carriers", "b", "sent") < 1) {
-            assertTrue(System.nanoTime() < deadline, "the sampler (once a second) did not record the calls: " + history);
-            Thread.sleep(100);
-            history = admin.get("/api/history").json();
-        }
+        JsonNode history = Await.until(Duration.ofSeconds(10), () -> admin.get("/api/history").json(),
+                h -> total(h, "peers", "tight", "refused") >= 1 && total(h, "carriers", "b", "sent") >= 1);
+        assertTrue(total(history, "peers", "tight", "refused") >= 1 && total(history, "carriers", "b", "sent") >= 1,
+                "the sampler (once a second) did not record the calls: " + history);
         assertEquals(2, total(history, "peers", "open", "admitted"));
         assertEquals(1, total(history, "peers", "tight", "admitted"));
         assertEquals(1, total(history, "peers", "tight", "refused"));

@@ -16,6 +16,7 @@ import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.io.File;
+import io.trunkgate.testing.Await;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -101,17 +102,12 @@ class StatusPageTest {
     /** The history once its samples hold every call above (the sampler runs once a second). */
     private JsonNode awaitHistory() throws Exception {
         AdminClient admin = new AdminClient(gateway.adminAddress());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            JsonNode history = admin.get("/api/history").json();
-            if (total(history, "peers", "globex", "refused") == 2 && total(history, "carriers", "carrier-a", "sent") == 6) {
-                return history;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the history did not catch up with the calls within 10 s: " + history);
-            }
-            Thread.sleep(100);
+        JsonNode history = Await.until(Duration.ofSeconds(10), () -> admin.get("/api/history").json(),
+                h -> total(h, "peers", "globex", "refused") == 2 && total(h, "carriers", "carrier-a", "sent") == 6);
+        if (total(history, "peers", "globex", "refused") != 2 || total(history, "carriers", "carrier-a", "sent") != 6) {
+            throw new AssertionError("the history did not catch up with the calls within 10 s: " + history);
         }
+        return history;
     }
 
     private static JsonNode series(JsonNode history, String kind, String id) {

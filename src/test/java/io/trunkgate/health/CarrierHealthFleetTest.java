@@ -19,6 +19,7 @@ import io.trunkgate.testing.SipAgent.Behaviour;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
+import io.trunkgate.testing.Await;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -228,13 +229,9 @@ class CarrierHealthFleetTest {
         throw new AssertionError("no carrier " + id + " in /api/carriers");
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
-            }
-            Thread.sleep(10);
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        if (!Await.until(Duration.ofMillis(WAIT_MS), condition::getAsBoolean, holds -> holds)) {
+            throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
         }
     }
 }

@@ -17,6 +17,7 @@ import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
+import io.trunkgate.testing.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -118,18 +119,11 @@ class ConcurrentCallsTest {
     }
 
     /** Polls the first instance's admin API until {@code path}'s count reads {@code expected} (at most 10 s). */
-    private long awaitCalls(String list, String id, long expected) throws Exception {
+    private long awaitCalls(String list, String id, long expected) {
         AdminClient admin = new AdminClient(first.adminAddress());
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        long calls;
-        do {
-            calls = concurrent(admin.get("/api/" + list).json().get(list), id).get("calls").asLong();
-            if (calls == expected) {
-                return calls;
-            }
-            Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return calls;
+        return Await.until(Duration.ofSeconds(10),
+                () -> concurrent(admin.get("/api/" + list).json().get(list), id).get("calls").asLong(),
+                calls -> calls == expected);
     }
 
     private static JsonNode concurrent(JsonNode items, String id) {

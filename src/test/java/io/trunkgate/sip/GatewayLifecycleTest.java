@@ -14,6 +14,7 @@ import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent.Behaviour;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
+import io.trunkgate.testing.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,27 +115,37 @@ class GatewayLifecycleTest {
         }
         assertTrue(shed >= 4, shed + " of 6 back-to-back INVITEs shed at 2 calls/s");
         assertTrue(ringing.await("INVITE", 6 - shed, 3000));
-        Thread.sleep(300);
-        assertEquals(6 - shed, ringing.received("INVITE").size(), "a shed call never reaches a carrier");
+        int shedFirst = shed;
+        Await.until(Duration.ofSeconds(2), this::acksReceived, acks -> acks >= shedFirst);
 
+        // The rate refills: offered again and again, a later call is taken (each shed offer is answered at once).
+        List<SipAgent.Call> offers = new ArrayList<>();
+        int after = Await.until(Duration.ofSeconds(3), () -> {
+            SipAgent.Call offer = caller.invite(GW, port, "+1101" + offers.size());
+            offers.add(offer);
+            return firstStatus(offer);
+        }, status -> status == 100);
+        assertEquals(100, after, "the rate refills: a later call is taken");
+        shed += offers.size() - 1;
+
+        // Only once the later call has reached the carrier: nothing the shed calls left behind could still come.
+        assertTrue(ringing.await("INVITE", 6 - shedFirst + 1, 3000), "the later call reached the carrier");
+        assertEquals(6 - shedFirst + 1, ringing.received("INVITE").size(), "a shed call never reaches a carrier");
         // The caller's stack ACKs each 503; the gateway takes each ACK once and forwards it nowhere (were it
         // forwarded to the Request-URI, the gateway itself, it would come back until Max-Forwards ran out).
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        while (acksReceived() < shed && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        Thread.sleep(300);
         String metrics = gateway.metrics().scrape();
         double acks = acksReceived();
         assertTrue(acks >= 1 && acks <= shed, acks + " ACKs for " + shed + " 503s\n" + metrics);
         assertEquals(shed, Metrics.value(metrics, "trunkgate_calls_shed_total",
                 Map.of("peer", "p", "reason", "call_rate")).orElse(0));
-
-        Thread.sleep(600);
-        SipAgent.Call after = caller.invite(GW, port, "+11009");
-        assertEquals(100, after.next(2000).getStatusCode(), "the rate refills: a later call is taken");
         calls.forEach(call -> cancelQuietly(call));
-        after.cancel();
+        offers.forEach(call -> cancelQuietly(call));
+    }
+
+    /** The status of the call's first response (it comes at once: 100 Trying, or a shed call's 503); 0 if none. */
+    private static int firstStatus(SipAgent.Call call) throws InterruptedException {
+        Response first = call.next(2000);
+        return first == null ? 0 : first.getStatusCode();
     }
 
     /** Until the carrier's 180 has come back through the gateway: the call at the carrier may be cancelled. */
@@ -147,12 +158,9 @@ class GatewayLifecycleTest {
     }
 
     /** Until the gateway holds one call for the carrier (its slot reserved, 5 s away at 0.2 cps). */
-    private void awaitHeld(String carrier) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        while (gateway.pacer().heldCount(carrier) < 1) {
-            assertTrue(System.nanoTime() < deadline, "no call held for " + carrier);
-            Thread.sleep(10);
-        }
+    private void awaitHeld(String carrier) {
+        assertTrue(Await.until(Duration.ofSeconds(3), () -> gateway.pacer().heldCount(carrier), held -> held >= 1) >= 1,
+                "no call held for " + carrier);
     }
 
     private double acksReceived() {

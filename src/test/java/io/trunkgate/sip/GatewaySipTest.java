@@ -202,13 +202,15 @@ class GatewaySipTest {
         List<SipAgent.Received> arrivals = slow.received(Request.INVITE);
         assertEquals(8, arrivals.size());
         // The gateway releases them at least 99.5 ms apart on its own clock (bench/sipp-accuracy.sh measures the
-        // wire); here the receiving agent stamps arrivals, and on a busy shared machine its stamps can be tens
-        // of ms late. So: the span of 7 gaps shows the rate, each gap only that nothing came in a burst.
+        // wire, PacingConformance the release times); here the receiving agent stamps arrivals, and on a busy
+        // 2-core machine one stamp can come 100 ms late and the next on time. Unpaced, all 8 arrive within a few
+        // ms. So: the span of 7 intervals shows the rate, and no three INVITEs came within one interval (a burst).
         long spanMs = (arrivals.get(7).atNanos() - arrivals.get(0).atNanos()) / 1_000_000;
-        assertTrue(spanMs >= 650, "8 INVITEs at 10 cps arrived within " + spanMs + " ms (7 x 100 ms expected)");
-        for (int i = 1; i < arrivals.size(); i++) {
-            long gapMs = (arrivals.get(i).atNanos() - arrivals.get(i - 1).atNanos()) / 1_000_000;
-            assertTrue(gapMs >= 50, "INVITEs " + (i - 1) + " and " + i + " only " + gapMs + " ms apart at 10 cps");
+        assertTrue(spanMs >= 500, "8 INVITEs at 10 cps arrived within " + spanMs + " ms (7 x 100 ms expected)");
+        for (int i = 2; i < arrivals.size(); i++) {
+            long twoGapsMs = (arrivals.get(i).atNanos() - arrivals.get(i - 2).atNanos()) / 1_000_000;
+            assertTrue(twoGapsMs >= 100, "INVITEs " + (i - 2) + " to " + i + " within " + twoGapsMs
+                    + " ms at 10 cps (200 ms expected)");
         }
     }
 

@@ -6,17 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.Limit;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
-import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.io.File;
-import io.trunkgate.testing.Await;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +44,7 @@ class StatusPageTest {
     private static final String GW = "127.0.0.1";
     /** Where status.html's charts draw zero: 150 px high, 20 px below the plot. */
     private static final double CHART_BASELINE_Y = 130.0;
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway gateway;
     private String chromium;
     private JsonNode history;
@@ -58,16 +56,12 @@ class StatusPageTest {
     void start() throws Exception {
         chromium = onPath("chromium");
         Assumptions.assumeTrue(chromium != null, "chromium is not on PATH");
-        SipAgent acme = SipAgent.start("127.0.0.71");
-        SipAgent carrierA = SipAgent.start("127.0.0.72");
-        SipAgent carrierB = SipAgent.start("127.0.0.73");
-        SipAgent globex = SipAgent.start("127.0.0.74");
-        agents.addAll(List.of(acme, carrierA, carrierB, globex));
+        SipAgent acme = agents.start("127.0.0.71");
+        SipAgent carrierA = agents.start("127.0.0.72");
+        SipAgent carrierB = agents.start("127.0.0.73");
+        SipAgent globex = agents.start("127.0.0.74");
         int sipPort = RedisServerProcess.freePort();
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings redis = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-page-" + UUID.randomUUID(), 0);
+        RedisSettings redis = TestConfigs.sharedRedis("page");
         Duration wait = Duration.ofSeconds(5);
         gateway = Gateway.start(new TestConfigs(redis, sipPort).instance("status-page")
                 .peer("acme", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
@@ -124,7 +118,7 @@ class StatusPageTest {
         if (gateway != null) {
             gateway.close();
         }
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private String url() {

@@ -10,16 +10,15 @@ import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.testing.AdminClient.Answer;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
-import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.StandaloneRedis;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
@@ -40,7 +39,7 @@ class LiveReloadTest {
     @TempDir
     Path dir;
 
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private LogCapture log;
     private Gateway gateway;
     private AdminClient admin;
@@ -49,17 +48,11 @@ class LiveReloadTest {
     private SipAgent slow;
     private SipAgent fast;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeEach
     void start() throws Exception {
-        caller = agent("127.0.0.61");
-        slow = agent("127.0.0.62");
-        fast = agent("127.0.0.63");
+        caller = agents.start("127.0.0.61");
+        slow = agents.start("127.0.0.62");
+        fast = agents.start("127.0.0.63");
         sipPort = RedisServerProcess.freePort();
         write("gateway.conf", """
                 instance-id = reload-test
@@ -85,7 +78,7 @@ class LiveReloadTest {
     void stop() {
         log.close();
         gateway.close();
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private void write(String name, String content) throws Exception {

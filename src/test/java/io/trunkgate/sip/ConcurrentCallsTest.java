@@ -6,21 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
-import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import io.trunkgate.testing.Await;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
 import javax.sip.message.Response;
@@ -39,7 +34,7 @@ class ConcurrentCallsTest {
 
     private static final String GW = "127.0.0.1";
     private static final long WAIT_MS = 5000;
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway first;
     private Gateway second;
     private TestConfigs firstConfig;
@@ -56,28 +51,19 @@ class ConcurrentCallsTest {
     private SipAgent capped;
     private SipAgent alternate;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeAll
     void start() throws Exception {
-        acme = agent("127.0.0.61");
-        solo = agent("127.0.0.62");
-        wide = agent("127.0.0.63");
-        answering = agent("127.0.0.64");
-        ringing = agent("127.0.0.65");
+        acme = agents.start("127.0.0.61");
+        solo = agents.start("127.0.0.62");
+        wide = agents.start("127.0.0.63");
+        answering = agents.start("127.0.0.64");
+        ringing = agents.start("127.0.0.65");
         ringing.behave(SipAgent.Behaviour.RING);
-        busy = agent("127.0.0.66");
+        busy = agents.start("127.0.0.66");
         busy.behave(SipAgent.Behaviour.BUSY_486);
-        capped = agent("127.0.0.67");
-        alternate = agent("127.0.0.68");
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings shared = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-concurrent-" + UUID.randomUUID(), 0);
+        capped = agents.start("127.0.0.67");
+        alternate = agents.start("127.0.0.68");
+        RedisSettings shared = TestConfigs.sharedRedis("concurrent");
         firstConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-1"));
         secondConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-2"));
         first = Gateway.start(firstConfig.build());
@@ -106,7 +92,7 @@ class ConcurrentCallsTest {
     void stop() {
         second.close();
         first.close();
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private SipAgent.Call answered(SipAgent caller, TestConfigs via, String number) throws Exception {

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.Await;
+import io.trunkgate.testing.SipAgent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;

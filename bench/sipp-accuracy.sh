@@ -74,8 +74,10 @@ if [[ $PART == *a* ]]; then
   [ "$GW1" != "$GW2" ] || GW2=$(free_sip_port 127.0.0.1)
   for i in 1 2; do
     port_var="GW$i"
+    printf -v "ADMIN$i" '%s' "$(free_port 127.0.0.1)"
+    admin_var="ADMIN$i"
     start_gateway "gwa$i" "$SIPP_DIR/conf-limit/gateway.conf" TG_SIP_PORT="${!port_var}" \
-      TG_ADMIN_PORT="$(free_port 127.0.0.1)" TG_INSTANCE_ID="sipp-a$i" \
+      TG_ADMIN_PORT="${!admin_var}" TG_INSTANCE_ID="sipp-a$i" \
       TG_REDIS="redis://127.0.0.1:$REDIS_PORT" TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" \
       TG_PEER_WINDOW="${WINDOW_A_MS}ms"
   done
@@ -105,6 +107,9 @@ if [[ $PART == *a* ]]; then
   sleep 1.5
   stop_uas uasa 0
   [ -z "$WIRE_A" ] || stop_wire wirea
+  # The gateways' own delay between the admission verdict and the INVITE on the wire (warm-up included).
+  for i in 1 2; do admin_var="ADMIN$i"; curl -s "http://127.0.0.1:${!admin_var}/metrics" >"$WORK/gwa$i.metrics" || true; done
+  echo "  $($ANALYZE histogram trunkgate_admission_to_send_seconds "$WORK"/gwa*.metrics 2>&1 || true)"
   stop_gateway gwa1 || status=1
   stop_gateway gwa2 || status=1
   echo "  carrier: $($ANALYZE stat "$WORK/uasa_stat.csv" 2>&1 || true)"

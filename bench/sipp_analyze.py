@@ -267,6 +267,28 @@ def cmd_outcomes(args):
     return 0
 
 
+def cmd_histogram(args):
+    """Quantiles of a Prometheus histogram summed over the given /metrics files, as bucket upper bounds."""
+    buckets = {}
+    for path in args.files:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(args.name + "_bucket{"):
+                    le = line.split('le="', 1)[1].split('"', 1)[0]
+                    bound = float("inf") if le == "+Inf" else float(le)
+                    buckets[bound] = buckets.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
+    if not buckets or buckets[max(buckets)] == 0:
+        print(f"{args.name}: no samples")
+        return 1
+    total = buckets[max(buckets)]
+    parts = []
+    for q in (50, 90, 99, 99.9):
+        bound = next(b for b in sorted(buckets) if buckets[b] >= total * q / 100.0)
+        parts.append(f"p{q:g} <= {bound * 1000:g} ms" if bound != float("inf") else f"p{q:g} > last bucket")
+    print(f"{args.name}: {int(total)} samples; " + ", ".join(parts))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -299,6 +321,10 @@ def main():
     p.add_argument("--window", type=float, default=1.0)
     p.add_argument("--max", type=int, default=100)
     p.set_defaults(func=cmd_admissions)
+    p = sub.add_parser("histogram")
+    p.add_argument("name")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_histogram)
     p = sub.add_parser("outcomes")
     p.add_argument("files", nargs="+")
     p.set_defaults(func=cmd_outcomes)

@@ -96,6 +96,7 @@ final class GatewayFileReader {
                 file.optional("sip.max-message-size").integer(1024, 65535).orElse(defaults.maxMessageSize()),
                 file.optional("sip.max-via-headers").integer(2, 256).orElse(defaults.maxViaHeaders()),
                 file.optional("sip.dialog-timeout").duration(Duration.ofMinutes(1)).orElse(defaults.dialogTimeout()),
+                file.optional("sip.max-call-length").duration(Duration.ofMinutes(1)).orElse(defaults.maxCallLength()),
                 file.optional("sip.max-dialogs").integer(1, Integer.MAX_VALUE).orElse(defaults.maxDialogs()));
     }
 

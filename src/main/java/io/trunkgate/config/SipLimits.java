@@ -9,10 +9,14 @@ import java.time.Duration;
  * @param maxMessageSize bytes a request may have (headers and body); larger ones are answered 513
  * @param maxViaHeaders  Via headers a request may carry; more are answered 483 (a loop or an attack)
  * @param dialogTimeout  how long a dialog the gateway admitted is remembered after the last request relayed
- *                       in it, when no BYE ends it
+ *                       in it, when no BYE ends it and no session timer was negotiated
+ * @param maxCallLength  how long after its INVITE a dialog is remembered at most, however often it is refreshed;
+ *                       {@link Duration#ZERO} for no such bound
  * @param maxDialogs     dialogs remembered at once; beyond it new INVITEs are answered 503
  */
-public record SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTimeout, int maxDialogs) {
+public record SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTimeout, Duration maxCallLength,
+        int maxDialogs) {
 
-    public static final SipLimits DEFAULTS = new SipLimits(16 * 1024, 16, Duration.ofHours(12), 200_000);
+    public static final SipLimits DEFAULTS =
+            new SipLimits(16 * 1024, 16, Duration.ofHours(12), Duration.ZERO, 200_000);
 }

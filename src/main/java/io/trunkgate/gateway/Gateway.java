@@ -149,7 +149,8 @@ public final class Gateway implements AutoCloseable {
                     metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
                             () -> liveCallIds(calls, dialogTable.get())));
             // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
-            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxDialogs(), System::nanoTime,
+            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.maxDialogs(),
+                    System::nanoTime,
                     record -> {
                         admission.leases().release(record.callId());
                         writer.write(record);
@@ -165,6 +166,7 @@ public final class Gateway implements AutoCloseable {
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
             }
+            sip.strayResponses().deliverTo(proxy::processStrayResponse);
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // before the listeners open: from their first datagram, INVITEs and OPTIONS of others hear 503
             warmUp.ifPresent(plan -> proxy.warmingUp(plan.address()));
@@ -233,7 +235,7 @@ public final class Gateway implements AutoCloseable {
             metrics.trackInvitesInFlight(calls::size);
             metrics.trackLeases(admission.leases()::held, admission.leases()::pendingReleases);
             timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
-                    CONCURRENCY_SAMPLE_SECONDS, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
+                    0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
             metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);

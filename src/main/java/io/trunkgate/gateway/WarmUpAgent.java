@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,11 +41,10 @@ final class WarmUpAgent implements AutoCloseable {
     private final DatagramSocket callerSocket;
     private final DatagramSocket carrierSocket;
     private final String host;
-    /** Calls in progress: Call-ID -> when the INVITE was sent (System.nanoTime). */
-    private final Map<String, Long> calls = new ConcurrentHashMap<>();
+    /** Calls placed and not ended, by Call-ID. */
+    private final Map<String, PlacedCall> calls = new ConcurrentHashMap<>();
     private volatile Semaphore window = new Semaphore(0);
     private final Set<String> ended = ConcurrentHashMap.newKeySet();
-    private final Map<String, String> requestUris = new ConcurrentHashMap<>();
     private final AtomicInteger failed = new AtomicInteger();
     private final AtomicInteger granted = new AtomicInteger();
     private volatile int maxWindow;
@@ -96,8 +96,7 @@ final class WarmUpAgent implements AutoCloseable {
                 continue;
             }
             String callId = "warm-up-" + i + "-" + System.nanoTime() + "@" + host;
-            calls.put(callId, System.nanoTime());
-            requestUris.put(callId, number + i);
+            calls.put(callId, new PlacedCall(number + i, System.nanoTime()));
             try {
                 send(callerSocket, invite(callId, number + i), gateway);
             } catch (IOException e) {
@@ -115,8 +114,8 @@ final class WarmUpAgent implements AutoCloseable {
 
     /** The call's place in the window goes to the next call, and the window grows by one up to its maximum. */
     private void callEnded(String callId) {
-        requestUris.remove(callId);
-        if (calls.remove(callId) != null) {
+        PlacedCall call = calls.remove(callId);
+        if (call != null && call.givePlaceBack()) {
             window.release();
         }
         if (granted.getAndUpdate(g -> Math.min(maxWindow, g + 1)) < maxWindow) {
@@ -127,7 +126,8 @@ final class WarmUpAgent implements AutoCloseable {
     /** The ACK of a failure answer, on the INVITE's branch (RFC 3261 §17.1.1.3). */
     private String ackOfFailure(Message response, String callId) {
         String gw = gateway.getAddress().getHostAddress() + ":" + gateway.getPort();
-        return "ACK sip:" + requestUris.getOrDefault(callId, "") + "@" + gw + " SIP/2.0\r\n"
+        PlacedCall call = calls.get(callId);
+        return "ACK sip:" + (call == null ? "" : call.user()) + "@" + gw + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP " + host + ":" + callerSocket.getLocalPort() + ";branch=z9hG4bK" + callId.hashCode()
                 + "i;rport\r\n"
                 + "Max-Forwards: 70\r\n"
@@ -148,8 +148,8 @@ final class WarmUpAgent implements AutoCloseable {
 
     private void expireStuckCalls() {
         long now = System.nanoTime();
-        calls.forEach((callId, started) -> {
-            if (now - started > CALL_TIMEOUT_NANOS && calls.remove(callId) != null) {
+        calls.values().forEach(call -> {
+            if (now - call.sentNanos() > CALL_TIMEOUT_NANOS && call.givePlaceBack()) {
                 window.release();
             }
         });
@@ -330,6 +330,20 @@ final class WarmUpAgent implements AutoCloseable {
             carrierThread.join(TIMEOUT_MS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A warm-up call: the user part it was sent to (for the ACK of a failure), when its INVITE left, and whether it
+     * still holds a place in the window (given back once: when it ends, or earlier when it is stuck).
+     */
+    private record PlacedCall(String user, long sentNanos, AtomicBoolean holdsPlace) {
+        PlacedCall(String user, long sentNanos) {
+            this(user, sentNanos, new AtomicBoolean(true));
+        }
+
+        boolean givePlaceBack() {
+            return holdsPlace.compareAndSet(true, false);
         }
     }
 }

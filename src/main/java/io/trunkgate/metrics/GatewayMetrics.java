@@ -39,6 +39,9 @@ public final class GatewayMetrics {
             Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
             Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
             Duration.ofSeconds(5), Duration.ofSeconds(10)};
+    private static final Duration[] SEND_BUCKETS = {Duration.ofNanos(500_000), Duration.ofMillis(1),
+            Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+            Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofSeconds(1)};
     private static final Duration[] REDIS_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(2),
             Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
             Duration.ofMillis(100), Duration.ofMillis(250)};
@@ -156,6 +159,16 @@ public final class GatewayMetrics {
         Timer.builder("trunkgate.pacing.delay")
                 .description("Time a call was held for pacing, by the carrier it was finally sent to")
                 .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(registry).record(held);
+    }
+
+    /**
+     * The time from a call's admission verdict to its INVITE leaving for its first carrier, less the pacing wait
+     * its slot prescribed: what the gateway's own work and queues add between the limiter and the wire.
+     */
+    public void admissionToSend(String carrier, Duration overhead) {
+        Timer.builder("trunkgate.admission.to.send")
+                .description("Admission verdict to the INVITE sent to the first carrier, less the pacing wait")
+                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(registry).record(overhead);
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */

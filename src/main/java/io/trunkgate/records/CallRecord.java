@@ -17,8 +17,9 @@ import java.util.List;
  * @param endedAt    when the call ended: its final failure, or the end of the dialog
  * @param durationMs answered time (end minus answer), 0 for a call never answered
  * @param finalStatus the final status of the INVITE upstream
- * @param endedBy    {@code failed}, {@code bye}, {@code timeout} (no BYE within sip.dialog-timeout) or
- *                   {@code shutdown}
+ * @param endedBy    {@code failed}, {@code bye}, {@code timeout} (no BYE within sip.dialog-timeout),
+ *                   {@code session_expired} (a negotiated session timer not refreshed), {@code max_call_length}
+ *                   or {@code shutdown}
  */
 public record CallRecord(String callId, String peer, String group, String admission, String refusedBy,
                          List<String> carriers, List<String> reroutes, long heldMs, Instant invitedAt,

@@ -52,9 +52,12 @@ final class Dialog {
     private boolean confirmed;
     private CallRecord answeredCall;
     private boolean ended;
+    private final long openedAtNanos;
     private volatile long expiresAtNanos;
+    private volatile boolean sessionTimer;
 
-    Dialog(Request invite, InetAddress source, int sourcePort, String peerId, long expiresAtNanos) {
+    /** A dialog opened at {@code openedAtNanos}; its owner sets when it expires. */
+    Dialog(Request invite, InetAddress source, int sourcePort, String peerId, long openedAtNanos) {
         this.callId = SipMessages.callId(invite);
         this.callerTag = SipMessages.fromTag(invite);
         this.peerId = peerId;
@@ -62,7 +65,8 @@ final class Dialog {
         this.callerSource = source;
         this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport())
                 ? new Flow(new InetSocketAddress(source, sourcePort)) : null;
-        this.expiresAtNanos = expiresAtNanos;
+        this.openedAtNanos = openedAtNanos;
+        this.expiresAtNanos = openedAtNanos;
         towardsCaller.add(Hop.of(source, sourcePort));
         ContactHeader contact = (ContactHeader) invite.getHeader(ContactHeader.NAME);
         this.callerTarget = contact == null ? null : contact.getAddress().getURI();
@@ -101,6 +105,19 @@ final class Dialog {
 
     void expireAt(long nanos) {
         expiresAtNanos = nanos;
+    }
+
+    long openedAtNanos() {
+        return openedAtNanos;
+    }
+
+    /** Whether the parties negotiated a session timer (RFC 4028): then only its refreshes extend the dialog. */
+    boolean sessionTimer() {
+        return sessionTimer;
+    }
+
+    void sessionTimer(boolean on) {
+        sessionTimer = on;
     }
 
     /**

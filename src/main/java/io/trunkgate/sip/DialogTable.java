@@ -17,9 +17,11 @@ import javax.sip.message.Request;
 
 /**
  * The dialogs this gateway admitted, by Call-ID and the caller's From tag. A dialog is added when its INVITE
- * is first forwarded, dropped when the INVITE fails, when a BYE ends it, or when nothing was relayed in it
- * for {@code timeout} (a lost BYE); each relayed request extends it. Bounded: past {@code max} dialogs new
- * calls are shed, so a flood of answered calls cannot grow the table without limit.
+ * is first forwarded and dropped when the INVITE fails or a BYE ends it. Without a BYE (lost, or a party that
+ * vanished) it times out: when its parties negotiated a session timer (RFC 4028), once the session interval of
+ * the last refresh has passed; otherwise when nothing was relayed in it for {@code timeout}; and in any case
+ * {@code maxCallLength} after its INVITE when that is set. Bounded: past {@code max} dialogs new calls are shed,
+ * so a flood of answered calls cannot grow the table without limit.
  */
 public final class DialogTable {
 
@@ -29,16 +31,29 @@ public final class DialogTable {
      */
     private static final long ENDED_LINGER_NANOS = TimeUnit.SECONDS.toNanos(32);
 
+    /**
+     * How long past a session interval a dialog is kept for a refresh that comes late: the party that does not
+     * refresh hangs up min(32 s, interval / 3) before the interval ends (RFC 4028 §10), so the session is over
+     * by then at both ends.
+     */
+    private static final long MAX_SESSION_GRACE_NANOS = TimeUnit.SECONDS.toNanos(32);
+
     private final ConcurrentMap<String, Dialog> dialogs = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
     private final long timeoutNanos;
+    private final long maxCallLengthNanos;
     private final int max;
     private final LongSupplier nanoClock;
     private final Consumer<CallRecord> records;
 
-    /** @param records told of every answered call when its dialog ends */
-    public DialogTable(Duration timeout, int max, LongSupplier nanoClock, Consumer<CallRecord> records) {
+    /**
+     * @param maxCallLength {@link Duration#ZERO} for no bound
+     * @param records       told of every answered call when its dialog ends
+     */
+    public DialogTable(Duration timeout, Duration maxCallLength, int max, LongSupplier nanoClock,
+            Consumer<CallRecord> records) {
         this.timeoutNanos = timeout.toNanos();
+        this.maxCallLengthNanos = maxCallLength.toNanos();
         this.max = max;
         this.nanoClock = nanoClock;
         this.records = records;
@@ -50,7 +65,8 @@ public final class DialogTable {
 
     /** Records the dialog of an admitted INVITE from {@code source}, about to be forwarded. */
     Dialog open(Request invite, InetAddress source, int sourcePort, String peerId) {
-        Dialog dialog = new Dialog(invite, source, sourcePort, peerId, nanoClock.getAsLong() + timeoutNanos);
+        Dialog dialog = new Dialog(invite, source, sourcePort, peerId, nanoClock.getAsLong());
+        extend(dialog, timeoutNanos);
         live.incrementAndGet();
         Dialog replaced = dialogs.put(key(dialog.callId(), dialog.callerTag()), dialog);
         if (replaced != null && replaced.end()) {
@@ -74,13 +90,35 @@ public final class DialogTable {
         return Optional.of(dialog);
     }
 
-    /** Something was relayed in the dialog: it lives another {@code timeout}. */
+    /** Something was relayed in the dialog: without a session timer, it lives another {@code timeout}. */
     void touch(Dialog dialog) {
-        dialog.expireAt(nanoClock.getAsLong() + timeoutNanos);
+        if (!dialog.sessionTimer()) {
+            extend(dialog, timeoutNanos);
+        }
     }
 
     /**
-     * The dialog ended ({@code endedBy}: bye, failed, timeout, shutdown): its call record is written, and after
+     * A 2xx to the INVITE or to a refresh (re-INVITE, UPDATE) was relayed, carrying the session interval the
+     * parties agreed on, or none: the dialog lives that interval (and a grace) from now, or, when the timer
+     * was not negotiated or was turned off, another {@code timeout}.
+     */
+    void sessionRefreshed(Dialog dialog, Optional<Duration> sessionInterval) {
+        dialog.sessionTimer(sessionInterval.isPresent());
+        extend(dialog, sessionInterval.map(Duration::toNanos)
+                .map(interval -> interval + Math.min(MAX_SESSION_GRACE_NANOS, interval / 3)).orElse(timeoutNanos));
+    }
+
+    private void extend(Dialog dialog, long lifeNanos) {
+        long expiry = nanoClock.getAsLong() + lifeNanos;
+        if (maxCallLengthNanos > 0) {
+            long deadline = dialog.openedAtNanos() + maxCallLengthNanos;
+            expiry = expiry - deadline > 0 ? deadline : expiry;
+        }
+        dialog.expireAt(expiry);
+    }
+
+    /**
+     * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, max_call_length, shutdown): its call record is written, and after
      * a BYE it lingers a while for a late ACK; nothing else is relayed in it.
      */
     void remove(Dialog dialog, String endedBy) {
@@ -125,6 +163,14 @@ public final class DialogTable {
     public void sweep() {
         long now = nanoClock.getAsLong();
         dialogs.values().stream().filter(dialog -> dialog.expiresAtNanos() - now < 0).toList()
-                .forEach(dialog -> remove(dialog, "timeout"));
+                .forEach(dialog -> remove(dialog, expiryReason(dialog, now)));
+    }
+
+    /** Why an expired dialog ended, as its call record's {@code endedBy} says. */
+    private String expiryReason(Dialog dialog, long now) {
+        if (maxCallLengthNanos > 0 && now - (dialog.openedAtNanos() + maxCallLengthNanos) >= 0) {
+            return "max_call_length";
+        }
+        return dialog.sessionTimer() ? "session_expired" : "timeout";
     }
 }

@@ -90,6 +90,9 @@ final class InDialogForwarder {
             if (response.getStatusCode() >= 200) {
                 ended();
             }
+            if (response.getStatusCode() / 100 == 2 && refreshesSession(server.getRequest().getMethod())) {
+                services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
+            }
             try {
                 server.sendResponse(SipMessages.relayed(response));
             } catch (Exception e) {
@@ -105,6 +108,11 @@ final class InDialogForwarder {
                 log.debug("408 not sent: {}", e.toString());
             }
             ended();
+        }
+
+        /** The requests whose 2xx refresh a session timer or turn it off (RFC 4028 §9). */
+        private static boolean refreshesSession(String method) {
+            return Request.INVITE.equals(method) || Request.UPDATE.equals(method);
         }
 
         /** A BYE answered (by any final response, or none) ends the dialog: nothing more is relayed in it. */

@@ -165,6 +165,7 @@ final class InviteCall {
     }
 
     private void forward(RoutingStep.Send send) {
+        boolean firstAttempt = carrier == null;
         carrier = send.carrier();
         held = held.plus(send.held());
         try {
@@ -180,6 +181,10 @@ final class InviteCall {
             client.setApplicationData(this);
             enter(CallPhase.TRYING);
             client.sendRequest();
+            if (firstAttempt) {
+                long overhead = System.nanoTime() - holdStartedNanos - send.held().toNanos();
+                services.metrics().admissionToSend(carrier.id(), Duration.ofNanos(Math.max(0, overhead)));
+            }
             ClientTransaction attempt = client;
             attemptTimer = services.timers().schedule(() -> onSilence(attempt),
                     carrier.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -219,6 +224,7 @@ final class InviteCall {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
                 dialog.confirm(record(status, Instant.now()));
+                services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             sendFinal(services.messages().upstream(response, request));
             return;

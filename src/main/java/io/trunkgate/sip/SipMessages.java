@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import gov.nist.javax.sip.Utils;
+import gov.nist.javax.sip.header.extensions.SessionExpiresHeader;
 import gov.nist.javax.sip.message.SIPMessage;
 import io.trunkgate.config.SipUri;
 import java.net.InetAddress;
@@ -85,6 +86,15 @@ public final class SipMessages {
     static Optional<Duration> retryAfter(Response response) {
         return response.getHeader(RetryAfterHeader.NAME) instanceof RetryAfterHeader header
                 ? Optional.of(Duration.ofSeconds(header.getRetryAfter())) : Optional.empty();
+    }
+
+    /**
+     * The session interval a 2xx to an INVITE or UPDATE negotiated (RFC 4028 Session-Expires, full or compact
+     * form), or empty when the session has no timer.
+     */
+    static Optional<Duration> sessionExpires(Response response) {
+        return response.getHeader(SessionExpiresHeader.NAME) instanceof SessionExpiresHeader header
+                && header.getExpires() > 0 ? Optional.of(Duration.ofSeconds(header.getExpires())) : Optional.empty();
     }
 
     /** A copy of a response with our Via removed, to relay upstream. */

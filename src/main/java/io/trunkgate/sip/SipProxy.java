@@ -296,6 +296,11 @@ public final class SipProxy implements SipListener {
         }
     }
 
+    /** A response no client transaction knows (the stack's valve hands it over without its linear search). */
+    public void processStrayResponse(Response response) {
+        strays.relay(response);
+    }
+
     @Override
     public void processTimeout(TimeoutEvent event) {
         if (!event.isServerTransaction() && event.getClientTransaction() != null) {

@@ -7,6 +7,7 @@ import io.trunkgate.config.Transport;
 import io.trunkgate.sip.transport.GuardedMessageProcessorFactory;
 import io.trunkgate.sip.transport.GuardedTransports;
 import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.transport.StrayResponseValve;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +27,11 @@ public final class SipStackFactory {
     }
 
     /**
-     * The stack, one provider per listening host:port (each with its UDP and/or TCP points), and how long
-     * datagrams wait for its workers.
+     * The stack, one provider per listening host:port (each with its UDP and/or TCP points), how long
+     * datagrams wait for its workers, and where responses no transaction knows are handed over.
      */
-    public record Stack(SipStack stack, List<SipProvider> providers, QueueDelay queueDelay) {
+    public record Stack(SipStack stack, List<SipProvider> providers, QueueDelay queueDelay,
+                        StrayResponseValve strayResponses) {
     }
 
     public static Stack create(String name, SipSettings sip) throws Exception {
@@ -62,6 +64,7 @@ public final class SipStackFactory {
         properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
         properties.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");
         SipStack stack = factory.createSipStack(properties);
+        StrayResponseValve strays = StrayResponseValve.install(stack);
 
         Map<String, SipProvider> byAddress = new LinkedHashMap<>();
         for (SipListener listener : sip.listeners()) {
@@ -77,6 +80,6 @@ public final class SipStackFactory {
         }
         QueueDelay queueDelay = ((GuardedMessageProcessorFactory) ((SIPTransactionStack) stack)
                 .getMessageProcessorFactory()).queueDelay();
-        return new Stack(stack, List.copyOf(byAddress.values()), queueDelay);
+        return new Stack(stack, List.copyOf(byAddress.values()), queueDelay, strays);
     }
 }

@@ -147,6 +147,12 @@ class AdminApiTest {
         assertEquals(1.0, Metrics.value(m, "trunkgate_pacing_delay_seconds_count", Map.of("carrier", "b")).orElse(-1));
         assertTrue(Metrics.value(m, "trunkgate_pacing_delay_seconds_bucket",
                 Map.of("carrier", "a", "le", "+Inf")).isPresent(), "a histogram with buckets");
+        assertEquals(2.0, Metrics.value(m, "trunkgate_admission_to_send_seconds_count", Map.of("carrier", "a"))
+                .orElse(-1), "admission to send, once per call");
+        assertEquals(1.0, Metrics.value(m, "trunkgate_admission_to_send_seconds_count", Map.of("carrier", "rejecting"))
+                .orElse(-1), "measured to the first carrier");
+        assertTrue(Metrics.value(m, "trunkgate_admission_to_send_seconds_count", Map.of("carrier", "b")).isEmpty(),
+                "not to the carrier a failover reached");
         assertEquals(0.0, Metrics.value(m, "trunkgate_pacing_held_calls", Map.of("carrier", "a")).orElse(-1));
         assertTrue(Metrics.value(m, "trunkgate_pacing_held_calls", Map.of("carrier", "rejecting")).isPresent());
         assertEquals(4.0, Metrics.value(m, "trunkgate_redis_latency_seconds_count", Map.of("op", "admit")).orElse(-1));

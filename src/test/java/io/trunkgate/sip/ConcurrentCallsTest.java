@@ -50,6 +50,8 @@ class ConcurrentCallsTest {
     private SipAgent busy;
     private SipAgent capped;
     private SipAgent alternate;
+    /** Answers with a session timer of 1 s (refresher uac) that nobody refreshes. */
+    private SipAgent timed;
 
     @BeforeAll
     void start() throws Exception {
@@ -63,6 +65,8 @@ class ConcurrentCallsTest {
         busy.behave(SipAgent.Behaviour.BUSY_486);
         capped = agents.start("127.0.0.67");
         alternate = agents.start("127.0.0.68");
+        timed = agents.start("127.0.0.69");
+        timed.sessionExpires(1);
         RedisSettings shared = TestConfigs.sharedRedis("concurrent");
         firstConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-1"));
         secondConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-2"));
@@ -82,6 +86,8 @@ class ConcurrentCallsTest {
                 .carrier("busy", busy, 1000, wait, wait)
                 .carrier("capped", capped, 1000, wait, wait, "alternate").maxConcurrent("capped", 1)
                 .carrier("alternate", alternate, 1000, wait, wait)
+                .carrier("timed", timed, 1000, wait, wait)
+                .route("+5", "timed")
                 .route("+7", "ringing")
                 .route("+8", "busy")
                 .route("+9", "capped")
@@ -106,8 +112,12 @@ class ConcurrentCallsTest {
 
     /** Polls the first instance's admin API until {@code path}'s count reads {@code expected} (at most 10 s). */
     private long awaitCalls(String list, String id, long expected) {
+        return awaitCalls(list, id, expected, Duration.ofSeconds(10));
+    }
+
+    private long awaitCalls(String list, String id, long expected, Duration patience) {
         AdminClient admin = new AdminClient(first.adminAddress());
-        return Await.until(Duration.ofSeconds(10),
+        return Await.until(patience,
                 () -> concurrent(admin.get("/api/" + list).json().get(list), id).get("calls").asLong(),
                 calls -> calls == expected);
     }
@@ -161,6 +171,18 @@ class ConcurrentCallsTest {
         SipAgent.Call again = solo.invite(GW, firstConfig.sipPort(), "+801");
         assertEquals(486, again.awaitFinal(WAIT_MS).getStatusCode());
         assertEquals(1, busy.received("INVITE", again.callId()), "admitted again: the carrier saw it");
+    }
+
+    @Test
+    void aSessionTimerNobodyRefreshesReleasesTheLeaseWithoutABye() throws Exception {
+        answered(solo, firstConfig, "+500");
+        assertEquals(1, awaitCalls("peers", "solo", 1));
+        // Session-Expires 1 s and a grace of a third of it; the dialogs are checked every 10 s. Without the timer
+        // the dialog would last sip.dialog-timeout (12 h) and the lease with it.
+        assertEquals(0, awaitCalls("peers", "solo", 0, Duration.ofSeconds(40)), "the unrefreshed session ended");
+        SipAgent.Call next = answered(solo, secondConfig, "+501");
+        assertEquals(200, next.bye(WAIT_MS).getStatusCode());
+        assertEquals(0, awaitCalls("peers", "solo", 0), "solo's cap is free for the other tests");
     }
 
     private static void awaitProvisional(SipAgent.Call call) throws Exception {

@@ -8,17 +8,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import gov.nist.javax.sip.parser.StringMsgParser;
+import io.trunkgate.records.CallRecord;
 import javax.sip.message.Request;
+import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 
 /** The dialog table's lifetime rules, on a clock the test drives. */
 class DialogTableTest {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
+    private static final Duration MAX_CALL_LENGTH = Duration.ofHours(2);
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final DialogTable table = new DialogTable(TIMEOUT, 2, now::get, record -> { });
+    private final List<String> endings = new ArrayList<>();
+    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, 2, now::get, record -> { });
+    private final DialogTable bounded = new DialogTable(TIMEOUT, MAX_CALL_LENGTH, 10, now::get,
+            record -> endings.add(record.endedBy()));
 
     private static Request invite(String callId, String tag) throws Exception {
         String text = "INVITE sip:+1555@127.0.0.1:5060 SIP/2.0\r\n"
@@ -53,6 +63,89 @@ class DialogTableTest {
         now.addAndGet(TIMEOUT.toNanos() - 1);
         table.sweep();
         assertTrue(table.find("c2", "t2").isPresent());
+    }
+
+    /** The carrier's 2xx, parsed from the text a carrier sends, with {@code sessionExpires} as its header line. */
+    private static Response ok(String callId, String sessionExpires) throws Exception {
+        String text = "SIP/2.0 200 OK\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK" + callId + "\r\n"
+                + "From: <sip:a@127.0.0.9>;tag=t\r\nTo: <sip:+1555@127.0.0.1>;tag=callee\r\n"
+                + "Call-ID: " + callId + "\r\nCSeq: 1 INVITE\r\nContact: <sip:carrier@127.0.0.20>\r\n"
+                + (sessionExpires.isEmpty() ? "" : sessionExpires + "\r\n") + "Content-Length: 0\r\n\r\n";
+        return (Response) new StringMsgParser().parseSIPMessage(text.getBytes(StandardCharsets.US_ASCII), true, false, null);
+    }
+
+    @Test
+    void theSessionIntervalIsReadFromTheFullAndTheCompactHeader() throws Exception {
+        assertEquals(Optional.of(Duration.ofSeconds(1800)),
+                SipMessages.sessionExpires(ok("s1", "Session-Expires: 1800;refresher=uac")));
+        assertEquals(Optional.of(Duration.ofSeconds(90)), SipMessages.sessionExpires(ok("s2", "x: 90")));
+        assertEquals(Optional.empty(), SipMessages.sessionExpires(ok("s3", "")), "no timer negotiated");
+    }
+
+    @Test
+    void aNegotiatedSessionTimerEndsTheDialogWhenItIsNotRefreshed() throws Exception {
+        Dialog dialog = open("c6", "t6");
+        table.sessionRefreshed(dialog, SipMessages.sessionExpires(ok("c6", "Session-Expires: 90;refresher=uac")));
+        now.addAndGet(Duration.ofSeconds(60).toNanos());
+        table.touch(dialog);
+        now.addAndGet(Duration.ofSeconds(60).toNanos());
+        assertTrue(table.find("c6", "t6").isPresent(), "within 90 s and the grace of 30 s (a third of it)");
+        now.addAndGet(1);
+        assertFalse(table.find("c6", "t6").isPresent(), "an INFO or a BYE attempt does not refresh a session timer");
+    }
+
+    @Test
+    void eachRefreshRestartsTheSessionIntervalAndARefreshWithoutItTurnsTheTimerOff() throws Exception {
+        Dialog dialog = open("c7", "t7");
+        table.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(1800)));
+        for (int refresh = 0; refresh < 10; refresh++) {
+            now.addAndGet(Duration.ofSeconds(900).toNanos());
+            table.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(1800)));
+        }
+        assertTrue(table.find("c7", "t7").isPresent(), "refreshed at half the interval for 2.5 hours");
+        table.sessionRefreshed(dialog, Optional.empty());
+        now.addAndGet(TIMEOUT.toNanos() - 1);
+        table.touch(dialog);
+        now.addAndGet(TIMEOUT.toNanos() - 1);
+        assertTrue(table.find("c7", "t7").isPresent(), "without a timer, relayed requests keep it alive again");
+    }
+
+    @Test
+    void aDialogEndsAtTheMaximumCallLengthHoweverOftenItIsRefreshed() throws Exception {
+        Dialog timed = bounded.open(invite("c8", "t8"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        timed.confirm(record("c8"));
+        Dialog idle = bounded.open(invite("c9", "t9"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        idle.confirm(record("c9"));
+        bounded.sessionRefreshed(timed, Optional.of(Duration.ofMinutes(30)));
+        for (int minute = 0; minute < 119; minute++) {
+            now.addAndGet(Duration.ofMinutes(1).toNanos());
+            bounded.sessionRefreshed(timed, Optional.of(Duration.ofMinutes(30)));
+            bounded.touch(idle);
+        }
+        bounded.sweep();
+        assertTrue(bounded.find("c8", "t8").isPresent() && bounded.find("c9", "t9").isPresent(), "119 minutes");
+        now.addAndGet(Duration.ofMinutes(1).toNanos() + 1);
+        bounded.sweep();
+        assertFalse(bounded.find("c8", "t8").isPresent());
+        assertFalse(bounded.find("c9", "t9").isPresent());
+        assertEquals(List.of("max_call_length", "max_call_length"), endings);
+    }
+
+    @Test
+    void anExpiredSessionIsRecordedAsSuch() throws Exception {
+        Dialog dialog = bounded.open(invite("c10", "t10"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        dialog.confirm(record("c10"));
+        bounded.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(90)));
+        now.addAndGet(Duration.ofSeconds(121).toNanos());
+        bounded.sweep();
+        assertEquals(List.of("session_expired"), endings);
+    }
+
+    private static CallRecord record(String callId) {
+        Instant at = Instant.parse("2026-11-23T12:00:00Z");
+        return new CallRecord(callId, "peer", null, "admitted", null, List.of(), List.of(), 0, at, at, null, 0, 200,
+                null, "gw");
     }
 
     @Test

@@ -119,7 +119,7 @@ class GatewayLifecycleTest {
 
         // The rate refills: offered again and again, a later call is taken (each shed offer is answered at once).
         List<SipAgent.Call> offers = new ArrayList<>();
-        int after = Await.until(Duration.ofSeconds(3), () -> {
+        Integer after = Await.until(Duration.ofSeconds(3), () -> {
             SipAgent.Call offer = caller.invite(GW, port, "+1101" + offers.size());
             offers.add(offer);
             return firstStatus(offer);

@@ -89,6 +89,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private volatile long answerAfterMs = 1000;
     private volatile boolean muted;
     private volatile int retryAfterSeconds;
+    private volatile int sessionExpiresSeconds;
     private volatile int contactPort;
     private final java.util.concurrent.ScheduledExecutorService answers =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -184,6 +185,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
     /** The Retry-After, in seconds, of REJECT_503's answer (0: none). */
     public void retryAfter(int seconds) {
         this.retryAfterSeconds = seconds;
+    }
+
+    /** The session interval (RFC 4028 Session-Expires, refresher uac) this carrier's 200 to an INVITE carries; 0: none. */
+    public void sessionExpires(int seconds) {
+        this.sessionExpiresSeconds = seconds;
     }
 
     /** When RING_THEN_ANSWER and ANSWER_LATE answer, counted from the INVITE's arrival. */
@@ -519,6 +525,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
         contact.setPort(contactPort > 0 ? contactPort : port);
         contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         ok.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+        if (sessionExpiresSeconds > 0) {
+            ok.addHeader(HEADERS.createHeader("Session-Expires", sessionExpiresSeconds + ";refresher=uac"));
+        }
         if (((ToHeader) request.getHeader(ToHeader.NAME)).getTag() == null) {
             answered.put(callId, new Answered(request, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag()));
         }

@@ -121,6 +121,14 @@ public final class Gateway implements AutoCloseable {
     }
 
     public static Gateway start(GatewayConfig config) throws Exception {
+        return start(config, System::nanoTime);
+    }
+
+    /**
+     * Starts a gateway whose SIP proxy refills its shedding budgets (sip.max-new-calls-per-second, the stateless
+     * answers per source) by {@code proxyClock} instead of {@link System#nanoTime}: a test moves it to say when.
+     */
+    public static Gateway start(GatewayConfig config, LongSupplier proxyClock) throws Exception {
         AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
         GatewayThreads threads = new GatewayThreads();
         RedisRuntime redis;
@@ -171,7 +179,7 @@ public final class Gateway implements AutoCloseable {
             RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
             ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), () -> hook, timers,
                     new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
-            SipProxy proxy = new SipProxy(services, sip.queueDelay());
+            SipProxy proxy = new SipProxy(services, sip.queueDelay(), proxyClock);
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
             }

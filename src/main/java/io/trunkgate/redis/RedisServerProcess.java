@@ -25,6 +25,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private static final String GUARD = "\"$0\" \"$@\" & p=$!; read _; kill $p 2>/dev/null; wait $p";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration MAX_READY_BACKOFF = Duration.ofMillis(200);
+    /** The server runs as the guard shell's child, which the process table shows only some moments after the start. */
+    private static final Duration EXIT_VISIBLE_AFTER = Duration.ofMillis(500);
 
     private final Path binary;
     private final int port;
@@ -129,22 +132,31 @@ public final class RedisServerProcess implements AutoCloseable {
         awaitReady();
     }
 
+    /**
+     * Waits until the server answers PING, asking again after 2 ms and then twice as long each time, at most
+     * {@link #MAX_READY_BACKOFF} apart: a server that starts in 5 ms is seen at once, one that takes seconds on a
+     * busy machine is not asked 50 times a second meanwhile. (Its "Ready to accept connections" line goes to its
+     * log file; reading it from a pipe instead would need a thread for the server's whole life.)
+     */
     private void awaitReady() {
         long started = System.nanoTime();
         long deadline = started + READY_TIMEOUT.toNanos();
+        Duration backoff = Duration.ofMillis(2);
         while (System.nanoTime() < deadline) {
-            if (System.nanoTime() - started > 500_000_000L && !isRunning()) {
+            if (System.nanoTime() - started > EXIT_VISIBLE_AFTER.toNanos() && !isRunning()) {
                 throw new IllegalStateException("redis-server exited at start; see " + dir.resolve("redis.log"));
             }
             if (answersPing()) {
                 return;
             }
             try {
-                Thread.sleep(20);
+                Thread.sleep(backoff.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while waiting for redis-server", e);
             }
+            Duration doubled = backoff.multipliedBy(2);
+            backoff = doubled.compareTo(MAX_READY_BACKOFF) < 0 ? doubled : MAX_READY_BACKOFF;
         }
         kill();
         throw new IllegalStateException("redis-server on port " + port + " did not answer within " + READY_TIMEOUT);

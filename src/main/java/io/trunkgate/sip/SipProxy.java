@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
@@ -77,16 +78,21 @@ public final class SipProxy implements SipListener {
      * Stateless answers per source (refusals, OPTIONS): nobody can turn the gateway into a reflector or make it
      * flood its own log.
      */
-    private final FloodGuard refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES,
-            System::nanoTime);
+    private final FloodGuard refusals;
     private final TokenBucket newCalls = new TokenBucket();
+    private final LongSupplier nanoClock;
     private volatile boolean draining;
     private volatile InetAddress warmUpSource;
 
-    /** @param queueDelay how long received datagrams wait for a worker: past sip.overload-delay, new calls shed */
-    public SipProxy(ProxyServices services, QueueDelay queueDelay) {
+    /**
+     * @param queueDelay how long received datagrams wait for a worker: past sip.overload-delay, new calls shed
+     * @param nanoClock  what the new-call rate and the stateless answers per source refill by ({@link System#nanoTime})
+     */
+    public SipProxy(ProxyServices services, QueueDelay queueDelay, LongSupplier nanoClock) {
         this.services = services;
         this.queueDelay = queueDelay;
+        this.nanoClock = nanoClock;
+        this.refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services);
         this.strays = new StrayResponseRelay(services);
@@ -239,7 +245,7 @@ public final class SipProxy implements SipListener {
             return Optional.of(Shed.OVERLOAD);
         }
         double perSecond = sip.maxNewCallsPerSecond();
-        if (perSecond > 0 && !newCalls.tryTake(System.nanoTime(), perSecond,
+        if (perSecond > 0 && !newCalls.tryTake(nanoClock.getAsLong(), perSecond,
                 Math.max(1, perSecond / NEW_CALL_BURSTS_PER_SECOND))) {
             return Optional.of(Shed.CALL_RATE);
         }

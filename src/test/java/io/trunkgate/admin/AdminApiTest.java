@@ -8,23 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.Limit;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient.Answer;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.Metrics;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,7 +36,7 @@ class AdminApiTest {
 
     private static final String GW = "127.0.0.1";
     private static final String TOKEN = "s3cret-token";
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway gateway;
     private AdminClient admin;
     private int sipPort;
@@ -51,27 +47,18 @@ class AdminApiTest {
     private Answer metricsAfterTraffic;
     private Answer healthBeforeAnyReload;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeAll
     void start() throws Exception {
-        open = agent("127.0.0.41");
-        tight = agent("127.0.0.42");
-        SipAgent carrierA = agent("127.0.0.43");
-        SipAgent carrierB = agent("127.0.0.44");
-        SipAgent rejecting = agent("127.0.0.45");
-        blocked = agent("127.0.0.46");
-        SipAgent carrierC = agent("127.0.0.47");
+        open = agents.start("127.0.0.41");
+        tight = agents.start("127.0.0.42");
+        SipAgent carrierA = agents.start("127.0.0.43");
+        SipAgent carrierB = agents.start("127.0.0.44");
+        SipAgent rejecting = agents.start("127.0.0.45");
+        blocked = agents.start("127.0.0.46");
+        SipAgent carrierC = agents.start("127.0.0.47");
         rejecting.behave(SipAgent.Behaviour.REJECT_503);
         sipPort = RedisServerProcess.freePort();
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings redis = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-admin-" + UUID.randomUUID(), 0);
+        RedisSettings redis = TestConfigs.sharedRedis("admin");
         Duration wait = Duration.ofSeconds(5);
         gateway = Gateway.start(new TestConfigs(redis, sipPort).instance("admin-test").adminToken(TOKEN)
                 .peer("open", "127.0.0.41", Limit.exact(Duration.ofSeconds(1), 1000))
@@ -99,18 +86,15 @@ class AdminApiTest {
     @AfterAll
     void stop() {
         gateway.close();
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     @Test
     void historyHoldsTheCallsOfEachSecond() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        JsonNode history = admin.get("/api/history").json();
-        while (total(history, "peers", "tight", "refused") < 1 || total(history, "carriers", "b", "sent") < 1) {
-            assertTrue(System.nanoTime() < deadline, "the sampler (once a second) did not record the calls: " + history);
-            Thread.sleep(100);
-            history = admin.get("/api/history").json();
-        }
+        JsonNode history = Await.until(Duration.ofSeconds(10), () -> admin.get("/api/history").json(),
+                h -> total(h, "peers", "tight", "refused") >= 1 && total(h, "carriers", "b", "sent") >= 1);
+        assertTrue(total(history, "peers", "tight", "refused") >= 1 && total(history, "carriers", "b", "sent") >= 1,
+                "the sampler (once a second) did not record the calls: " + history);
         assertEquals(2, total(history, "peers", "open", "admitted"));
         assertEquals(1, total(history, "peers", "tight", "admitted"));
         assertEquals(1, total(history, "peers", "tight", "refused"));

@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.RawHttpConnection;
-import io.trunkgate.testing.RedisBackend;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.io.IOException;
 import java.net.SocketException;
@@ -20,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -57,10 +53,7 @@ class AdminConnectionLimitsTest {
     }
 
     private static Gateway gateway(String instance, UnaryOperator<TestConfigs> limits) throws Exception {
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings redis = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-" + instance + "-" + UUID.randomUUID(), 0);
+        RedisSettings redis = TestConfigs.sharedRedis(instance);
         return Gateway.start(limits.apply(new TestConfigs(redis, RedisServerProcess.freePort()).instance(instance))
                 .build());
     }

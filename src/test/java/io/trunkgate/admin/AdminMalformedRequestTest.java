@@ -5,18 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.Limit;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.RawHttpConnection;
-import io.trunkgate.testing.RedisBackend;
-import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,10 +33,7 @@ class AdminMalformedRequestTest {
 
     @BeforeAll
     void start() throws Exception {
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings redis = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-malformed-" + UUID.randomUUID(), 0);
+        RedisSettings redis = TestConfigs.sharedRedis("malformed");
         gateway = Gateway.start(new TestConfigs(redis, RedisServerProcess.freePort()).instance("malformed-test")
                 .adminToken(TOKEN)
                 .peer("acme", "127.0.0.122", Limit.exact(Duration.ofSeconds(1), 100))

@@ -4,22 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.Limit;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient.Answer;
 import io.trunkgate.testing.AdminClient;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,27 +29,18 @@ class FleetBlocksTest {
 
     private static final String GW = "127.0.0.1";
     private static final String TOKEN = "fleet-token";
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway first;
     private Gateway second;
     private TestConfigs firstConfig;
     private TestConfigs secondConfig;
     private SipAgent caller;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeAll
     void start() throws Exception {
-        caller = agent("127.0.0.51");
-        SipAgent carrier = agent("127.0.0.52");
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings shared = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-fleet-" + UUID.randomUUID(), 0);
+        caller = agents.start("127.0.0.51");
+        SipAgent carrier = agents.start("127.0.0.52");
+        RedisSettings shared = TestConfigs.sharedRedis("fleet");
         Duration wait = Duration.ofSeconds(5);
         firstConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-1")
                 .adminToken(TOKEN), carrier, wait);
@@ -75,7 +60,7 @@ class FleetBlocksTest {
     void stop() {
         second.close();
         first.close();
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private int call(TestConfigs via, String number) throws Exception {

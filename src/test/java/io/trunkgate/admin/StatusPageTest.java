@@ -6,14 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.Limit;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
-import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.io.File;
 import java.nio.ByteBuffer;
@@ -45,7 +44,7 @@ class StatusPageTest {
     private static final String GW = "127.0.0.1";
     /** Where status.html's charts draw zero: 150 px high, 20 px below the plot. */
     private static final double CHART_BASELINE_Y = 130.0;
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway gateway;
     private String chromium;
     private JsonNode history;
@@ -57,16 +56,12 @@ class StatusPageTest {
     void start() throws Exception {
         chromium = onPath("chromium");
         Assumptions.assumeTrue(chromium != null, "chromium is not on PATH");
-        SipAgent acme = SipAgent.start("127.0.0.71");
-        SipAgent carrierA = SipAgent.start("127.0.0.72");
-        SipAgent carrierB = SipAgent.start("127.0.0.73");
-        SipAgent globex = SipAgent.start("127.0.0.74");
-        agents.addAll(List.of(acme, carrierA, carrierB, globex));
+        SipAgent acme = agents.start("127.0.0.71");
+        SipAgent carrierA = agents.start("127.0.0.72");
+        SipAgent carrierB = agents.start("127.0.0.73");
+        SipAgent globex = agents.start("127.0.0.74");
         int sipPort = RedisServerProcess.freePort();
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings redis = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-page-" + UUID.randomUUID(), 0);
+        RedisSettings redis = TestConfigs.sharedRedis("page");
         Duration wait = Duration.ofSeconds(5);
         gateway = Gateway.start(new TestConfigs(redis, sipPort).instance("status-page")
                 .peer("acme", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
@@ -103,17 +98,12 @@ class StatusPageTest {
     /** The history once its samples hold every call above (the sampler runs once a second). */
     private JsonNode awaitHistory() throws Exception {
         AdminClient admin = new AdminClient(gateway.adminAddress());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            JsonNode history = admin.get("/api/history").json();
-            if (total(history, "peers", "globex", "refused") == 2 && total(history, "carriers", "carrier-a", "sent") == 6) {
-                return history;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the history did not catch up with the calls within 10 s: " + history);
-            }
-            Thread.sleep(100);
+        JsonNode history = Await.until(Duration.ofSeconds(10), () -> admin.get("/api/history").json(),
+                h -> total(h, "peers", "globex", "refused") == 2 && total(h, "carriers", "carrier-a", "sent") == 6);
+        if (total(history, "peers", "globex", "refused") != 2 || total(history, "carriers", "carrier-a", "sent") != 6) {
+            throw new AssertionError("the history did not catch up with the calls within 10 s: " + history);
         }
+        return history;
     }
 
     private static JsonNode series(JsonNode history, String kind, String id) {
@@ -130,7 +120,7 @@ class StatusPageTest {
         if (gateway != null) {
             gateway.close();
         }
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private String url() {

@@ -6,22 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.Limit;
-import io.trunkgate.config.RedisMode;
-import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -87,19 +82,15 @@ class GrafanaDashboardTest {
         Set<String> queried = dashboardMetrics();
         assertTrue(queried.size() >= 10, "the dashboard's panels: " + queried);
 
-        List<SipAgent> agents = new ArrayList<>();
+        SipAgents agents = new SipAgents();
         Gateway gateway = null;
         try {
-            SipAgent caller = SipAgent.start("127.0.0.81");
-            SipAgent carrierA = SipAgent.start("127.0.0.82");
-            SipAgent carrierB = SipAgent.start("127.0.0.83");
-            agents.addAll(List.of(caller, carrierA, carrierB));
+            SipAgent caller = agents.start("127.0.0.81");
+            SipAgent carrierA = agents.start("127.0.0.82");
+            SipAgent carrierB = agents.start("127.0.0.83");
             int sipPort = RedisServerProcess.freePort();
-            RedisSettings redis = new RedisSettings(RedisMode.STANDALONE,
-                    List.of(StandaloneRedis.shared().server().address()), Optional.empty(), Optional.empty(),
-                    Duration.ofSeconds(2), "tg-dash-" + UUID.randomUUID(), 0);
             Duration wait = Duration.ofSeconds(5);
-            gateway = Gateway.start(new TestConfigs(redis, sipPort).instance("dashboard")
+            gateway = Gateway.start(TestConfigs.onSharedRedis("dash", sipPort).instance("dashboard")
                     .peer("acme", "127.0.0.81", Limit.exact(Duration.ofMinutes(1), 2)).maxConcurrent("acme", 5)
                     .carrier("carrier-a", carrierA, 30, wait, wait)
                     .carrier("carrier-b", carrierB, 2.5, Duration.ofMillis(100), wait, "carrier-a")
@@ -114,22 +105,17 @@ class GrafanaDashboardTest {
             // Gauges sampled in the background (calls in progress of capped scopes) appear once their first
             // sample has come back from Redis.
             AdminClient admin = new AdminClient(gateway.adminAddress());
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            String exposition;
-            Set<String> missing;
-            do {
-                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-                exposition = admin.get("/metrics").body();
-                missing = new TreeSet<>(queried);
-                missing.removeAll(exposedNames(exposition));
-            } while (!missing.isEmpty() && System.nanoTime() < deadline);
+            String exposition = Await.until(Duration.ofSeconds(10), () -> admin.get("/metrics").body(),
+                    body -> exposedNames(body).containsAll(queried));
+            Set<String> missing = new TreeSet<>(queried);
+            missing.removeAll(exposedNames(exposition));
             assertTrue(missing.isEmpty(), "queried by the dashboard but not in /metrics: " + missing
                     + "\n/metrics:\n" + exposition);
         } finally {
             if (gateway != null) {
                 gateway.close();
             }
-            agents.forEach(SipAgent::close);
+            agents.close();
         }
     }
 }

@@ -9,7 +9,7 @@ import io.trunkgate.config.Transport;
 import io.trunkgate.dns.internal.CachingResolver;
 import io.trunkgate.testing.Dnsmasq;
 import io.trunkgate.testing.LogCapture;
-import io.trunkgate.testing.ManualClock;
+import io.trunkgate.testing.ManualTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -123,26 +123,26 @@ class CarrierResolverTest {
 
     @Test
     void answersAreLookedUpAgainWhenTheirTtlLapsesAndTheLastGoodOneOutlivesAFailedLookup() throws Exception {
-        ManualClock clock = new ManualClock();
+        ManualTime time = new ManualTime();
         String host = "moving." + D;
         SipUri uri = SipUri.parse("sip:" + host + ":5060");
         Dnsmasq first = Dnsmasq.start(60, "--host-record=" + host + ",127.0.0.81");
         int port = first.port();
-        CarrierResolver cached = CarrierResolver.open(settings(first), clock);
+        CarrierResolver cached = CarrierResolver.open(settings(first), time.clock());
         try (LogCapture log = LogCapture.of(CachingResolver.class)) {
             assertEquals("127.0.0.81", only(cached, uri));
 
             first.close();
             try (Dnsmasq moved = Dnsmasq.startOn(port, 60, "--host-record=" + host + ",127.0.0.82")) {
-                clock.advance(Duration.ofSeconds(59));
+                time.advance(Duration.ofSeconds(59));
                 assertEquals("127.0.0.81", only(cached, uri), "within its TTL the answer is not looked up again");
-                clock.advance(Duration.ofSeconds(2));
+                time.advance(Duration.ofSeconds(2));
                 assertEquals("127.0.0.82", only(cached, uri), "past its TTL it is");
             }
 
-            clock.advance(Duration.ofSeconds(61));
+            time.advance(Duration.ofSeconds(61));
             assertEquals("127.0.0.82", only(cached, uri), "the DNS server is gone: the last good answer stays");
-            clock.advance(Duration.ofSeconds(11));
+            time.advance(Duration.ofSeconds(11));
             assertEquals("127.0.0.82", only(cached, uri), "and stays, looked up again after 10 s");
             long warnings = log.events().stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN).count();
             assertEquals(1, warnings, "one warning for the failure, not one per lookup: " + log.events());

@@ -10,14 +10,15 @@ import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.testing.AdminClient.Answer;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.StandaloneRedis;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
@@ -38,7 +39,7 @@ class LiveReloadTest {
     @TempDir
     Path dir;
 
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private LogCapture log;
     private Gateway gateway;
     private AdminClient admin;
@@ -47,17 +48,11 @@ class LiveReloadTest {
     private SipAgent slow;
     private SipAgent fast;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeEach
     void start() throws Exception {
-        caller = agent("127.0.0.61");
-        slow = agent("127.0.0.62");
-        fast = agent("127.0.0.63");
+        caller = agents.start("127.0.0.61");
+        slow = agents.start("127.0.0.62");
+        fast = agents.start("127.0.0.63");
         sipPort = RedisServerProcess.freePort();
         write("gateway.conf", """
                 instance-id = reload-test
@@ -83,7 +78,7 @@ class LiveReloadTest {
     void stop() {
         log.close();
         gateway.close();
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private void write(String name, String content) throws Exception {
@@ -98,14 +93,8 @@ class LiveReloadTest {
     }
 
     /** The health document once it satisfies {@code condition}, polling for up to 6 s (the files are polled each 1 s). */
-    private JsonNode awaitHealth(Predicate<JsonNode> condition) throws Exception {
-        long deadline = System.nanoTime() + 6_000_000_000L;
-        JsonNode health = admin.get("/health").json();
-        while (!condition.test(health) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            health = admin.get("/health").json();
-        }
-        return health;
+    private JsonNode awaitHealth(Predicate<JsonNode> condition) {
+        return Await.until(Duration.ofSeconds(6), () -> admin.get("/health").json(), condition);
     }
 
     private int call(String number) throws Exception {
@@ -129,11 +118,7 @@ class LiveReloadTest {
     void aCallHeldDuringAReloadKeepsTheConfigItStartedWith() throws Exception {
         assertEquals(200, call("+1000"), "takes slow's free slot");
         SipAgent.Call held = caller.invite(GW, sipPort, "+1001");
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        while (gateway.pacer().heldCount("slow") == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(1, gateway.pacer().heldCount("slow"), "the second call waits for slow's next slot (1 cps)");
+        assertEquals(1, Await.until(Duration.ofSeconds(2), () -> gateway.pacer().heldCount("slow"), count -> count > 0), "the second call waits for slow's next slot (1 cps)");
 
         write("routes.conf", "routes = [ { prefix = \"+1\", carriers = [fast] }, { prefix = \"+2\", carriers = [fast] } ]\n");
         Answer reload = admin.send("POST", "/api/reload", null, TOKEN);
@@ -232,12 +217,8 @@ class LiveReloadTest {
         write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\ngroup = wholesale\n"
                 + "limits = [ { window = 30s, max = 3 } ]\n");
         awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 3);
-        long deadline = System.nanoTime() + 6_000_000_000L;
-        JsonNode acme = admin.get("/api/peers/acme").json();
-        while (acme.get("limits").get(0).get("used").asLong() != 3 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            acme = admin.get("/api/peers/acme").json();
-        }
+        JsonNode acme = Await.until(Duration.ofSeconds(6), () -> admin.get("/api/peers/acme").json(),
+                peer -> peer.get("limits").get(0).get("used").asLong() == 3);
         assertEquals(3, acme.get("limits").get(0).get("used").asLong(), "the peer's window moved with it: " + acme);
         assertEquals(503, call("+2004"), "joining a group gave the peer no fresh window");
     }

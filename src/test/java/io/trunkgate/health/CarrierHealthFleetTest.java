@@ -6,25 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.ProbeSettings;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.Metrics;
-import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import javax.sip.header.ReasonHeader;
 import javax.sip.message.Response;
@@ -46,7 +43,7 @@ class CarrierHealthFleetTest {
     private static final ProbeSettings PROBE = new ProbeSettings(Duration.ofMillis(100), Duration.ofMillis(80), 2, 2,
             Set.of(503));
 
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway first;
     private Gateway second;
     private TestConfigs firstConfig;
@@ -58,25 +55,16 @@ class CarrierHealthFleetTest {
     private SipAgent lonely;
     private SipAgent unanswering;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeAll
     void start() throws Exception {
-        caller = agent("127.0.0.161");
-        silent = agent("127.0.0.162");
-        alternate = agent("127.0.0.163");
-        pushy = agent("127.0.0.164");
-        lonely = agent("127.0.0.165");
-        unanswering = agent("127.0.0.166");
+        caller = agents.start("127.0.0.161");
+        silent = agents.start("127.0.0.162");
+        alternate = agents.start("127.0.0.163");
+        pushy = agents.start("127.0.0.164");
+        lonely = agents.start("127.0.0.165");
+        unanswering = agents.start("127.0.0.166");
         unanswering.behave(Behaviour.SILENT);
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings shared = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-health-" + UUID.randomUUID(), 0);
+        RedisSettings shared = TestConfigs.sharedRedis("health");
         firstConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-1"));
         secondConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-2"));
         first = Gateway.start(firstConfig.build());
@@ -100,7 +88,7 @@ class CarrierHealthFleetTest {
     void stop() {
         second.close();
         first.close();
-        agents.parallelStream().forEach(SipAgent::close);
+        agents.close();
     }
 
     @Test
@@ -228,13 +216,9 @@ class CarrierHealthFleetTest {
         throw new AssertionError("no carrier " + id + " in /api/carriers");
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
-            }
-            Thread.sleep(10);
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        if (!Await.until(Duration.ofMillis(WAIT_MS), condition::getAsBoolean, holds -> holds)) {
+            throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
         }
     }
 }

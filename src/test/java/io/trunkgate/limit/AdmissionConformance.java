@@ -1,15 +1,10 @@
 package io.trunkgate.limit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
-import io.trunkgate.limit.internal.RedisAdmissionLimiter;
-import io.trunkgate.limit.internal.RedisBlockRegistry;
-import io.trunkgate.limit.internal.WindowUsageReader;
-import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,51 +17,31 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.api.RedissonClient;
 
 /**
- * The admission behaviour, specified once and run against every Redis topology (standalone, cluster,
- * embedded). Each test uses fresh peer ids, so tests never see each other's windows.
+ * The admission behaviour, specified once and run against every backend (the bucket4j way): each Redis topology
+ * (standalone, cluster, embedded: {@link RedisAdmissionConformance}, which adds what only Redis keeps) and the
+ * in-memory fallback ({@link LocalAdmissionTest}). Each test uses fresh peer ids, so tests never see each other's
+ * windows. Time is the backend's own (Redis's TIME, or this JVM's wall clock), so it passes for real here; the
+ * fallback's exact boundaries on a clock the test moves are in {@code LocalAdmissionLimiterTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AdmissionConformance {
 
-    private static final String PREFIX = "tg-test";
-    private final List<RedissonClient> clients = new ArrayList<>();
-    private RedisBackend backend;
+    /** The limiter of gateway {@code instance} (0 to 3) of one fleet. */
+    protected abstract AdmissionLimiter limiter(int instance);
 
-    protected abstract RedisBackend backend();
-
-    @BeforeAll
-    void connect() {
-        backend = backend();
-        for (int i = 0; i < 4; i++) {
-            clients.add(backend.newClient());
-        }
-    }
-
-    @AfterAll
-    void disconnect() {
-        clients.forEach(RedissonClient::shutdown);
-    }
-
-    private AdmissionLimiter limiter(int instance) {
-        return new RedisAdmissionLimiter(clients.get(instance), PREFIX);
-    }
-
-    private static AdmissionDecision admit(AdmissionLimiter limiter, AdmissionRequest request) {
+    static AdmissionDecision admit(AdmissionLimiter limiter, AdmissionRequest request) {
         return limiter.admit(request).toCompletableFuture().join();
     }
 
-    private static String newPeer() {
+    static String newPeer() {
         return "peer-" + UUID.randomUUID();
     }
 
-    private static String call() {
+    static String call() {
         return UUID.randomUUID() + "@test";
     }
 
@@ -121,7 +96,8 @@ abstract class AdmissionConformance {
         AdmissionLimiter limiter = limiter(0);
         Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofMillis(800), 3)));
         AdmissionDecision first = admit(limiter, AdmissionRequest.of(call(), peer));
-        Thread.sleep(100);
+        // the second call is 300 ms younger: it still holds its place even when the wait below overruns by 250 ms
+        Thread.sleep(300);
         admit(limiter, AdmissionRequest.of(call(), peer));
         admit(limiter, AdmissionRequest.of(call(), peer));
         AdmissionDecision refused = admit(limiter, AdmissionRequest.of(call(), peer));
@@ -141,8 +117,14 @@ abstract class AdmissionConformance {
         assertEquals(Outcome.LIMITED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
     }
 
+    /**
+     * Retry-After is neither too short nor (by more than the ms it is rounded up to) too long: its exact value is
+     * checked against the server times above, and on a clock the test moves, 1 us early, in
+     * LocalAdmissionLimiterTest. Here the early offer comes half the wait early, which a busy machine's late
+     * wake-up does not turn into one at retry-after.
+     */
     @Test
-    void retryAtRetryAfterIsAdmittedAndFiftyMillisecondsEarlierIsNot() throws Exception {
+    void retryAtRetryAfterIsAdmittedAndEarlierIsNot() throws Exception {
         AdmissionLimiter limiter = limiter(1);
         Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(1), 2)));
         admit(limiter, AdmissionRequest.of(call(), peer));
@@ -151,9 +133,9 @@ abstract class AdmissionConformance {
         assertEquals(Outcome.LIMITED, refused.outcome());
         long refusedAt = System.nanoTime();
 
-        sleepUntil(refusedAt, refused.retryAfter().toMillis() - 50);
+        sleepUntil(refusedAt, refused.retryAfter().toMillis() / 2);
         AdmissionDecision early = admit(limiter, AdmissionRequest.of(call(), peer));
-        assertEquals(Outcome.LIMITED, early.outcome(), "50 ms before retry-after");
+        assertEquals(Outcome.LIMITED, early.outcome(), "half the retry-after early");
 
         sleepUntil(refusedAt, refused.retryAfter().toMillis());
         assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome(), "at retry-after");
@@ -199,7 +181,12 @@ abstract class AdmissionConformance {
         assertEquals(6, a.remaining());
         assertEquals(2, b.remaining());
         assertEquals(0, d.remaining());
-        AdmissionDecision heavy = admit(limiter, new AdmissionRequest(call(), 11, peer, Optional.empty()));
+    }
+
+    @Test
+    void aCallHeavierThanAnyMaxIsTooHeavy() {
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));
+        AdmissionDecision heavy = admit(limiter(3), new AdmissionRequest(call(), 11, peer, Optional.empty()));
         assertEquals(Outcome.TOO_HEAVY, heavy.outcome());
     }
 
@@ -321,90 +308,6 @@ abstract class AdmissionConformance {
         AdmissionDecision full = admit(limiter, AdmissionRequest.of(callId, peer));
         assertEquals(Outcome.DUPLICATE, full.outcome());
         assertEquals(0, full.remaining());
-    }
-
-    @Test
-    void movingAPeerIntoAGroupAndOutAgainKeepsItsWindowsAndItsBlock() {
-        String group = "group-" + UUID.randomUUID();
-        Scope groupScope = Scope.group(group, List.of(Limit.exact(Duration.ofSeconds(30), 1000)));
-        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 10),
-                Limit.bucketed(Duration.ofSeconds(60), 12, Duration.ofSeconds(1))));
-        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(clients.get(0), PREFIX);
-        for (int i = 0; i < 9; i++) {
-            assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
-        }
-        String lastCall = call();
-        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(lastCall, peer)).outcome());
-        BlockRegistry blocks = new RedisBlockRegistry(clients.get(1), PREFIX);
-        blocks.block(peer.id(), Optional.empty(), Duration.ofHours(1)).toCompletableFuture().join();
-
-        // live reload: the peer joins the group (its keys' hash tag becomes the group's)
-        limiter.movePeer(peer, Optional.empty(), Optional.of(group)).toCompletableFuture().join();
-        AdmissionRequest inGroup = new AdmissionRequest(call(), 1, peer, Optional.of(groupScope));
-        assertEquals(Outcome.BLOCKED, admit(limiter(2), inGroup).outcome(), "the block moved with the peer");
-        assertTrue(blocks.unblock(peer.id(), Optional.of(group)).toCompletableFuture().join());
-        AdmissionDecision full = admit(limiter(2), inGroup);
-        assertEquals(Outcome.LIMITED, full.outcome(), "the 10 calls of the last 30 s moved with the peer");
-        assertEquals(peer, full.refusedBy().orElseThrow());
-        assertEquals(Outcome.DUPLICATE,
-                admit(limiter(3), new AdmissionRequest(lastCall, 1, peer, Optional.of(groupScope))).outcome());
-
-        // and leaves it again: still counted once, not forgotten and not doubled
-        limiter.movePeer(peer, Optional.of(group), Optional.empty()).toCompletableFuture().join();
-        List<WindowUsage.LimitUsage> usage = new WindowUsageReader(clients.get(3), PREFIX)
-                .read(peer, Optional.empty(), 0).toCompletableFuture().join();
-        assertEquals(List.of(10L, 10L), usage.stream().map(WindowUsage.LimitUsage::used).toList());
-        assertEquals(Outcome.LIMITED, admit(limiter(1), AdmissionRequest.of(call(), peer)).outcome());
-    }
-
-    @Test
-    void recoversAfterScriptFlush() {
-        AdmissionLimiter limiter = limiter(0);
-        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));
-        assertTrue(admit(limiter, AdmissionRequest.of(call(), peer)).admitted());
-        clients.get(0).getScript().scriptFlush();
-        AdmissionDecision afterFlush = admit(limiter, AdmissionRequest.of(call(), peer));
-        assertEquals(Outcome.ADMITTED, afterFlush.outcome());
-        assertEquals(8, afterFlush.remaining(), "the window survived the flush; only the script was reloaded");
-    }
-
-    @Test
-    void blockIsSeenByEveryInstanceUntilItEndsOrIsLifted() throws Exception {
-        String group = "group-" + UUID.randomUUID();
-        Scope groupScope = Scope.group(group, List.of(Limit.exact(Duration.ofSeconds(5), 100)));
-        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 100)));
-        BlockRegistry blocks = new RedisBlockRegistry(clients.get(0), PREFIX);
-        blocks.block(peer.id(), Optional.of(group), Duration.ofMillis(400)).toCompletableFuture().join();
-
-        AdmissionDecision blocked = admit(limiter(3), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope)));
-        assertEquals(Outcome.BLOCKED, blocked.outcome());
-        assertEquals(peer, blocked.refusedBy().orElseThrow());
-        assertTrue(blocked.retryAfter().toMillis() > 0 && blocked.retryAfter().toMillis() <= 400);
-        assertTrue(blocks.remaining(peer.id(), Optional.of(group)).toCompletableFuture().join().isPresent());
-
-        Thread.sleep(blocked.retryAfter().toMillis() + 20);
-        assertTrue(admit(limiter(2), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope))).admitted());
-
-        blocks.block(peer.id(), Optional.of(group), Duration.ofHours(1)).toCompletableFuture().join();
-        assertEquals(Outcome.BLOCKED, admit(limiter(1), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope))).outcome());
-        assertTrue(blocks.unblock(peer.id(), Optional.of(group)).toCompletableFuture().join());
-        assertTrue(admit(limiter(1), new AdmissionRequest(call(), 1, peer, Optional.of(groupScope))).admitted());
-        assertFalse(blocks.remaining(peer.id(), Optional.of(group)).toCompletableFuture().join().isPresent());
-    }
-
-    @Test
-    void idleKeysExpire() {
-        Limit exact = Limit.exact(Duration.ofMillis(1500), 10);
-        Limit bucketed = Limit.bucketed(Duration.ofSeconds(3), 10, Duration.ofMillis(500));
-        Scope peer = Scope.peer(newPeer(), List.of(exact, bucketed));
-        assertTrue(admit(limiter(0), AdmissionRequest.of(call(), peer)).admitted());
-        List<Long> ttls = new ArrayList<>();
-        for (String key : clients.get(0).getKeys().getKeysByPattern(PREFIX + ":{p:" + peer.id() + "}:*")) {
-            ttls.add(clients.get(0).getBucket(key).remainTimeToLive());
-        }
-        // the two windows, and the seen key (the 3 s window at 500 ms outlasts the exact one): 3.5 s + 1 ms
-        assertEquals(3, ttls.size());
-        assertTrue(ttls.stream().allMatch(ttl -> ttl > 0 && ttl <= 3501), "TTLs " + ttls);
     }
 
     private static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {

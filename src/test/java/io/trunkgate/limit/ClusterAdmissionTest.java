@@ -3,7 +3,7 @@ package io.trunkgate.limit;
 import io.trunkgate.testing.RedisClusterHarness;
 import io.trunkgate.testing.RedisBackend;
 
-class ClusterAdmissionTest extends AdmissionConformance {
+class ClusterAdmissionTest extends RedisAdmissionConformance {
     @Override
     protected RedisBackend backend() {
         return RedisClusterHarness.shared();

@@ -8,6 +8,7 @@ import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.Carriers;
 import io.trunkgate.testing.RedisClusterHarness;
 import java.time.Duration;
@@ -38,13 +39,8 @@ class ClusterFailoverTest {
             RedisServerProcess master = cluster.nodes().get(0);
             master.kill();
             long killed = System.nanoTime();
-            boolean recovered = false;
-            while (!recovered && System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(20)) {
-                recovered = allSucceed(limiter, reserver, peers, carriers);
-                if (!recovered) {
-                    Thread.sleep(100);
-                }
-            }
+            boolean recovered = Await.until(Duration.ofSeconds(20), () -> allSucceed(limiter, reserver, peers, carriers),
+                    ok -> ok);
             long recoveredMs = (System.nanoTime() - killed) / 1_000_000;
             System.out.println("cluster failover: every peer and carrier served again " + recoveredMs
                     + " ms after the master was killed");

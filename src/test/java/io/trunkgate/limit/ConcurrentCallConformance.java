@@ -10,6 +10,7 @@ import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisCallLeases;
 import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,18 +104,9 @@ abstract class ConcurrentCallConformance {
     }
 
     /** Waits (polling Redis, at most 15 s) until {@code count} reads {@code expected}; returns the last read. */
-    private static long awaitCount(Supplier<java.util.concurrent.CompletionStage<Long>> count, long expected)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + 15_000_000_000L;
-        long last;
-        do {
-            last = count.get().toCompletableFuture().join();
-            if (last == expected) {
-                return last;
-            }
-            Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return last;
+    private static long awaitCount(Supplier<java.util.concurrent.CompletionStage<Long>> count, long expected) {
+        return Await.until(Duration.ofSeconds(15), () -> count.get().toCompletableFuture().join(),
+                last -> last == expected);
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.trunkgate.limit.internal.RedisCallLeases;
 import io.trunkgate.redis.RedisClients;
 import io.trunkgate.redis.RedisGuard;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
 import java.util.List;
@@ -76,13 +77,7 @@ class LeaseOutageTest {
     }
 
     /** Polls {@code value} until it reads {@code expected} (at most 20 s); returns the last reading. */
-    private static long await(LongSupplier value, long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        long last = value.getAsLong();
-        while (last != expected && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            last = value.getAsLong();
-        }
-        return last;
+    private static long await(LongSupplier value, long expected) {
+        return Await.until(Duration.ofSeconds(20), value::getAsLong, last -> last == expected);
     }
 }

@@ -3,7 +3,7 @@ package io.trunkgate.limit;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.RedisBackend;
 
-class StandaloneAdmissionTest extends AdmissionConformance {
+class StandaloneAdmissionTest extends RedisAdmissionConformance {
     @Override
     protected RedisBackend backend() {
         return StandaloneRedis.shared();

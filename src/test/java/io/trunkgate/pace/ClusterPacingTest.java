@@ -3,7 +3,7 @@ package io.trunkgate.pace;
 import io.trunkgate.testing.RedisClusterHarness;
 import io.trunkgate.testing.RedisBackend;
 
-class ClusterPacingTest extends PacingConformance {
+class ClusterPacingTest extends RedisPacingConformance {
     @Override
     protected RedisBackend backend() {
         return RedisClusterHarness.shared();

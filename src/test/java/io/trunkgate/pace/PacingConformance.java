@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.gateway.GatewayThreads;
-import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.Carriers;
-import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -21,39 +20,27 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.api.RedissonClient;
 
-/** Carrier pacing, specified once and run against every Redis topology. */
+/**
+ * Carrier pacing, specified once and run against every backend (the bucket4j way): each Redis topology
+ * ({@link RedisPacingConformance}) and the in-memory fallback ({@link LocalPacingTest}). Time is the backend's own
+ * (Redis's TIME, or this JVM's wall clock), so it passes for real here; the pacer's exact release times on a clock
+ * the test moves are in {@code TimerCarrierPacerTest}.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class PacingConformance {
 
-    private static final String PREFIX = "tg-test";
-    private final List<RedissonClient> clients = new ArrayList<>();
     private final GatewayThreads threads = new GatewayThreads();
 
-    protected abstract RedisBackend backend();
-
-    @BeforeAll
-    void connect() {
-        RedisBackend backend = backend();
-        for (int i = 0; i < 4; i++) {
-            clients.add(backend.newClient());
-        }
-    }
+    /** The slot ledger of gateway {@code instance} (0 to 3) of one fleet. */
+    protected abstract SlotReserver reserver(int instance);
 
     @AfterAll
-    void disconnect() {
-        clients.forEach(RedissonClient::shutdown);
+    void stopThreads() {
         threads.close();
-    }
-
-    private SlotReserver reserver(int instance) {
-        return new RedisSlotReserver(clients.get(instance), PREFIX);
     }
 
     /** Four gateways offer 3x the carrier's rate for 5 s; returns the accepted reservations. */
@@ -149,7 +136,8 @@ abstract class PacingConformance {
     @Test
     void heldCallsAreReleasedAtTheirSlotAndCancelledOnesNever() throws Exception {
         CarrierConfig carrier = Carriers.carrier(25, 1, Duration.ofSeconds(2));
-        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(1), threads.pacerTimer())) {
+        CountingReserver reserver = new CountingReserver(reserver(1));
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver, threads.pacerTimer())) {
             List<HeldCall> calls = new ArrayList<>();
             List<CompletableFuture<PacingResult>> results = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
@@ -157,7 +145,7 @@ abstract class PacingConformance {
                 calls.add(call);
                 results.add(call.result().toCompletableFuture());
             }
-            Thread.sleep(100);
+            assertTrue(reserver.reserved.tryAcquire(30, 5, TimeUnit.SECONDS), "every call has its slot");
             // Slots go to calls in the order their reservations reach Redis, so cancel calls still held.
             List<Integer> cancelled = new ArrayList<>();
             for (int i = 29; i >= 0 && cancelled.size() < 7; i -= 2) {
@@ -179,11 +167,8 @@ abstract class PacingConformance {
                 }
             }
             assertEquals(30 - cancelled.size(), released);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (pacer.heldCount(carrier.id()) > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertEquals(0, pacer.heldCount(carrier.id()), "nothing is held once every call was released or cancelled");
+            assertEquals(0, Await.until(Duration.ofSeconds(1), () -> pacer.heldCount(carrier.id()), held -> held == 0),
+                    "nothing is held once every call was released or cancelled");
         }
     }
 

@@ -13,6 +13,7 @@ import io.trunkgate.route.internal.HttpRerouteHook;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -54,7 +55,7 @@ class RerouteHookDeploymentTest {
 
     @TempDir
     Path work;
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private final List<Gateway> gateways = new ArrayList<>();
     private SipAgent caller;
     private SipAgent failing;
@@ -68,10 +69,10 @@ class RerouteHookDeploymentTest {
 
     @BeforeAll
     void start() throws Exception {
-        caller = agent("127.0.0.171");
-        failing = agent("127.0.0.172");
-        next = agent("127.0.0.173");
-        backup = agent("127.0.0.174");
+        caller = agents.start("127.0.0.171");
+        failing = agents.start("127.0.0.172");
+        next = agents.start("127.0.0.173");
+        backup = agents.start("127.0.0.174");
         failing.behave(Behaviour.REJECT_503);
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
@@ -100,13 +101,7 @@ class RerouteHookDeploymentTest {
         hang.countDown();
         gateways.forEach(Gateway::close);
         server.stop(0);
-        agents.parallelStream().forEach(SipAgent::close);
-    }
-
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
+        agents.close();
     }
 
     private TestConfigs config(String name) {

@@ -6,20 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
-import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
+import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
 import javax.sip.message.Response;
@@ -38,7 +34,7 @@ class ConcurrentCallsTest {
 
     private static final String GW = "127.0.0.1";
     private static final long WAIT_MS = 5000;
-    private final List<SipAgent> agents = new ArrayList<>();
+    private final SipAgents agents = new SipAgents();
     private Gateway first;
     private Gateway second;
     private TestConfigs firstConfig;
@@ -57,30 +53,21 @@ class ConcurrentCallsTest {
     /** Answers with a session timer of 1 s (refresher uac) that nobody refreshes. */
     private SipAgent timed;
 
-    private SipAgent agent(String host) throws Exception {
-        SipAgent agent = SipAgent.start(host);
-        agents.add(agent);
-        return agent;
-    }
-
     @BeforeAll
     void start() throws Exception {
-        acme = agent("127.0.0.61");
-        solo = agent("127.0.0.62");
-        wide = agent("127.0.0.63");
-        answering = agent("127.0.0.64");
-        ringing = agent("127.0.0.65");
+        acme = agents.start("127.0.0.61");
+        solo = agents.start("127.0.0.62");
+        wide = agents.start("127.0.0.63");
+        answering = agents.start("127.0.0.64");
+        ringing = agents.start("127.0.0.65");
         ringing.behave(SipAgent.Behaviour.RING);
-        busy = agent("127.0.0.66");
+        busy = agents.start("127.0.0.66");
         busy.behave(SipAgent.Behaviour.BUSY_486);
-        capped = agent("127.0.0.67");
-        alternate = agent("127.0.0.68");
-        timed = agent("127.0.0.69");
+        capped = agents.start("127.0.0.67");
+        alternate = agents.start("127.0.0.68");
+        timed = agents.start("127.0.0.69");
         timed.sessionExpires(1);
-        RedisSettings base = RedisBackend.settings(RedisMode.STANDALONE,
-                List.of(StandaloneRedis.shared().server().address()));
-        RedisSettings shared = new RedisSettings(base.mode(), base.addresses(), base.sentinelMaster(), base.password(),
-                base.timeout(), "tg-concurrent-" + UUID.randomUUID(), 0);
+        RedisSettings shared = TestConfigs.sharedRedis("concurrent");
         firstConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-1"));
         secondConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-2"));
         first = Gateway.start(firstConfig.build());
@@ -111,7 +98,7 @@ class ConcurrentCallsTest {
     void stop() {
         second.close();
         first.close();
-        agents.forEach(SipAgent::close);
+        agents.close();
     }
 
     private SipAgent.Call answered(SipAgent caller, TestConfigs via, String number) throws Exception {
@@ -124,22 +111,15 @@ class ConcurrentCallsTest {
     }
 
     /** Polls the first instance's admin API until {@code path}'s count reads {@code expected} (at most 10 s). */
-    private long awaitCalls(String list, String id, long expected) throws Exception {
+    private long awaitCalls(String list, String id, long expected) {
         return awaitCalls(list, id, expected, Duration.ofSeconds(10));
     }
 
-    private long awaitCalls(String list, String id, long expected, Duration patience) throws Exception {
+    private long awaitCalls(String list, String id, long expected, Duration patience) {
         AdminClient admin = new AdminClient(first.adminAddress());
-        long deadline = System.nanoTime() + patience.toNanos();
-        long calls;
-        do {
-            calls = concurrent(admin.get("/api/" + list).json().get(list), id).get("calls").asLong();
-            if (calls == expected) {
-                return calls;
-            }
-            Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return calls;
+        return Await.until(patience,
+                () -> concurrent(admin.get("/api/" + list).json().get(list), id).get("calls").asLong(),
+                calls -> calls == expected);
     }
 
     private static JsonNode concurrent(JsonNode items, String id) {

@@ -10,6 +10,7 @@ import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
@@ -109,18 +110,19 @@ class GatewayKillTest {
     }
 
     private static void awaitReady(AdminClient admin, Process gateway, Path dir) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline && gateway.isAlive()) {
-            try {
-                if (admin.get("/health").status() == 200) {
-                    return;
-                }
-            } catch (java.io.IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(100);
+        boolean ready = Await.until(Duration.ofSeconds(90), () -> !gateway.isAlive() || isReady(admin), up -> up)
+                && gateway.isAlive();
+        if (!ready) {
+            throw new AssertionError("the gateway JVM did not become ready: " + Files.readString(dir.resolve("gateway.log")));
         }
-        throw new AssertionError("the gateway JVM did not become ready: " + Files.readString(dir.resolve("gateway.log")));
+    }
+
+    private static boolean isReady(AdminClient admin) throws Exception {
+        try {
+            return admin.get("/health").status() == 200;
+        } catch (java.io.IOException notYet) {
+            return false; // not listening yet
+        }
     }
 
     private static void answered(SipAgent caller, int port, String number) throws Exception {
@@ -137,21 +139,16 @@ class GatewayKillTest {
         return answer.getStatusCode();
     }
 
-    private static long awaitPeerCalls(AdminClient admin, long expected) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        long calls;
-        do {
-            calls = -1;
-            for (JsonNode peer : admin.get("/api/peers").json().get("peers")) {
-                if (peer.get("id").asText().equals("acme")) {
-                    calls = peer.get("concurrent").get(0).get("calls").asLong();
-                }
+    private static long awaitPeerCalls(AdminClient admin, long expected) {
+        return Await.until(Duration.ofSeconds(20), () -> acmeCalls(admin), calls -> calls == expected);
+    }
+
+    private static long acmeCalls(AdminClient admin) throws Exception {
+        for (JsonNode peer : admin.get("/api/peers").json().get("peers")) {
+            if (peer.get("id").asText().equals("acme")) {
+                return peer.get("concurrent").get(0).get("calls").asLong();
             }
-            if (calls == expected) {
-                return calls;
-            }
-            Thread.sleep(50);
-        } while (System.nanoTime() < deadline);
-        return calls;
+        }
+        return -1;
     }
 }

@@ -10,6 +10,8 @@ import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.Await;
+import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent.Behaviour;
 import io.trunkgate.testing.SipAgent;
@@ -19,7 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import javax.sip.header.ReasonHeader;
@@ -49,6 +51,10 @@ class GatewayLifecycleTest {
     }
 
     private void startGateway(UnaryOperator<TestConfigs> overload) throws Exception {
+        startGateway(overload, System::nanoTime);
+    }
+
+    private void startGateway(UnaryOperator<TestConfigs> overload, LongSupplier proxyClock) throws Exception {
         port = RedisServerProcess.freePort();
         RedisSettings embedded = new RedisSettings(RedisMode.EMBEDDED, List.of(), Optional.empty(), Optional.empty(),
                 Duration.ofMillis(500), "tg", 0);
@@ -58,7 +64,7 @@ class GatewayLifecycleTest {
                 .carrier("paced", paced, 0.2, Duration.ofSeconds(20), Duration.ofSeconds(30))
                 .route("+1", "ringing")
                 .route("+2", "paced")
-                .build());
+                .build(), proxyClock);
     }
 
     @AfterEach
@@ -95,7 +101,9 @@ class GatewayLifecycleTest {
 
     @Test
     void beyondTheNewCallRateInvitesGet503StatelesslyAndTheirAcksGoNowhere() throws Exception {
-        startGateway(configs -> configs.maxNewCallsPerSecond(2)); // a burst of 1, then one call every 500 ms
+        ManualTime time = new ManualTime();
+        // a burst of 1, then one call every 500 ms of the proxy's clock, which stands still until the test moves it
+        startGateway(configs -> configs.maxNewCallsPerSecond(2), time::nanoTime);
         List<SipAgent.Call> calls = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             calls.add(caller.invite(GW, port, "+1100" + i));
@@ -112,29 +120,36 @@ class GatewayLifecycleTest {
                 assertEquals(100, first.getStatusCode(), "a call within the rate is taken");
             }
         }
-        assertTrue(shed >= 4, shed + " of 6 back-to-back INVITEs shed at 2 calls/s");
-        assertTrue(ringing.await("INVITE", 6 - shed, 3000));
-        Thread.sleep(300);
-        assertEquals(6 - shed, ringing.received("INVITE").size(), "a shed call never reaches a carrier");
+        assertEquals(5, shed, "6 back-to-back INVITEs at 2 calls/s, a burst of 1");
+        assertTrue(ringing.await("INVITE", 1, 3000));
+        Await.until(Duration.ofSeconds(2), this::acksReceived, acks -> acks >= 5);
 
+        time.advance(Duration.ofMillis(250));
+        SipAgent.Call early = caller.invite(GW, port, "+11010");
+        assertEquals(503, firstStatus(early), "250 ms on, half a call has refilled");
+        time.advance(Duration.ofMillis(250));
+        SipAgent.Call after = caller.invite(GW, port, "+11011");
+        assertEquals(100, firstStatus(after), "500 ms on, a call has refilled");
+        shed++;
+
+        // Only once the later call has reached the carrier: nothing the shed calls left behind could still come.
+        assertTrue(ringing.await("INVITE", 2, 3000), "the later call reached the carrier");
+        assertEquals(2, ringing.received("INVITE").size(), "a shed call never reaches a carrier");
         // The caller's stack ACKs each 503; the gateway takes each ACK once and forwards it nowhere (were it
         // forwarded to the Request-URI, the gateway itself, it would come back until Max-Forwards ran out).
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        while (acksReceived() < shed && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        Thread.sleep(300);
         String metrics = gateway.metrics().scrape();
         double acks = acksReceived();
         assertTrue(acks >= 1 && acks <= shed, acks + " ACKs for " + shed + " 503s\n" + metrics);
         assertEquals(shed, Metrics.value(metrics, "trunkgate_calls_shed_total",
                 Map.of("peer", "p", "reason", "call_rate")).orElse(0));
-
-        Thread.sleep(600);
-        SipAgent.Call after = caller.invite(GW, port, "+11009");
-        assertEquals(100, after.next(2000).getStatusCode(), "the rate refills: a later call is taken");
         calls.forEach(call -> cancelQuietly(call));
-        after.cancel();
+        cancelQuietly(after);
+    }
+
+    /** The status of the call's first response (it comes at once: 100 Trying, or a shed call's 503); 0 if none. */
+    private static int firstStatus(SipAgent.Call call) throws InterruptedException {
+        Response first = call.next(2000);
+        return first == null ? 0 : first.getStatusCode();
     }
 
     /** Until the carrier's 180 has come back through the gateway: the call at the carrier may be cancelled. */
@@ -147,12 +162,9 @@ class GatewayLifecycleTest {
     }
 
     /** Until the gateway holds one call for the carrier (its slot reserved, 5 s away at 0.2 cps). */
-    private void awaitHeld(String carrier) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        while (gateway.pacer().heldCount(carrier) < 1) {
-            assertTrue(System.nanoTime() < deadline, "no call held for " + carrier);
-            Thread.sleep(10);
-        }
+    private void awaitHeld(String carrier) {
+        assertTrue(Await.until(Duration.ofSeconds(3), () -> gateway.pacer().heldCount(carrier), held -> held >= 1) >= 1,
+                "no call held for " + carrier);
     }
 
     private double acksReceived() {

@@ -10,6 +10,7 @@ import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
@@ -89,11 +90,7 @@ class RedisOutageTest {
 
         redis.server().restart();
         long back = System.nanoTime();
-        long status;
-        do {
-            Thread.sleep(50);
-            status = call("+3")[0];
-        } while (status != 200 && System.nanoTime() - back < 3_000_000_000L);
+        long status = Await.until(Duration.ofSeconds(3), () -> call("+3")[0], answer -> answer == 200);
         long recoveredMs = (System.nanoTime() - back) / 1_000_000;
         assertEquals(200, status);
         assertTrue(recoveredMs <= 1000, "decisions from Redis again after " + recoveredMs + " ms");

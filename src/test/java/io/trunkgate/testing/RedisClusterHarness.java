@@ -5,6 +5,7 @@ import io.trunkgate.config.RedisSettings;
 import io.trunkgate.redis.RedisServerProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -74,15 +75,12 @@ public final class RedisClusterHarness implements RedisBackend {
     }
 
     private void awaitClusterOk() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            if (nodes.stream().allMatch(n -> cli(n.port(), "cluster", "info").contains("cluster_state:ok")
-                    && isSyncedOrMaster(cli(n.port(), "info", "replication")))) {
-                return;
-            }
-            sleep(100);
+        boolean ok = Await.until(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n ->
+                cli(n.port(), "cluster", "info").contains("cluster_state:ok")
+                        && isSyncedOrMaster(cli(n.port(), "info", "replication"))), all -> all);
+        if (!ok) {
+            throw new IllegalStateException("the cluster did not reach cluster_state:ok with replicas in sync within 30s");
         }
-        throw new IllegalStateException("the cluster did not reach cluster_state:ok with replicas in sync within 30s");
     }
 
     /** A replica counts once its link to the master is up, so that it can take over. */
@@ -104,15 +102,6 @@ public final class RedisClusterHarness implements RedisBackend {
             return output;
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + command.get(0) + " (install redis-tools)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);

@@ -222,10 +222,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     /** Waits until {@code count} requests of {@code method} in the call have arrived; returns how many did. */
     public long await(String method, String callId, long count, long timeoutMs) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (received(method, callId) < count && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        awaitReceived(() -> received(method, callId) >= count, timeoutMs);
         return received(method, callId);
     }
 
@@ -235,14 +232,23 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     /** Waits until {@code count} requests of {@code method} have arrived; returns whether they did. */
     public boolean await(String method, int count, long timeoutMs) throws InterruptedException {
+        return awaitReceived(() -> received(method).size() >= count, timeoutMs);
+    }
+
+    /** Waits, woken by each request recorded, until {@code condition} holds; returns whether it did in time. */
+    private boolean awaitReceived(java.util.function.BooleanSupplier condition, long timeoutMs)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (received(method).size() < count) {
-            if (System.nanoTime() > deadline) {
-                return false;
+        synchronized (received) {
+            while (!condition.getAsBoolean()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(received, left);
             }
-            Thread.sleep(5);
+            return true;
         }
-        return true;
     }
 
     // ---- caller side ----
@@ -290,6 +296,25 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
         public List<Response> responses() {
             synchronized (all) {
+                return List.copyOf(all);
+            }
+        }
+
+        /**
+         * Waits, woken by each response, until the responses so far satisfy {@code condition}; returns them then,
+         * or as they are after the timeout.
+         */
+        public List<Response> awaitResponses(java.util.function.Predicate<List<Response>> condition, long timeoutMs)
+                throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            synchronized (all) {
+                while (!condition.test(List.copyOf(all))) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(all, left);
+                }
                 return List.copyOf(all);
             }
         }
@@ -420,7 +445,10 @@ public final class SipAgent implements SipListener, AutoCloseable {
     @Override
     public void processRequest(RequestEvent event) {
         Request request = event.getRequest();
-        received.add(new Received(request, System.nanoTime()));
+        synchronized (received) {
+            received.add(new Received(request, System.nanoTime()));
+            received.notifyAll();
+        }
         if (muted) {
             return;
         }
@@ -577,7 +605,10 @@ public final class SipAgent implements SipListener, AutoCloseable {
         }
         Call call = calls.get(((CallIdHeader) response.getHeader(CallIdHeader.NAME)).getCallId());
         if (call != null) {
-            call.all.add(response);
+            synchronized (call.all) {
+                call.all.add(response);
+                call.all.notifyAll();
+            }
             call.responses.add(response);
         }
     }

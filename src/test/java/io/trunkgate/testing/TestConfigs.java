@@ -68,9 +68,17 @@ public final class TestConfigs {
      * {@code name} and a random part) so tests never see each other's counts.
      */
     public static TestConfigs onSharedRedis(String name, int sipPort) {
+        return new TestConfigs(sharedRedis(name), sipPort);
+    }
+
+    /**
+     * The shared standalone redis-server of the test JVM with keys of its own (prefix {@code name} and a random
+     * part), for gateways of one test that share them (a fleet) or none.
+     */
+    public static RedisSettings sharedRedis(String name) {
         RedisSettings shared = StandaloneRedis.shared().settings();
-        return new TestConfigs(new RedisSettings(shared.mode(), shared.addresses(), shared.sentinelMaster(),
-                shared.password(), shared.timeout(), "tg-" + name + "-" + java.util.UUID.randomUUID(), 0), sipPort);
+        return new RedisSettings(shared.mode(), shared.addresses(), shared.sentinelMaster(), shared.password(),
+                shared.timeout(), "tg-" + name + "-" + java.util.UUID.randomUUID(), 0);
     }
 
     public TestConfigs(RedisSettings redis, int sipPort) {

@@ -13,9 +13,14 @@ final class ServerClock {
 
     private static final long EPOCH_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private long epochStart = System.nanoTime();
+    private long epochStart;
     private long previousMin = Long.MAX_VALUE;
     private long currentMin = Long.MAX_VALUE;
+
+    /** @param startNanos the local nano time now, on the clock that {@link #observe} is given */
+    ServerClock(long startNanos) {
+        this.epochStart = startNanos;
+    }
 
     /** Records one reply: the server time it carried and the local nano time it arrived. */
     synchronized void observe(long serverMicros, long arrivedNanos) {

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 /**
  * Reserves each call's slot, then releases it from one timer thread at the slot time. A carrier's held
@@ -28,15 +29,26 @@ public final class TimerCarrierPacer implements CarrierPacer {
 
     private final SlotReserver reserver;
     private final ScheduledExecutorService timer;
+    private final LongSupplier nanoClock;
     private final ConcurrentMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Set<PacedCall> pending = ConcurrentHashMap.newKeySet();
-    private final ServerClock clock = new ServerClock();
+    private final ServerClock clock;
     private final ConcurrentMap<String, ReleaseLedger> ledgers = new ConcurrentHashMap<>();
 
     /** @param timer one thread, which releases the held calls in order; its owner stops it */
     public TimerCarrierPacer(SlotReserver reserver, ScheduledExecutorService timer) {
+        this(reserver, timer, System::nanoTime);
+    }
+
+    /**
+     * @param nanoClock the time {@code timer} schedules by ({@link System#nanoTime} for a real executor; a test
+     *                  that runs the timer's tasks itself gives the time it moves on)
+     */
+    public TimerCarrierPacer(SlotReserver reserver, ScheduledExecutorService timer, LongSupplier nanoClock) {
         this.reserver = reserver;
         this.timer = timer;
+        this.nanoClock = nanoClock;
+        this.clock = new ServerClock(nanoClock.getAsLong());
     }
 
     @Override
@@ -54,7 +66,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
             pending.remove(call);
         });
         reserver.reserve(carrier, carrier.maxWait()).whenComplete((reservation, error) -> {
-            long arrived = System.nanoTime();
+            long arrived = nanoClock.getAsLong();
             if (reservation != null && reservation.clock() == Reservation.Clock.REDIS) {
                 clock.observe(reservation.serverTimeMicros(), arrived);
             }
@@ -87,7 +99,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
         }
         long intervalNanos = carrier.interval().toNanos();
         long wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
-                .tryRelease(System.nanoTime(), intervalNanos, carrier.burst());
+                .tryRelease(nanoClock.getAsLong(), intervalNanos, carrier.burst());
         if (wait == 0) {
             call.complete(released);
         } else {

@@ -13,8 +13,9 @@ import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.testing.Dnsmasq;
-import io.trunkgate.testing.ManualClock;
+import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.StandaloneRedis;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -47,7 +48,8 @@ class HealthBookTest {
             Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8), Duration.ofMinutes(2));
 
     private RedissonClient redis;
-    private final ManualClock clock = new ManualClock();
+    private final ManualTime time = new ManualTime();
+    private final Clock clock = time.clock();
     private RedisHealthStore store;
     private HealthBook first;
     private HealthBook second;
@@ -151,10 +153,10 @@ class HealthBookTest {
         }
         assertFalse(first.isUp("c"), "probes do not lift the carrier's own hold");
 
-        clock.advance(Duration.ofSeconds(29));
+        time.advance(Duration.ofSeconds(29));
         assertFalse(first.isUp("c"));
         assertFalse(second.isUp("u"));
-        clock.advance(Duration.ofSeconds(1));
+        time.advance(Duration.ofSeconds(1));
         assertTrue(first.isUp("c"), "up when the Retry-After has passed");
         assertTrue(second.isUp("u"));
     }

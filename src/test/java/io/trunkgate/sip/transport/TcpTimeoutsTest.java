@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.SipAgent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import javax.sip.ListeningPoint;
 import org.junit.jupiter.api.AfterAll;
@@ -152,11 +152,8 @@ class TcpTimeoutsTest {
     void anIdleConnectionToACarrierIsClosedAndTheNextCallReopensIt() throws Exception {
         assertEquals(200, caller.invite(SipSockets.GW, port, "+448000001").awaitFinal(5000).getStatusCode());
         assertEquals(1, establishedTo(tcpCarrier.host(), tcpCarrier.port()), "one connection to the carrier");
-        long deadline = System.nanoTime() + IDLE.plus(SLACK).toNanos();
-        while (establishedTo(tcpCarrier.host(), tcpCarrier.port()) > 0) {
-            assertTrue(System.nanoTime() < deadline, "the idle connection to the carrier stays open");
-            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-        }
+        assertEquals(0L, Await.until(IDLE.plus(SLACK), () -> establishedTo(tcpCarrier.host(), tcpCarrier.port()),
+                open -> open == 0), "the idle connection to the carrier stays open");
         assertEquals(200, caller.invite(SipSockets.GW, port, "+448000002").awaitFinal(5000).getStatusCode());
     }
 
@@ -209,12 +206,8 @@ class TcpTimeoutsTest {
             closeAll(partial);
             closeAll(slow);
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        long descriptorsAfter = openDescriptors();
-        while (descriptorsAfter > descriptorsBefore + 10 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-            descriptorsAfter = openDescriptors();
-        }
+        long descriptorsAfter = Await.until(Duration.ofSeconds(5), SipSockets::openDescriptors,
+                open -> open <= descriptorsBefore + 10);
         assertTrue(descriptorsAfter <= descriptorsBefore + 10,
                 "descriptors " + descriptorsBefore + " before, " + descriptorsAfter + " after");
         wholeMessagesGoThroughAndACallIsConnected();

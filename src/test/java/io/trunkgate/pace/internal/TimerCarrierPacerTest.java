@@ -1,0 +1,94 @@
+package io.trunkgate.pace.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.pace.HeldCall;
+import io.trunkgate.pace.PacingResult;
+import io.trunkgate.testing.Carriers;
+import io.trunkgate.testing.ManualTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pacer on manual time, with the in-memory ledger: when each held call leaves is exact here, where on real time
+ * (PacingConformance) only "never before its slot" holds on a busy machine.
+ */
+class TimerCarrierPacerTest {
+
+    private final ManualTime time = new ManualTime();
+    private final TimerCarrierPacer pacer = new TimerCarrierPacer(new LocalSlotReserver(1, time::wallMicros),
+            time.scheduler(), time::nanoTime);
+
+    private List<CompletableFuture<PacingResult>> hold(CarrierConfig carrier, int calls) {
+        List<CompletableFuture<PacingResult>> results = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            results.add(pacer.hold(carrier).result().toCompletableFuture());
+        }
+        return results;
+    }
+
+    /** The call's outcome, which must be there by now: on manual time nothing comes later by itself. */
+    private static PacingResult outcome(HeldCall call) {
+        CompletableFuture<PacingResult> result = call.result().toCompletableFuture();
+        assertTrue(result.isDone(), "the call is still held");
+        return result.join();
+    }
+
+    private static long released(List<CompletableFuture<PacingResult>> results) {
+        return results.stream().filter(r -> r.isDone() && r.join().released()).count();
+    }
+
+    @Test
+    void eachHeldCallLeavesAtItsSlotAndNotAMomentBefore() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        List<CompletableFuture<PacingResult>> results = hold(carrier, 4);
+        time.runDue();
+        assertEquals(1, released(results), "the first slot is now");
+        for (int slot = 1; slot < 4; slot++) {
+            time.advance(Duration.ofMillis(100).minusNanos(1));
+            assertEquals(slot, released(results), "slot " + slot + " is 1 ns away");
+            time.advance(Duration.ofNanos(1));
+            assertEquals(slot + 1, released(results), "slot " + slot + " is due");
+            assertEquals(Duration.ofMillis(100L * slot), results.get(slot).getNow(null).delay());
+        }
+        assertEquals(0, pacer.heldCount(carrier.id()));
+    }
+
+    @Test
+    void aCancelledCallIsNeverReleasedAndItsSlotGoesToTheNextCall() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        List<HeldCall> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            calls.add(pacer.hold(carrier));
+        }
+        time.runDue();
+        assertTrue(calls.get(2).cancel(), "its slot is 200 ms away: still held");
+        assertFalse(calls.get(0).cancel(), "the first call was released at once");
+        HeldCall next = pacer.hold(carrier);
+        time.advance(Duration.ofMillis(200));
+        assertEquals(PacingResult.Status.CANCELLED, outcome(calls.get(2)).status());
+        PacingResult nextResult = outcome(next);
+        assertEquals(PacingResult.Status.RELEASED, nextResult.status());
+        assertEquals(Duration.ofMillis(200), nextResult.delay(), "the cancelled call's slot, given back");
+        assertEquals(0, pacer.heldCount(carrier.id()));
+    }
+
+    @Test
+    void aCallOverTheMaxWaitIsRefusedWithItsWaitAndTakesNoSlot() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofMillis(150));
+        List<CompletableFuture<PacingResult>> results = hold(carrier, 3);
+        PacingResult refused = results.get(2).getNow(null);
+        assertEquals(PacingResult.Status.OVER_MAX_WAIT, refused.status());
+        assertEquals(Duration.ofMillis(200), refused.delay());
+        time.advance(Duration.ofMillis(100));
+        HeldCall next = pacer.hold(carrier);
+        time.advance(Duration.ofMillis(100));
+        assertEquals(Duration.ofMillis(100), outcome(next).delay(), "the refusal left the 200 ms slot free");
+    }
+}

@@ -273,7 +273,7 @@ def cmd_histogram(args):
     for path in args.files:
         with open(path) as f:
             for line in f:
-                if line.startswith(args.name + "_bucket{"):
+                if line.startswith(args.name + "_bucket{") and "warm-up-" not in line:  # not the start-up warm-up
                     le = line.split('le="', 1)[1].split('"', 1)[0]
                     bound = float("inf") if le == "+Inf" else float(le)
                     buckets[bound] = buckets.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])

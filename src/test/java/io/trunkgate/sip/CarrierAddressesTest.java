@@ -13,6 +13,7 @@ import io.trunkgate.gateway.Gateway;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.Dnsmasq;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
@@ -222,13 +223,7 @@ class CarrierAddressesTest {
         throw new AssertionError("no carrier " + id + " in /api/carriers");
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        Await.atMost(Duration.ofMillis(WAIT_MS)).alias(what).until(condition::getAsBoolean);
     }
 }

@@ -46,6 +46,11 @@ public record SipUri(String text, String host, int port, Transport transport, bo
 
     /** Whether the host is an IP address (IPv4, or IPv6 in brackets) rather than a name to look up in DNS. */
     public boolean hostIsAddress() {
-        return host.startsWith("[") || IPV4.matcher(host).matches();
+        return host.startsWith("[") || isIpv4(host);
+    }
+
+    /** Whether {@code host} is a valid dotted IPv4 address (so naming it needs no DNS). */
+    public static boolean isIpv4(String host) {
+        return IPV4.matcher(host).matches();
     }
 }

@@ -1,8 +1,8 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.config.SipUri;
 import java.net.InetAddress;
 import java.util.Locale;
-import java.util.regex.Pattern;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.header.ViaHeader;
@@ -13,9 +13,6 @@ import javax.sip.header.ViaHeader;
  * case. A host name is compared as written: resolving it here would put DNS on the call path.
  */
 record Hop(String host, int port) {
-
-    private static final Pattern IPV4 = Pattern.compile(
-            "((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
 
     static Hop of(String host, int port) {
         return new Hop(canonicalHost(host), port);
@@ -54,7 +51,7 @@ record Hop(String host, int port) {
     }
 
     private static boolean isLiteral(String host) {
-        return host.indexOf(':') >= 0 || IPV4.matcher(host).matches();
+        return host.indexOf(':') >= 0 || SipUri.isIpv4(host);
     }
 
     /** For a literal (a valid IPv4 one, or anything with a colon) InetAddress.getByName does no DNS lookup. */

@@ -4,7 +4,6 @@ import gov.nist.javax.sip.message.SIPResponse;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.SIPMessageValve;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
-import java.util.Locale;
 import java.util.function.Consumer;
 import javax.sip.SipStack;
 import javax.sip.message.Response;
@@ -50,7 +49,8 @@ public final class StrayResponseValve implements SIPMessageValve {
             return true;
         }
         String key = sip.getTransactionId();
-        if (!key.toLowerCase(Locale.ROOT).startsWith(MAGIC_COOKIE) || stack.findTransaction(key, false) != null) {
+        if (!key.regionMatches(true, 0, MAGIC_COOKIE, 0, MAGIC_COOKIE.length())
+                || stack.findTransaction(key, false) != null) {
             return true;
         }
         handler.accept(response);

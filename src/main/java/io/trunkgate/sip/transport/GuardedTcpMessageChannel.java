@@ -1,6 +1,5 @@
 package io.trunkgate.sip.transport;
 
-import gov.nist.javax.sip.ThreadAffinityTask;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
@@ -16,9 +15,10 @@ import org.slf4j.event.Level;
 
 /**
  * One SIP TCP connection, inbound or to a carrier. Its bytes are cut into messages by a {@link SipStreamFramer}
- * and parsed by the stack's {@link ReceivedMessageParser} on the stack's workers (in order per Call-ID), which
- * replaces JAIN-SIP's NIO framer and, with it, its silence about requests it cannot parse. It remembers when it
- * last received anything and since when a message is incomplete, for {@link GuardedTcpMessageProcessor}'s sweep.
+ * and parsed by the stack's {@link ReceivedMessageParser} on the stack's workers (in order per Call-ID, kept by a
+ * {@link PerCallSequencer}), which replaces JAIN-SIP's NIO framer and, with it, its silence about requests it
+ * cannot parse. It remembers when it last received anything and since when a message is incomplete, for
+ * {@link GuardedTcpMessageProcessor}'s sweep.
  */
 final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
 
@@ -30,6 +30,8 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
 
     private final GuardedTcpMessageProcessor processor;
     private final SipStreamFramer framer;
+    private final PerCallSequencer inCallOrder =
+            new PerCallSequencer(task -> sipStack.getSelfRoutingThreadpoolExecutor().execute(task));
     private final InetSocketAddress remote;
     private final boolean inbound;
     private final AtomicBoolean socketClosed = new AtomicBoolean();
@@ -165,17 +167,7 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     }
 
     private void dispatch(byte[] message, String callId) {
-        sipStack.getSelfRoutingThreadpoolExecutor().execute(new ThreadAffinityTask() {
-            @Override
-            public void run() {
-                process(message);
-            }
-
-            @Override
-            public Object getThreadHash() {
-                return callId;
-            }
-        });
+        inCallOrder.execute(callId, () -> process(message));
     }
 
     private void process(byte[] bytes) {

@@ -19,8 +19,8 @@ import org.slf4j.event.Level;
  * The queue between a UDP listener and JAIN-SIP's worker threads, split into one lane per worker by Call-ID, so
  * that every datagram of a call is handled by one thread in the order it arrived. With one shared queue two
  * workers take a 180 and a 183 (or a 180 and the 200 right behind it) and relay them in either order: RFC 3261
- * §16.7 wants a transaction's responses forwarded in the order received, and a 180 after the 200 is lost. JAIN-SIP
- * routes TCP messages by Call-ID the same way (its ThreadAffinityExecutor).
+ * §16.7 wants a transaction's responses forwarded in the order received, and a 180 after the 200 is lost. TCP
+ * messages are kept in order by a {@link PerCallSequencer}.
  *
  * <p>Each worker thread owns the lane it first takes from. A datagram that waited longer than {@code maxAge} is
  * dropped unread (its sender has retransmitted it by now); this replaces JAIN-SIP's congestion auditor, which

@@ -165,6 +165,9 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     }
 
     private void dispatch(byte[] message, String callId) {
+        if (processor.newCalls().handled(message, 0, message.length, remote, this::answerOnThisConnection)) {
+            return;
+        }
         sipStack.getSelfRoutingThreadpoolExecutor().execute(new ThreadAffinityTask() {
             @Override
             public void run() {

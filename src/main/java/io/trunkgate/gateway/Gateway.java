@@ -184,6 +184,8 @@ public final class Gateway implements AutoCloseable {
                 provider.addSipListener(proxy);
             }
             sip.strayResponses().deliverTo(proxy::processStrayResponse);
+            sip.newCalls().deliverTo(proxy);
+            metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // before the listeners open: from their first datagram, INVITEs and OPTIONS of others hear 503
             warmUp.ifPresent(plan -> proxy.warmingUp(plan.address()));

@@ -1,6 +1,7 @@
 package io.trunkgate.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
@@ -50,6 +51,7 @@ public final class GatewayMetrics {
             "UPDATE", "INFO", "PRACK", "REFER", "NOTIFY", "SUBSCRIBE", "MESSAGE", "PUBLISH");
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private LongSupplier shedAcks;
     private final MultiGauge heldCalls;
     private final MultiGauge carrierUp;
     private final MultiGauge carrierAddressUp;
@@ -234,6 +236,14 @@ public final class GatewayMetrics {
         Gauge.builder("trunkgate.sip.queue.delay", () -> standingWaitMs.getAsLong() / 1000.0)
                 .description("Shortest wait of a received datagram for a SIP worker over the last 100 ms")
                 .baseUnit("seconds").register(registry);
+    }
+
+    /** ACKs of the 503s sent to shed calls, absorbed before the stack parsed them. */
+    public void trackShedAcks(LongSupplier absorbed) {
+        shedAcks = absorbed; // Micrometer holds a function counter's object weakly
+        FunctionCounter.builder("trunkgate.sip.shed.acks", absorbed, LongSupplier::getAsLong)
+                .description("ACKs of 503s to shed calls, absorbed as they arrived (never parsed or relayed)")
+                .register(registry);
     }
 
     /** The active config generation. */

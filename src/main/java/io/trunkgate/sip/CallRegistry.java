@@ -4,7 +4,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.stream.Collectors;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
@@ -16,6 +15,8 @@ import javax.sip.message.Request;
 public final class CallRegistry {
 
     private final ConcurrentMap<String, InviteCall> calls = new ConcurrentHashMap<>();
+    /** How many of the calls have each Call-ID (a caller may send a second INVITE with a new branch). */
+    private final ConcurrentMap<String, Integer> callIds = new ConcurrentHashMap<>();
 
     static String key(Request request) {
         CallIdHeader callId = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
@@ -24,11 +25,20 @@ public final class CallRegistry {
     }
 
     void add(InviteCall call) {
-        calls.put(call.key(), call);
+        if (calls.put(call.key(), call) == null) {
+            callIds.merge(call.callId(), 1, Integer::sum);
+        }
     }
 
     void remove(InviteCall call) {
-        calls.remove(call.key(), call);
+        if (calls.remove(call.key(), call)) {
+            callIds.computeIfPresent(call.callId(), (id, count) -> count == 1 ? null : count - 1);
+        }
+    }
+
+    /** Whether an INVITE with this Call-ID is in progress. */
+    boolean hasCallId(String callId) {
+        return callIds.containsKey(callId);
     }
 
     Optional<InviteCall> find(Request cancel) {
@@ -37,7 +47,7 @@ public final class CallRegistry {
 
     /** The Call-IDs of the INVITEs in progress. */
     public Set<String> callIds() {
-        return calls.values().stream().map(InviteCall::callId).collect(Collectors.toSet());
+        return Set.copyOf(callIds.keySet());
     }
 
     /** INVITEs not yet answered finally, for metrics and shutdown. */

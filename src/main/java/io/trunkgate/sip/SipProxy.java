@@ -4,6 +4,8 @@ import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.records.CallRecord;
 import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.sip.transport.NewCallGate;
+import io.trunkgate.sip.transport.NewCallTriage;
 import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.throttle.FloodGuard;
 import io.trunkgate.throttle.ThrottledLog;
@@ -36,7 +38,7 @@ import org.slf4j.event.Level;
  * The stateful proxy's entry point: sorts what the stack delivers to the handler for it — new INVITEs,
  * CANCELs, in-dialog requests, responses and transaction timeouts.
  */
-public final class SipProxy implements SipListener {
+public final class SipProxy implements SipListener, NewCallGate {
 
     private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
@@ -203,19 +205,6 @@ public final class SipProxy implements SipListener {
             }
             return;
         }
-        Optional<Shed> shed = shedReason(active);
-        if (shed.isPresent()) {
-            // Stateless: under overload no transaction, timer or call state is created for what is refused.
-            provider.sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request, shed.get().text, 1));
-            callLog.info("call={} peer={} admission=shed({}) final=503", callId(request), peer.get().id(),
-                    shed.get().tag);
-            services.metrics().callShed(peer.get().id(), shed.get().tag);
-            Instant now = Instant.now();
-            services.records().write(new CallRecord(callId(request), peer.get().id(), peer.get().group().orElse(null),
-                    "shed", shed.get().tag, List.of(), List.of(), 0, now, null, now, 0,
-                    Response.SERVICE_UNAVAILABLE, "failed", active.config().instanceId()));
-            return;
-        }
         Optional<ServerTransaction> server = serverTransaction(event, provider);
         if (server.isEmpty()) {
             return;
@@ -227,6 +216,35 @@ public final class SipProxy implements SipListener {
         }
         server.get().sendResponse(services.messages().response(Response.TRYING, request));
         new InviteCall(services, active, server.get(), provider, peer.get()).start();
+    }
+
+    /**
+     * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
+     * thread): the Reason of its 503, or empty to let it in. INVITEs this gateway would not admit anyway (unknown
+     * source, still warming up) and copies of a call in progress go on, to be answered as usual.
+     */
+    @Override
+    public Optional<String> shed(InetAddress source, String callId) {
+        if (warmUpSource != null || services.calls().hasCallId(callId)) {
+            return Optional.empty();
+        }
+        ActiveConfig active = services.config().get();
+        Optional<PeerConfig> peer = active.peers().find(source);
+        if (peer.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<Shed> shed = shedReason(active);
+        if (shed.isEmpty()) {
+            return Optional.empty();
+        }
+        String peerId = peer.get().id();
+        callLog.info("call={} peer={} admission=shed({}) final=503", callId, peerId, shed.get().tag);
+        services.metrics().callShed(peerId, shed.get().tag);
+        Instant now = Instant.now();
+        services.records().write(new CallRecord(callId, peerId, peer.get().group().orElse(null), "shed",
+                shed.get().tag, List.of(), List.of(), 0, now, null, now, 0, Response.SERVICE_UNAVAILABLE, "failed",
+                active.config().instanceId()));
+        return Optional.of(shed.get().text);
     }
 
     /** Why a new INVITE is refused before anything is done for it, if it is: shutdown or overload. */

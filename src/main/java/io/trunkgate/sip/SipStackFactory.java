@@ -6,6 +6,7 @@ import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
 import io.trunkgate.sip.transport.GuardedMessageProcessorFactory;
 import io.trunkgate.sip.transport.GuardedTransports;
+import io.trunkgate.sip.transport.NewCallTriage;
 import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.sip.transport.StrayResponseValve;
 import java.util.LinkedHashMap;
@@ -28,9 +29,10 @@ public final class SipStackFactory {
 
     /**
      * The stack, one provider per listening host:port (each with its UDP and/or TCP points), how long
-     * datagrams wait for its workers, and where responses no transaction knows are handed over.
+     * datagrams wait for its workers, where new calls are shed before they are parsed, and where responses no
+     * transaction knows are handed over.
      */
-    public record Stack(SipStack stack, List<SipProvider> providers, QueueDelay queueDelay,
+    public record Stack(SipStack stack, List<SipProvider> providers, QueueDelay queueDelay, NewCallTriage newCalls,
                         StrayResponseValve strayResponses) {
     }
 
@@ -78,8 +80,9 @@ public final class SipStackFactory {
                 provider.addListeningPoint(point);
             }
         }
-        QueueDelay queueDelay = ((GuardedMessageProcessorFactory) ((SIPTransactionStack) stack)
-                .getMessageProcessorFactory()).queueDelay();
-        return new Stack(stack, List.copyOf(byAddress.values()), queueDelay, strays);
+        GuardedMessageProcessorFactory transports = (GuardedMessageProcessorFactory) ((SIPTransactionStack) stack)
+                .getMessageProcessorFactory();
+        return new Stack(stack, List.copyOf(byAddress.values()), transports.queueDelay(), transports.newCalls(),
+                strays);
     }
 }

@@ -26,6 +26,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
+import javax.sip.header.ToHeader;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -122,7 +123,7 @@ class GatewayLifecycleTest {
         }
         assertEquals(5, shed, "6 back-to-back INVITEs at 2 calls/s, a burst of 1");
         assertTrue(ringing.await("INVITE", 1, 3000));
-        Await.until(Duration.ofSeconds(2), this::acksReceived, acks -> acks >= 5);
+        Await.until(Duration.ofSeconds(2), this::shedAcksAbsorbed, acks -> acks >= 5);
 
         time.advance(Duration.ofMillis(250));
         SipAgent.Call early = caller.invite(GW, port, "+11010");
@@ -135,15 +136,43 @@ class GatewayLifecycleTest {
         // Only once the later call has reached the carrier: nothing the shed calls left behind could still come.
         assertTrue(ringing.await("INVITE", 2, 3000), "the later call reached the carrier");
         assertEquals(2, ringing.received("INVITE").size(), "a shed call never reaches a carrier");
-        // The caller's stack ACKs each 503; the gateway takes each ACK once and forwards it nowhere (were it
-        // forwarded to the Request-URI, the gateway itself, it would come back until Max-Forwards ran out).
+        // The caller's stack ACKs each 503; the gateway absorbs each ACK as it arrives: none reaches the stack or
+        // goes anywhere (were it forwarded to the Request-URI, the gateway itself, it would come back until
+        // Max-Forwards ran out).
+        int sheds = shed;
+        Await.until(Duration.ofSeconds(2), this::shedAcksAbsorbed, acks -> acks >= sheds);
         String metrics = gateway.metrics().scrape();
-        double acks = acksReceived();
-        assertTrue(acks >= 1 && acks <= shed, acks + " ACKs for " + shed + " 503s\n" + metrics);
+        assertTrue(shedAcksAbsorbed() >= shed, metrics);
+        assertEquals(List.of(), ringing.received("ACK"), "no ACK of a 503 went anywhere");
+        assertEquals(0, Metrics.value(metrics, "trunkgate_sip_requests_total", Map.of("method", "ACK")).orElse(0));
         assertEquals(shed, Metrics.value(metrics, "trunkgate_calls_shed_total",
                 Map.of("peer", "p", "reason", "call_rate")).orElse(0));
         calls.forEach(call -> cancelQuietly(call));
         cancelQuietly(after);
+    }
+
+    @Test
+    void aNewCallOverTcpIsShedOnItsOwnConnectionAndItsAckAbsorbed() throws Exception {
+        ManualTime time = new ManualTime();
+        startGateway(configs -> configs.maxNewCallsPerSecond(2), time::nanoTime);
+        SipAgent tcpCaller = SipAgent.start("127.0.0.61", "TCP");
+        try {
+            SipAgent.Call taken = tcpCaller.invite(GW, port, "+12000");
+            assertEquals(100, firstStatus(taken), "the burst of one call is taken");
+            Response shed = tcpCaller.invite(GW, port, "+12001").next(2000);
+            assertNotNull(shed);
+            assertEquals(503, shed.getStatusCode());
+            assertTrue(shed.getHeader(ReasonHeader.NAME).toString().contains("new-call rate"), shed.toString());
+            assertNotNull(((ToHeader) shed.getHeader(ToHeader.NAME)).getTag(), "a final response's To has a tag");
+            Await.until(Duration.ofSeconds(2), this::shedAcksAbsorbed, acks -> acks >= 1);
+            assertEquals(1, Metrics.value(gateway.metrics().scrape(), "trunkgate_calls_shed_total",
+                    Map.of("peer", "p", "reason", "call_rate")).orElse(0));
+            assertTrue(ringing.await("INVITE", 1, 3000));
+            assertEquals(1, ringing.received("INVITE").size(), "the shed call never reaches a carrier");
+            cancelQuietly(taken);
+        } finally {
+            tcpCaller.close();
+        }
     }
 
     /** The status of the call's first response (it comes at once: 100 Trying, or a shed call's 503); 0 if none. */
@@ -167,9 +196,8 @@ class GatewayLifecycleTest {
                 "no call held for " + carrier);
     }
 
-    private double acksReceived() {
-        return Metrics.value(gateway.metrics().scrape(), "trunkgate_sip_requests_total", Map.of("method", "ACK"))
-                .orElse(0);
+    private double shedAcksAbsorbed() {
+        return Metrics.value(gateway.metrics().scrape(), "trunkgate_sip_shed_acks_total", Map.of()).orElse(0);
     }
 
     private static void cancelQuietly(SipAgent.Call call) {

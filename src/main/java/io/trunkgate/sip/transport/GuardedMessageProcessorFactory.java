@@ -14,16 +14,23 @@ import javax.sip.ListeningPoint;
 /**
  * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link GuardedTcpMessageProcessor}
  * with the limits {@link GuardedTransports#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
- * workers fed by a {@link PerCallDatagramQueue}; every other transport is JAIN-SIP's NIO one.
+ * workers fed by a {@link PerCallDatagramQueue}; every other transport is JAIN-SIP's NIO one. UDP and TCP
+ * listeners put new calls to the stack's {@link NewCallTriage} before anything else.
  */
 public final class GuardedMessageProcessorFactory implements MessageProcessorFactory {
 
     private final MessageProcessorFactory nio = new NioMessageProcessorFactory();
     private final QueueDelay queueDelay = new QueueDelay(QueueDelay.INTERVAL, System::nanoTime);
+    private final NewCallTriage newCalls = new NewCallTriage();
 
     /** How long datagrams wait for a worker at this stack's UDP listeners. */
     public QueueDelay queueDelay() {
         return queueDelay;
+    }
+
+    /** Where this stack's listeners shed new calls before parsing them. */
+    public NewCallTriage newCalls() {
+        return newCalls;
     }
 
     @Override
@@ -32,13 +39,14 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
             UDPMessageProcessor udp = (UDPMessageProcessor) nio.createMessageProcessor(stack, address, port, transport);
-            StackInternals.replaceDatagramQueue(udp, GuardedTransports.udpQueue(properties, queueDelay));
+            StackInternals.replaceDatagramQueue(udp, GuardedTransports.udpQueue(properties, queueDelay, newCalls,
+                    StackInternals.listeningSocket(udp)));
             return udp;
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);
         }
         return new GuardedTcpMessageProcessor(address, stack, port, GuardedTransports.tcpLimits(properties),
-                ((GuardedMessageParserFactory) stack.getMessageParserFactory()).received());
+                ((GuardedMessageParserFactory) stack.getMessageParserFactory()).received(), newCalls);
     }
 }

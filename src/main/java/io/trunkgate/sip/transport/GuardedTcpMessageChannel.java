@@ -167,6 +167,9 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     }
 
     private void dispatch(byte[] message, String callId) {
+        if (processor.newCalls().handled(message, 0, message.length, remote, this::answerOnThisConnection)) {
+            return;
+        }
         inCallOrder.execute(callId, () -> process(message));
     }
 

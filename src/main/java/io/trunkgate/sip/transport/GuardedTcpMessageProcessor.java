@@ -38,6 +38,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
 
     private final TcpLimits limits;
     private final ReceivedMessageParser received;
+    private final NewCallTriage newCalls;
     private final Set<GuardedTcpMessageChannel> watched = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<InetAddress, Integer> inboundBySource = new ConcurrentHashMap<>();
     private final AtomicInteger inbound = new AtomicInteger();
@@ -56,14 +57,19 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     };
 
     GuardedTcpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, TcpLimits limits,
-                               ReceivedMessageParser received) {
+                               ReceivedMessageParser received, NewCallTriage newCalls) {
         super(address, stack, port);
         this.limits = limits;
         this.received = received;
+        this.newCalls = newCalls;
     }
 
     ReceivedMessageParser received() {
         return received;
+    }
+
+    NewCallTriage newCalls() {
+        return newCalls;
     }
 
     int maxMessageSize() {

@@ -2,6 +2,7 @@ package io.trunkgate.sip.transport;
 
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.throttle.ThrottledLog;
+import java.net.DatagramSocket;
 import java.time.Duration;
 import java.util.Properties;
 import org.slf4j.LoggerFactory;
@@ -47,9 +48,11 @@ public final class GuardedTransports {
         stack.setProperty(UDP_QUEUE_TIMEOUT_MS, Long.toString(udpQueueTimeout.toMillis()));
     }
 
-    static PerCallDatagramQueue udpQueue(Properties stack, QueueDelay delay) {
+    static PerCallDatagramQueue udpQueue(Properties stack, QueueDelay delay, NewCallTriage triage,
+                                         DatagramSocket socket) {
         return new PerCallDatagramQueue(Integer.parseInt(stack.getProperty(WORKER_THREADS)),
-                Long.parseLong(stack.getProperty(UDP_QUEUE_TIMEOUT_MS)), System::currentTimeMillis, delay);
+                Long.parseLong(stack.getProperty(UDP_QUEUE_TIMEOUT_MS)), System::currentTimeMillis, delay, triage,
+                socket);
     }
 
     static TcpLimits tcpLimits(Properties stack) {

@@ -2,6 +2,8 @@ package io.trunkgate.sip.transport;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
 import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.util.AbstractQueue;
 import java.util.Collection;
 import java.util.Iterator;
@@ -24,10 +26,16 @@ import org.slf4j.event.Level;
  *
  * <p>Each worker thread owns the lane it first takes from. A datagram that waited longer than {@code maxAge} is
  * dropped unread (its sender has retransmitted it by now); this replaces JAIN-SIP's congestion auditor, which
- * watches the stack's own queue. Only the operations JAIN-SIP's UDP path uses are supported.
+ * watches the stack's own queue. A new INVITE is dropped after T1 (500 ms) already: its caller has sent it again,
+ * and the copy may have been shed by the {@link NewCallTriage} meanwhile, which answers new calls the gateway
+ * sheds as they are offered, on the listener's thread, before they reach a lane. Only the operations JAIN-SIP's
+ * UDP path uses are supported.
  */
 final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDispatch>
         implements BlockingQueue<DatagramQueuedMessageDispatch> {
+
+    /** T1 (RFC 3261 §17.1.1.1): a caller that heard nothing sends its INVITE again after this long. */
+    private static final long RETRANSMIT_INTERVAL_MS = 500;
 
     private final List<LinkedBlockingQueue<DatagramQueuedMessageDispatch>> lanes;
     private final AtomicInteger lanesTaken = new AtomicInteger();
@@ -35,6 +43,8 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     private final long maxAgeMs;
     private final LongSupplier clockMs;
     private final QueueDelay delay;
+    private final NewCallTriage triage;
+    private final DatagramSocket socket;
     private final AtomicLong dropped = new AtomicLong();
 
     /**
@@ -42,8 +52,10 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
      * @param maxAgeMs how long a datagram may wait; 0 or less keeps every datagram
      * @param clockMs  the clock {@link DatagramQueuedMessageDispatch#getReceptionTime()} was read from
      * @param delay    told how long each datagram waited
+     * @param triage   sees each datagram first, and answers the new calls that are shed from {@code socket}
      */
-    PerCallDatagramQueue(int workers, long maxAgeMs, LongSupplier clockMs, QueueDelay delay) {
+    PerCallDatagramQueue(int workers, long maxAgeMs, LongSupplier clockMs, QueueDelay delay, NewCallTriage triage,
+                         DatagramSocket socket) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be at least 1: " + workers);
         }
@@ -52,6 +64,8 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         this.maxAgeMs = maxAgeMs;
         this.clockMs = clockMs;
         this.delay = delay;
+        this.triage = triage;
+        this.socket = socket;
         this.ownLane = ThreadLocal.withInitial(() -> {
             int lane = lanesTaken.getAndIncrement();
             if (lane >= workers) {
@@ -68,7 +82,20 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
     @Override
     public boolean offer(DatagramQueuedMessageDispatch message) {
-        return lanes.get(Math.floorMod(CallIdHash.of(message.packet), lanes.size())).offer(message);
+        DatagramPacket packet = message.packet;
+        InetSocketAddress source = (InetSocketAddress) packet.getSocketAddress();
+        if (triage.handled(packet.getData(), packet.getOffset(), packet.getLength(), source,
+                answer -> socket.send(new DatagramPacket(answer, answer.length, source)))) {
+            return true;
+        }
+        return lanes.get(lane(packet)).offer(message);
+    }
+
+    /** The lane of a datagram: by its Call-ID, or by its sender when it has none (junk, keep-alives). */
+    int lane(DatagramPacket packet) {
+        int hash = new RawSipMessage(packet.getData(), packet.getOffset(), packet.getLength())
+                .callIdHash(packet.getSocketAddress() == null ? 0 : packet.getSocketAddress().hashCode());
+        return Math.floorMod(hash, lanes.size());
     }
 
     @Override
@@ -107,13 +134,22 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     private boolean fresh(DatagramQueuedMessageDispatch message) {
         long waitedMs = clockMs.getAsLong() - message.getReceptionTime();
         delay.record(waitedMs);
-        if (maxAgeMs > 0 && waitedMs > maxAgeMs) {
+        long limitMs = maxAgeMs;
+        if (waitedMs > RETRANSMIT_INTERVAL_MS && isNewInvite(message.packet)) {
+            limitMs = limitMs > 0 ? Math.min(limitMs, RETRANSMIT_INTERVAL_MS) : RETRANSMIT_INTERVAL_MS;
+        }
+        if (limitMs > 0 && waitedMs > limitMs) {
             GuardedTransports.LOG.log(Level.WARN, "datagram from " + message.packet.getSocketAddress()
-                    + " dropped unread: it waited over " + maxAgeMs + " ms for a worker (" + dropped.incrementAndGet()
+                    + " dropped unread: it waited over " + limitMs + " ms for a worker (" + dropped.incrementAndGet()
                     + " so far)");
             return false;
         }
         return true;
+    }
+
+    private static boolean isNewInvite(DatagramPacket packet) {
+        RawSipMessage message = new RawSipMessage(packet.getData(), packet.getOffset(), packet.getLength());
+        return message.isRequest("INVITE") && "".equals(message.toTag());
     }
 
     @Override
@@ -154,84 +190,5 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     @Override
     public int drainTo(Collection<? super DatagramQueuedMessageDispatch> sink, int maxElements) {
         throw new UnsupportedOperationException("a per-call datagram queue is only offered to and taken from");
-    }
-
-    /** The hash of a datagram's Call-ID, read from the raw bytes before JAIN-SIP parses them. */
-    static final class CallIdHash {
-
-        private CallIdHash() {
-        }
-
-        /** The Call-ID's hash, or the sender's when the datagram has no Call-ID header (junk, keep-alives). */
-        static int of(DatagramPacket packet) {
-            byte[] data = packet.getData();
-            int end = packet.getOffset() + packet.getLength();
-            int line = nextLine(data, packet.getOffset(), end); // skip the request or status line
-            while (line < end && data[line] != '\r' && data[line] != '\n') {
-                int value = valueOfCallId(data, line, end);
-                if (value >= 0) {
-                    return hashValue(data, value, end);
-                }
-                line = nextLine(data, line, end);
-            }
-            return packet.getSocketAddress() == null ? 0 : packet.getSocketAddress().hashCode();
-        }
-
-        private static int nextLine(byte[] data, int from, int end) {
-            int i = from;
-            while (i < end && data[i] != '\n') {
-                i++;
-            }
-            return i + 1;
-        }
-
-        /** Where the value starts when the line at {@code start} is a Call-ID header ("Call-ID" or "i"), else -1. */
-        private static int valueOfCallId(byte[] data, int start, int end) {
-            int i = start;
-            if (matches(data, i, end, "call-id")) {
-                i += "call-id".length();
-            } else if (i < end && (data[i] | 0x20) == 'i') {
-                i++;
-            } else {
-                return -1;
-            }
-            while (i < end && (data[i] == ' ' || data[i] == '\t')) {
-                i++;
-            }
-            if (i >= end || data[i] != ':') {
-                return -1;
-            }
-            i++;
-            while (i < end && (data[i] == ' ' || data[i] == '\t')) {
-                i++;
-            }
-            return i;
-        }
-
-        private static boolean matches(byte[] data, int at, int end, String lowerName) {
-            if (at + lowerName.length() > end) {
-                return false;
-            }
-            for (int k = 0; k < lowerName.length(); k++) {
-                if ((data[at + k] | 0x20) != lowerName.charAt(k)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        private static int hashValue(byte[] data, int from, int end) {
-            int hash = 1;
-            int last = from;
-            for (int i = from; i < end && data[i] != '\r' && data[i] != '\n'; i++) {
-                if (data[i] != ' ' && data[i] != '\t') {
-                    last = i + 1;
-                }
-            }
-            for (int i = from; i < last; i++) {
-                hash = 31 * hash + data[i];
-            }
-            return hash;
-        }
     }
 }

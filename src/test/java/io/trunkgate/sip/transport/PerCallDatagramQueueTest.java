@@ -1,19 +1,42 @@
 package io.trunkgate.sip.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
 import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class PerCallDatagramQueueTest {
 
     private static final InetSocketAddress SENDER = new InetSocketAddress("127.0.0.1", 5070);
+
+    private final AtomicLong now = new AtomicLong(10_000);
+    private final DatagramSocket socket = open();
+
+    private static DatagramSocket open() {
+        try {
+            return new DatagramSocket(0, SENDER.getAddress());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @AfterEach
+    void close() {
+        socket.close();
+    }
+
+    private PerCallDatagramQueue queue(int workers, long maxAgeMs) {
+        return new PerCallDatagramQueue(workers, maxAgeMs, now::get, new QueueDelay(QueueDelay.INTERVAL,
+                System::nanoTime), new NewCallTriage(), socket);
+    }
 
     private static DatagramPacket datagram(String text) {
         byte[] bytes = ("xx" + text).getBytes(StandardCharsets.US_ASCII);
@@ -21,41 +44,52 @@ class PerCallDatagramQueueTest {
         return new DatagramPacket(bytes, 2, bytes.length - 2, SENDER);
     }
 
-    @Test
-    void aCallIdIsReadInEveryFormAHeaderMayTake() {
-        int hash = PerCallDatagramQueue.CallIdHash.of(datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: abc@h\r\n\r\n"));
-        assertEquals(hash, PerCallDatagramQueue.CallIdHash.of(
-                datagram("SIP/2.0 180 Ringing\r\nVia: x\r\ncall-id  :abc@h  \r\n\r\n")));
-        assertEquals(hash, PerCallDatagramQueue.CallIdHash.of(datagram("BYE sip:a@b SIP/2.0\r\ni: abc@h\r\n\r\n")));
-        assertEquals(hash, PerCallDatagramQueue.CallIdHash.of(datagram("ACK sip:a@b SIP/2.0\nI:abc@h\n\n")));
-        assertNotEquals(hash, PerCallDatagramQueue.CallIdHash.of(
-                datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: abd@h\r\n\r\n")));
+    private DatagramQueuedMessageDispatch received(String text, long waitedMs) {
+        return new DatagramQueuedMessageDispatch(datagram(text), now.get() - waitedMs);
     }
 
     @Test
-    void aHeaderThatOnlyStartsLikeACallIdAndTheBodyAreNotRead() {
-        int bySender = SENDER.hashCode();
-        assertEquals(bySender, PerCallDatagramQueue.CallIdHash.of(
-                datagram("INVITE sip:a@b SIP/2.0\r\nIdentity: x\r\nCall-IDx: y\r\n\r\nCall-ID: in-the-body\r\n")));
-        assertEquals(bySender, PerCallDatagramQueue.CallIdHash.of(datagram("\r\n\r\n")));
+    void everyMessageOfACallGoesToOneLaneWhateverFormItsCallIdTakes() {
+        PerCallDatagramQueue queue = queue(16, 0);
+        int lane = queue.lane(datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: abc@h\r\n\r\n"));
+        assertEquals(lane, queue.lane(datagram("SIP/2.0 180 Ringing\r\nVia: x\r\ncall-id  :abc@h  \r\n\r\n")));
+        assertEquals(lane, queue.lane(datagram("ACK sip:a@b SIP/2.0\nI:abc@h\n\n")));
+        assertEquals(Math.floorMod(SENDER.hashCode(), 16), queue.lane(datagram("\r\n\r\n")), "junk: by its sender");
     }
 
     @Test
     void datagramsOfOneCallComeOutOfOneLaneInOrderAndStaleOnesAreDropped() throws Exception {
-        AtomicLong now = new AtomicLong(1_000);
-        PerCallDatagramQueue queue = new PerCallDatagramQueue(1, 100, now::get, new QueueDelay(QueueDelay.INTERVAL, System::nanoTime));
-        DatagramQueuedMessageDispatch stale = new DatagramQueuedMessageDispatch(
-                datagram("SIP/2.0 100 Trying\r\nCall-ID: c1\r\n\r\n"), 850);
-        DatagramQueuedMessageDispatch ringing = new DatagramQueuedMessageDispatch(
-                datagram("SIP/2.0 180 Ringing\r\nCall-ID: c1\r\n\r\n"), 990);
-        DatagramQueuedMessageDispatch answer = new DatagramQueuedMessageDispatch(
-                datagram("SIP/2.0 200 OK\r\nCall-ID: c1\r\n\r\n"), 995);
+        PerCallDatagramQueue queue = queue(1, 100);
+        DatagramQueuedMessageDispatch stale = received("SIP/2.0 100 Trying\r\nCall-ID: c1\r\n\r\n", 150);
+        DatagramQueuedMessageDispatch ringing = received("SIP/2.0 180 Ringing\r\nCall-ID: c1\r\n\r\n", 10);
+        DatagramQueuedMessageDispatch answer = received("SIP/2.0 200 OK\r\nCall-ID: c1\r\n\r\n", 5);
         queue.offer(stale);
         queue.offer(ringing);
         queue.offer(answer);
         assertSame(ringing, queue.take());
         assertSame(answer, queue.take());
         assertEquals(1, queue.dropped());
-        assertEquals(true, queue.isEmpty());
+        assertTrue(queue.isEmpty());
+    }
+
+    @Test
+    void aNewInviteIsDroppedOnceItsCallerHasSentItAgainOtherRequestsWaitLonger() throws Exception {
+        PerCallDatagramQueue queue = queue(1, 2_000);
+        DatagramQueuedMessageDispatch oldInvite = received(
+                "INVITE sip:a@b SIP/2.0\r\nCall-ID: c2\r\nTo: <sip:a@b>\r\n\r\n", 600);
+        DatagramQueuedMessageDispatch reInvite = received(
+                "INVITE sip:a@b SIP/2.0\r\nCall-ID: c2\r\nTo: <sip:a@b>;tag=1\r\n\r\n", 600);
+        DatagramQueuedMessageDispatch bye = received("BYE sip:a@b SIP/2.0\r\nCall-ID: c2\r\nTo: <sip:a@b>;tag=1\r\n\r\n",
+                1_500);
+        DatagramQueuedMessageDispatch newInvite = received(
+                "INVITE sip:a@b SIP/2.0\r\nCall-ID: c3\r\nTo: <sip:a@b>\r\n\r\n", 400);
+        queue.offer(oldInvite);
+        queue.offer(reInvite);
+        queue.offer(bye);
+        queue.offer(newInvite);
+        assertSame(reInvite, queue.take(), "only a new INVITE may have been shed as it was sent again");
+        assertSame(bye, queue.take());
+        assertSame(newInvite, queue.take());
+        assertEquals(1, queue.dropped());
     }
 }

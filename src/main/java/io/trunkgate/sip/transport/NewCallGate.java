@@ -1,0 +1,15 @@
+package io.trunkgate.sip.transport;
+
+import java.net.InetAddress;
+import java.util.Optional;
+
+/** Decides whether a new INVITE is shed before the stack parses it (see {@link NewCallTriage}). */
+@FunctionalInterface
+public interface NewCallGate {
+
+    /**
+     * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID, or empty to let it go on to
+     * the stack. An INVITE shed here is accounted for by the gate: nothing else sees it.
+     */
+    Optional<String> shed(InetAddress source, String callId);
+}

@@ -1,0 +1,110 @@
+package io.trunkgate.sip.transport;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.event.Level;
+
+/**
+ * Sheds new calls before they cost anything: a new INVITE (no To tag) the {@link NewCallGate} refuses is answered
+ * 503 from its raw bytes, on the listener's thread (UDP) or the connection's selector (TCP), before it waits for a
+ * worker or JAIN-SIP parses it; the caller's ACK of that 503 is absorbed the same way. A parsed INVITE costs a
+ * quarter to a half of a whole call (bench/README.md, sipp-overload.sh), so shedding after the parse made a
+ * gateway offered several times its capacity spend its cores refusing calls. Everything else, and anything these
+ * few header reads cannot make sense of, goes on to the stack unchanged.
+ */
+public final class NewCallTriage {
+
+    /** The To tag of every 503 sent here, so that its ACK is recognised without any state. */
+    static final String SHED_TAG_PREFIX = "tgshed";
+    private static final int RETRY_AFTER_SECONDS = 1;
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private volatile NewCallGate gate;
+    private final AtomicLong acksAbsorbed = new AtomicLong();
+
+    /** Where answers are sent: back to the source of the datagram, or on the connection the request came on. */
+    @FunctionalInterface
+    interface Answerer {
+        void send(byte[] answer) throws IOException;
+    }
+
+    /** From now on new INVITEs are put to {@code gate}; until then every message goes on to the stack. */
+    public void deliverTo(NewCallGate gate) {
+        this.gate = gate;
+    }
+
+    /** ACKs of those 503s absorbed here so far. */
+    public long acksAbsorbed() {
+        return acksAbsorbed.get();
+    }
+
+    /**
+     * Whether the message was dealt with here (answered, or an ACK of such an answer absorbed), so the stack
+     * must not see it.
+     */
+    boolean handled(byte[] data, int offset, int length, InetSocketAddress source, Answerer answerer) {
+        NewCallGate current = gate;
+        if (current == null) {
+            return false;
+        }
+        RawSipMessage message = new RawSipMessage(data, offset, length);
+        if (message.isRequest("ACK")) {
+            String tag = message.toTag();
+            if (tag == null || !tag.startsWith(SHED_TAG_PREFIX)) {
+                return false;
+            }
+            acksAbsorbed.incrementAndGet();
+            return true;
+        }
+        if (!message.isRequest("INVITE") || !"".equals(message.toTag()) || !answerable(message)) {
+            return false;
+        }
+        String callId = message.headerValue("call-id", 'i');
+        Optional<String> reason = current.shed(source.getAddress(), callId);
+        if (reason.isEmpty()) {
+            return false;
+        }
+        try {
+            answerer.send(serviceUnavailable(message, reason.get()));
+        } catch (IOException | RuntimeException e) {
+            GuardedTransports.LOG.log(Level.DEBUG, "503 to a shed INVITE from " + source + " not sent", e);
+        }
+        return true;
+    }
+
+    /** Whether the request has what a response must copy (RFC 3261 §8.2.6.2), so a 503 can be built from it. */
+    private static boolean answerable(RawSipMessage message) {
+        return message.header("via", 'v') >= 0 && message.header("from", 'f') >= 0
+                && message.header("call-id", 'i') >= 0 && message.header("cseq", (char) 0) >= 0;
+    }
+
+    /** A 503 with the request's Via, From, To (tagged), Call-ID and CSeq lines, a Reason and a Retry-After. */
+    static byte[] serviceUnavailable(RawSipMessage request, String reason) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+        out.writeBytes("SIP/2.0 503 Service Unavailable\r\n".getBytes(StandardCharsets.US_ASCII));
+        byte[] data = request.data();
+        String tag = ";tag=" + SHED_TAG_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
+        request.forEachHeaderLine((start, end) -> {
+            if (request.valueStart(start, "to", 't') >= 0) {
+                out.write(data, start, end - start);
+                out.writeBytes(tag.getBytes(StandardCharsets.US_ASCII));
+                out.writeBytes(CRLF);
+            } else if (request.valueStart(start, "via", 'v') >= 0 || request.valueStart(start, "from", 'f') >= 0
+                    || request.valueStart(start, "call-id", 'i') >= 0
+                    || request.valueStart(start, "cseq", (char) 0) >= 0) {
+                out.write(data, start, end - start);
+                out.writeBytes(CRLF);
+            }
+        });
+        String tail = "Reason: SIP;cause=503;text=\"" + reason.replace("\"", "") + "\"\r\n"
+                + "Retry-After: " + RETRY_AFTER_SECONDS + "\r\n"
+                + "Content-Length: 0\r\n\r\n";
+        out.writeBytes(tail.getBytes(StandardCharsets.US_ASCII));
+        return out.toByteArray();
+    }
+}

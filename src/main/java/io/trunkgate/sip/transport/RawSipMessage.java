@@ -1,0 +1,192 @@
+package io.trunkgate.sip.transport;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A SIP message as the bytes it arrived in, read without parsing it: the start line and the header lines (full
+ * or compact names, any case). For the few decisions the transport makes before JAIN-SIP parses a message
+ * (which worker takes it, whether a new call is shed); anything it cannot read is left to the parser.
+ */
+final class RawSipMessage {
+
+    private final byte[] data;
+    private final int start;
+    private final int end;
+    /** Where the header lines begin (after the start line). */
+    private final int headers;
+
+    RawSipMessage(byte[] data, int offset, int length) {
+        this.data = data;
+        this.start = offset;
+        this.end = offset + length;
+        this.headers = nextLine(offset);
+    }
+
+    /** Whether this is a request of {@code method} (its start line begins with the method and a space). */
+    boolean isRequest(String method) {
+        if (start + method.length() >= end || data[start + method.length()] != ' ') {
+            return false;
+        }
+        for (int k = 0; k < method.length(); k++) {
+            if (data[start + k] != method.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The start of the first header line called {@code lowerName} (or its one-letter compact form), or -1. */
+    int header(String lowerName, char compact) {
+        for (int line = headers; line < end && data[line] != '\r' && data[line] != '\n'; line = nextLine(line)) {
+            if (valueStart(line, lowerName, compact) >= 0) {
+                return line;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Where the value of the header line at {@code line} starts when the line is a {@code lowerName} (or
+     * {@code compact}) header, else -1. A compact name of 0 means the header has none.
+     */
+    int valueStart(int line, String lowerName, char compact) {
+        int i = line;
+        if (matchesIgnoringCase(i, lowerName)) {
+            i += lowerName.length();
+        } else if (compact != 0 && i < end && (data[i] | 0x20) == compact) {
+            i++;
+        } else {
+            return -1;
+        }
+        i = skipBlanks(i);
+        if (i >= end || data[i] != ':') {
+            return -1;
+        }
+        return skipBlanks(i + 1);
+    }
+
+    /** The end of the value starting at {@code from}: its line's end, trailing blanks left out. */
+    int valueEnd(int from) {
+        int last = from;
+        for (int i = from; i < end && data[i] != '\r' && data[i] != '\n'; i++) {
+            if (data[i] != ' ' && data[i] != '\t') {
+                last = i + 1;
+            }
+        }
+        return last;
+    }
+
+    /** The value of the first {@code lowerName} header, or null when there is none. */
+    String headerValue(String lowerName, char compact) {
+        int line = header(lowerName, compact);
+        if (line < 0) {
+            return null;
+        }
+        int value = valueStart(line, lowerName, compact);
+        return new String(data, value, valueEnd(value) - value, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The Call-ID's hash (as {@code Arrays.hashCode} of its bytes would be), or {@code orElse} without one. */
+    int callIdHash(int orElse) {
+        int line = header("call-id", 'i');
+        if (line < 0) {
+            return orElse;
+        }
+        int value = valueStart(line, "call-id", 'i');
+        int hash = 1;
+        for (int i = value, last = valueEnd(value); i < last; i++) {
+            hash = 31 * hash + data[i];
+        }
+        return hash;
+    }
+
+    /**
+     * The tag parameter of the To header, "" when it has none, null when there is no To header. Parameters
+     * inside a URI in angle brackets are the URI's, not the header's.
+     */
+    String toTag() {
+        int line = header("to", 't');
+        if (line < 0) {
+            return null;
+        }
+        int value = valueStart(line, "to", 't');
+        int valueEnd = valueEnd(value);
+        int params = value;
+        for (int i = value; i < valueEnd; i++) {
+            if (data[i] == '>') {
+                params = i + 1;
+            }
+        }
+        for (int i = params; i < valueEnd; i++) {
+            if (data[i] != ';') {
+                continue;
+            }
+            int name = skipBlanks(i + 1);
+            if (name + 3 <= valueEnd && matchesIgnoringCase(name, "tag")) {
+                int equals = skipBlanks(name + 3);
+                if (equals < valueEnd && data[equals] == '=') {
+                    int tag = skipBlanks(equals + 1);
+                    int tagEnd = tag;
+                    while (tagEnd < valueEnd && data[tagEnd] != ';' && data[tagEnd] != ' ' && data[tagEnd] != '\t') {
+                        tagEnd++;
+                    }
+                    return new String(data, tag, tagEnd - tag, StandardCharsets.ISO_8859_1);
+                }
+            }
+        }
+        return "";
+    }
+
+    /** The header lines, as they arrived, one at a time (folded continuation lines belong to the line before). */
+    void forEachHeaderLine(HeaderLineVisitor visitor) {
+        for (int line = headers; line < end && data[line] != '\r' && data[line] != '\n'; ) {
+            int next = nextLine(line);
+            while (next < end && (data[next] == ' ' || data[next] == '\t')) {
+                next = nextLine(next);
+            }
+            int lineEnd = next;
+            while (lineEnd > line && (data[lineEnd - 1] == '\n' || data[lineEnd - 1] == '\r')) {
+                lineEnd--;
+            }
+            visitor.line(line, lineEnd);
+            line = next;
+        }
+    }
+
+    byte[] data() {
+        return data;
+    }
+
+    /** Told the start and end (without the line break) of each header line. */
+    interface HeaderLineVisitor {
+        void line(int start, int end);
+    }
+
+    private int nextLine(int from) {
+        int i = from;
+        while (i < end && data[i] != '\n') {
+            i++;
+        }
+        return Math.min(i + 1, end);
+    }
+
+    private int skipBlanks(int from) {
+        int i = from;
+        while (i < end && (data[i] == ' ' || data[i] == '\t')) {
+            i++;
+        }
+        return i;
+    }
+
+    private boolean matchesIgnoringCase(int at, String lowerName) {
+        if (at + lowerName.length() > end) {
+            return false;
+        }
+        for (int k = 0; k < lowerName.length(); k++) {
+            if ((data[at + k] | 0x20) != lowerName.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

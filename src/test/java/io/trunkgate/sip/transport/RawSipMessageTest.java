@@ -1,0 +1,66 @@
+package io.trunkgate.sip.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RawSipMessageTest {
+
+    /** The message at an offset into a larger buffer, as datagrams arrive. */
+    private static RawSipMessage raw(String text) {
+        byte[] bytes = ("xx" + text + "yy").getBytes(StandardCharsets.US_ASCII);
+        return new RawSipMessage(bytes, 2, bytes.length - 4);
+    }
+
+    @Test
+    void aCallIdIsReadInEveryFormAHeaderMayTake() {
+        int hash = raw("INVITE sip:a@b SIP/2.0\r\nCall-ID: abc@h\r\n\r\n").callIdHash(0);
+        assertEquals(hash, raw("SIP/2.0 180 Ringing\r\nVia: x\r\ncall-id  :abc@h  \r\n\r\n").callIdHash(0));
+        assertEquals(hash, raw("BYE sip:a@b SIP/2.0\r\ni: abc@h\r\n\r\n").callIdHash(0));
+        assertEquals(hash, raw("ACK sip:a@b SIP/2.0\nI:abc@h\n\n").callIdHash(0));
+        assertNotEquals(hash, raw("INVITE sip:a@b SIP/2.0\r\nCall-ID: abd@h\r\n\r\n").callIdHash(0));
+        assertEquals("abc@h", raw("BYE sip:a@b SIP/2.0\r\ni:  abc@h \r\n\r\n").headerValue("call-id", 'i'));
+    }
+
+    @Test
+    void aHeaderThatOnlyStartsLikeACallIdAndTheBodyAreNotRead() {
+        assertEquals(7, raw("INVITE sip:a@b SIP/2.0\r\nIdentity: x\r\nCall-IDx: y\r\n\r\nCall-ID: in-the-body\r\n")
+                .callIdHash(7));
+        assertEquals(7, raw("\r\n\r\n").callIdHash(7));
+        assertNull(raw("INVITE sip:a@b SIP/2.0\r\nIdentity: x\r\n\r\ni: body").headerValue("call-id", 'i'));
+    }
+
+    @Test
+    void theRequestMethodIsTheWholeFirstWord() {
+        assertTrue(raw("INVITE sip:a@b SIP/2.0\r\n\r\n").isRequest("INVITE"));
+        assertFalse(raw("INVITEX sip:a@b SIP/2.0\r\n\r\n").isRequest("INVITE"));
+        assertFalse(raw("invite sip:a@b SIP/2.0\r\n\r\n").isRequest("INVITE"), "methods are case-sensitive");
+        assertFalse(raw("SIP/2.0 200 OK\r\n\r\n").isRequest("INVITE"));
+        assertFalse(raw("ACK").isRequest("ACK"));
+    }
+
+    @Test
+    void theToTagIsTheHeadersParameterNotTheUris() {
+        assertEquals("", raw("INVITE sip:a@b SIP/2.0\r\nTo: <sip:a@b;tag=uri>\r\n\r\n").toTag());
+        assertEquals("x1", raw("BYE sip:a@b SIP/2.0\r\nTo: <sip:a@b;tag=uri>;tag=x1\r\n\r\n").toTag());
+        assertEquals("x2", raw("BYE sip:a@b SIP/2.0\r\nt: sip:a@b ; TAG = x2;other\r\n\r\n").toTag());
+        assertEquals("", raw("INVITE sip:a@b SIP/2.0\r\nTo: \"tag=no\" <sip:a@b>;tagged=1\r\n\r\n").toTag());
+        assertNull(raw("INVITE sip:a@b SIP/2.0\r\nTopic: x\r\n\r\n").toTag());
+    }
+
+    @Test
+    void foldedLinesBelongToTheHeaderBeforeThem() {
+        RawSipMessage message = raw("INVITE sip:a@b SIP/2.0\r\nSubject: one\r\n two\r\nVia: v\n\r\nVia: body\r\n");
+        List<String> lines = new ArrayList<>();
+        message.forEachHeaderLine((start, end) ->
+                lines.add(new String(message.data(), start, end - start, StandardCharsets.US_ASCII)));
+        assertEquals(List.of("Subject: one\r\n two", "Via: v"), lines);
+    }
+}

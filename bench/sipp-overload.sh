@@ -66,7 +66,7 @@ cpu1=$(cpu_s "$GW"); load1=$(cut -d' ' -f1 /proc/loadavg)
 summary overload
 echo "overload outcomes: $(python3 "$REPO_DIR/bench/sipp_analyze.py" outcomes "$WORK/overload/uac_calls.log" | paste -sd ' ')"
 echo "overload gateway: cpu_s=$(echo "$cpu1 - $cpu0" | bc) wall_s=$(printf '%.1f' "$(echo "$t1 - $t0" | bc)") rss_mb_max=$(sort -n "$WORK/rss.log" | tail -1) load1 $load0 -> $load1"
-echo "overload gateway log: $(grep -c 'admission=shed(call_rate)' "$WORK/gw.log" || true) shed (call_rate), $(grep -c 'admission=shed(calls_in_progress)' "$WORK/gw.log" || true) shed (calls_in_progress), $(grep -c 'admission=admitted' "$WORK/gw.log" || true) admitted in all"
+echo "overload gateway log: $(grep -c 'admission=shed(call_rate)' "$WORK/gw.log" || true) shed (call_rate), $(grep -c 'admission=shed(overload)' "$WORK/gw.log" || true) shed (overload: queue delay), $(grep -c 'admission=shed(calls_in_progress)' "$WORK/gw.log" || true) shed (calls_in_progress), $(grep -c 'admission=admitted' "$WORK/gw.log" || true) admitted in all, $(grep -c 'dropped unread' "$WORK/gw.log" || true) datagrams dropped unread"
 
 uac recovery uac.xml "$RECOVER_RATE" "$RECOVER_S"
 summary recovery

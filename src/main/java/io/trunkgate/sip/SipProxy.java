@@ -224,7 +224,7 @@ public final class SipProxy implements SipListener, NewCallGate {
      * source, still warming up) and copies of a call in progress go on, to be answered as usual.
      */
     @Override
-    public Optional<String> shed(InetAddress source, String callId) {
+    public Optional<String> shed(InetAddress source, String callId, Duration waitAhead) {
         if (warmUpSource != null || services.calls().hasCallId(callId)) {
             return Optional.empty();
         }
@@ -233,7 +233,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         if (peer.isEmpty()) {
             return Optional.empty();
         }
-        Optional<Shed> shed = shedReason(active);
+        Optional<Shed> shed = shedReason(active, waitAhead);
         if (shed.isEmpty()) {
             return Optional.empty();
         }
@@ -247,8 +247,13 @@ public final class SipProxy implements SipListener, NewCallGate {
         return Optional.of(shed.get().text);
     }
 
-    /** Why a new INVITE is refused before anything is done for it, if it is: shutdown or overload. */
-    private Optional<Shed> shedReason(ActiveConfig active) {
+    /**
+     * Why a new INVITE is refused before anything is done for it, if it is: shutdown or overload. Overload is a
+     * standing queue (the shortest wait of the last 100 ms over {@code sip.overload-delay}), or a queue ahead of
+     * this INVITE already older than that: a queue read in one go from a socket that was not read for a while
+     * (the machine was busy) fills the workers' queues faster than the standing wait can say so.
+     */
+    private Optional<Shed> shedReason(ActiveConfig active, Duration waitAhead) {
         if (draining) {
             return Optional.of(Shed.SHUTTING_DOWN);
         }
@@ -259,7 +264,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         if (services.dialogs().full()) {
             return Optional.of(Shed.DIALOGS);
         }
-        if (queueDelay.overloaded(sip.overloadDelay())) {
+        Duration target = sip.overloadDelay();
+        if (queueDelay.overloaded(target) || !target.isZero() && waitAhead.compareTo(target) > 0) {
             return Optional.of(Shed.OVERLOAD);
         }
         double perSecond = sip.maxNewCallsPerSecond();

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.event.Level;
 
@@ -167,7 +168,8 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     }
 
     private void dispatch(byte[] message, String callId) {
-        if (processor.newCalls().handled(message, 0, message.length, remote, this::answerOnThisConnection)) {
+        if (processor.newCalls().handled(message, 0, message.length, remote, Duration.ZERO,
+                this::answerOnThisConnection)) {
             return;
         }
         inCallOrder.execute(callId, () -> process(message));

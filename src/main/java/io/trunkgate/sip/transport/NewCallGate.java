@@ -1,6 +1,7 @@
 package io.trunkgate.sip.transport;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.Optional;
 
 /** Decides whether a new INVITE is shed before the stack parses it (see {@link NewCallTriage}). */
@@ -9,7 +10,9 @@ public interface NewCallGate {
 
     /**
      * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID, or empty to let it go on to
-     * the stack. An INVITE shed here is accounted for by the gate: nothing else sees it.
+     * the stack. {@code waitAhead} is how long the oldest message waiting for the worker that would take this
+     * INVITE has waited (zero when none waits, or for TCP). An INVITE shed here is accounted for by the gate:
+     * nothing else sees it.
      */
-    Optional<String> shed(InetAddress source, String callId);
+    Optional<String> shed(InetAddress source, String callId, Duration waitAhead);
 }

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,7 +48,8 @@ public final class NewCallTriage {
      * Whether the message was dealt with here (answered, or an ACK of such an answer absorbed), so the stack
      * must not see it.
      */
-    boolean handled(byte[] data, int offset, int length, InetSocketAddress source, Answerer answerer) {
+    boolean handled(byte[] data, int offset, int length, InetSocketAddress source, Duration waitAhead,
+                    Answerer answerer) {
         NewCallGate current = gate;
         if (current == null) {
             return false;
@@ -65,7 +67,7 @@ public final class NewCallTriage {
             return false;
         }
         String callId = message.headerValue("call-id", 'i');
-        Optional<String> reason = current.shed(source.getAddress(), callId);
+        Optional<String> reason = current.shed(source.getAddress(), callId, waitAhead);
         if (reason.isEmpty()) {
             return false;
         }

@@ -4,6 +4,7 @@ import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.AbstractQueue;
 import java.util.Collection;
 import java.util.Iterator;
@@ -84,11 +85,18 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     public boolean offer(DatagramQueuedMessageDispatch message) {
         DatagramPacket packet = message.packet;
         InetSocketAddress source = (InetSocketAddress) packet.getSocketAddress();
+        LinkedBlockingQueue<DatagramQueuedMessageDispatch> lane = lanes.get(lane(packet));
         if (triage.handled(packet.getData(), packet.getOffset(), packet.getLength(), source,
-                answer -> socket.send(new DatagramPacket(answer, answer.length, source)))) {
+                Duration.ofMillis(waitAheadMs(lane)), answer -> socket.send(new DatagramPacket(answer, answer.length, source)))) {
             return true;
         }
-        return lanes.get(lane(packet)).offer(message);
+        return lane.offer(message);
+    }
+
+    /** How long the oldest datagram in {@code lane} has waited: the least a datagram queued behind it will wait. */
+    private long waitAheadMs(LinkedBlockingQueue<DatagramQueuedMessageDispatch> lane) {
+        DatagramQueuedMessageDispatch oldest = lane.peek();
+        return oldest == null ? 0 : Math.max(0, clockMs.getAsLong() - oldest.getReceptionTime());
     }
 
     /** The lane of a datagram: by its Call-ID, or by its sender when it has none (junk, keep-alives). */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import gov.nist.javax.sip.parser.StringMsgParser;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -45,12 +46,12 @@ class NewCallTriageTest {
 
     private boolean handled(String message) {
         byte[] bytes = ("junk" + message).getBytes(StandardCharsets.US_ASCII);
-        return triage.handled(bytes, 4, bytes.length - 4, CALLER, answers::add);
+        return triage.handled(bytes, 4, bytes.length - 4, CALLER, Duration.ofMillis(7), answers::add);
     }
 
     private void shedEverything() {
-        triage.deliverTo((source, callId) -> {
-            asked.add(source.getHostAddress() + " " + callId);
+        triage.deliverTo((source, callId, waitAhead) -> {
+            asked.add(source.getHostAddress() + " " + callId + " " + waitAhead.toMillis() + " ms");
             return Optional.of("gateway \"overloaded\"");
         });
     }
@@ -59,7 +60,7 @@ class NewCallTriageTest {
     void aShedInviteIsAnswered503WithWhatAResponseMustCopyAndATaggedTo() throws Exception {
         shedEverything();
         assertTrue(handled(NEW_INVITE));
-        assertEquals(List.of("127.0.0.9 call-1@example.com"), asked);
+        assertEquals(List.of("127.0.0.9 call-1@example.com 7 ms"), asked);
         assertEquals(1, answers.size());
 
         Response answer = (Response) new StringMsgParser().parseSIPMessage(answers.get(0), true, false, null);
@@ -108,7 +109,7 @@ class NewCallTriageTest {
     @Test
     void anInviteTheGateLetsInGoesOnAndSoDoesEverythingBeforeThereIsAGate() {
         assertFalse(handled(NEW_INVITE), "no gate yet");
-        triage.deliverTo((source, callId) -> {
+        triage.deliverTo((source, callId, waitAhead) -> {
             asked.add(callId);
             return Optional.empty();
         });

@@ -9,6 +9,9 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,9 +36,11 @@ class PerCallDatagramQueueTest {
         socket.close();
     }
 
+    private final NewCallTriage triage = new NewCallTriage();
+
     private PerCallDatagramQueue queue(int workers, long maxAgeMs) {
         return new PerCallDatagramQueue(workers, maxAgeMs, now::get, new QueueDelay(QueueDelay.INTERVAL,
-                System::nanoTime), new NewCallTriage(), socket);
+                System::nanoTime), triage, socket);
     }
 
     private static DatagramPacket datagram(String text) {
@@ -91,5 +96,23 @@ class PerCallDatagramQueueTest {
         assertSame(bye, queue.take());
         assertSame(newInvite, queue.take());
         assertEquals(1, queue.dropped());
+    }
+
+    @Test
+    void aNewInviteIsPutToTheGateWithHowLongTheOldestDatagramOfItsLaneHasWaited() throws Exception {
+        List<String> asked = new ArrayList<>();
+        triage.deliverTo((source, callId, waitAhead) -> {
+            asked.add(callId + " " + waitAhead.toMillis());
+            return Optional.empty();
+        });
+        PerCallDatagramQueue queue = queue(1, 0);
+        String invite = "INVITE sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK-%1$s\r\nFrom: <sip:c@d>;tag=1\r\n"
+                + "To: <sip:a@b>\r\nCall-ID: %1$s\r\nCSeq: 1 INVITE\r\n\r\n";
+        queue.offer(received(invite.formatted("first"), 0));
+        queue.offer(received("SIP/2.0 180 Ringing\r\nCall-ID: c1\r\n\r\n", 80));
+        queue.offer(received(invite.formatted("second"), 0));
+        queue.take();
+        queue.offer(received(invite.formatted("third"), 0));
+        assertEquals(List.of("first 0", "second 0", "third 80"), asked);
     }
 }

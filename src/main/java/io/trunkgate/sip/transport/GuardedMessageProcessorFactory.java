@@ -5,7 +5,6 @@ import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.MessageProcessorFactory;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
-import gov.nist.javax.sip.stack.UDPMessageProcessor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Properties;
@@ -14,7 +13,8 @@ import javax.sip.ListeningPoint;
 /**
  * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link GuardedTcpMessageProcessor}
  * with the limits {@link GuardedTransports#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
- * workers fed by a {@link PerCallDatagramQueue}; every other transport is JAIN-SIP's NIO one. UDP and TCP
+ * workers fed through its {@link GuardedUdpMessageProcessor}'s receive loop; every other transport is JAIN-SIP's
+ * NIO one. UDP and TCP
  * listeners put new calls to the stack's {@link NewCallTriage} before anything else.
  */
 public final class GuardedMessageProcessorFactory implements MessageProcessorFactory {
@@ -38,10 +38,8 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
                                                    String transport) throws IOException {
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
-            UDPMessageProcessor udp = (UDPMessageProcessor) nio.createMessageProcessor(stack, address, port, transport);
-            StackInternals.replaceDatagramQueue(udp, GuardedTransports.udpQueue(properties, queueDelay, newCalls,
-                    StackInternals.listeningSocket(udp)));
-            return udp;
+            return new GuardedUdpMessageProcessor(address, stack, port, GuardedTransports.workerThreads(properties),
+                    SipStackImpl.MAX_DATAGRAM_SIZE, GuardedTransports.udpQueue(properties, queueDelay), newCalls);
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);

@@ -2,7 +2,6 @@ package io.trunkgate.sip.transport;
 
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.throttle.ThrottledLog;
-import java.net.DatagramSocket;
 import java.time.Duration;
 import java.util.Properties;
 import org.slf4j.LoggerFactory;
@@ -48,11 +47,13 @@ public final class GuardedTransports {
         stack.setProperty(UDP_QUEUE_TIMEOUT_MS, Long.toString(udpQueueTimeout.toMillis()));
     }
 
-    static PerCallDatagramQueue udpQueue(Properties stack, QueueDelay delay, NewCallTriage triage,
-                                         DatagramSocket socket) {
-        return new PerCallDatagramQueue(Integer.parseInt(stack.getProperty(WORKER_THREADS)),
-                Long.parseLong(stack.getProperty(UDP_QUEUE_TIMEOUT_MS)), System::currentTimeMillis, delay, triage,
-                socket);
+    static int workerThreads(Properties stack) {
+        return Integer.parseInt(stack.getProperty(WORKER_THREADS));
+    }
+
+    static PerCallDatagramQueue udpQueue(Properties stack, QueueDelay delay) {
+        return new PerCallDatagramQueue(workerThreads(stack), Long.parseLong(stack.getProperty(UDP_QUEUE_TIMEOUT_MS)),
+                System::currentTimeMillis, delay);
     }
 
     static TcpLimits tcpLimits(Properties stack) {

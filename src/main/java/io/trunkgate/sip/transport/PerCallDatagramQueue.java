@@ -2,8 +2,6 @@ package io.trunkgate.sip.transport;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
 import java.net.DatagramPacket;
-import java.net.DatagramSocket;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.AbstractQueue;
 import java.util.Collection;
@@ -28,9 +26,8 @@ import org.slf4j.event.Level;
  * <p>Each worker thread owns the lane it first takes from. A datagram that waited longer than {@code maxAge} is
  * dropped unread (its sender has retransmitted it by now); this replaces JAIN-SIP's congestion auditor, which
  * watches the stack's own queue. A new INVITE is dropped after T1 (500 ms) already: its caller has sent it again,
- * and the copy may have been shed by the {@link NewCallTriage} meanwhile, which answers new calls the gateway
- * sheds as they are offered, on the listener's thread, before they reach a lane. Only the operations JAIN-SIP's
- * UDP path uses are supported.
+ * and the copy may have been shed meanwhile by the {@link NewCallTriage}, which answers the new calls the gateway
+ * sheds before they reach a lane. Only the operations JAIN-SIP's UDP path uses are supported.
  */
 final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDispatch>
         implements BlockingQueue<DatagramQueuedMessageDispatch> {
@@ -44,8 +41,6 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     private final long maxAgeMs;
     private final LongSupplier clockMs;
     private final QueueDelay delay;
-    private final NewCallTriage triage;
-    private final DatagramSocket socket;
     private final AtomicLong dropped = new AtomicLong();
 
     /**
@@ -53,10 +48,8 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
      * @param maxAgeMs how long a datagram may wait; 0 or less keeps every datagram
      * @param clockMs  the clock {@link DatagramQueuedMessageDispatch#getReceptionTime()} was read from
      * @param delay    told how long each datagram waited
-     * @param triage   sees each datagram first, and answers the new calls that are shed from {@code socket}
      */
-    PerCallDatagramQueue(int workers, long maxAgeMs, LongSupplier clockMs, QueueDelay delay, NewCallTriage triage,
-                         DatagramSocket socket) {
+    PerCallDatagramQueue(int workers, long maxAgeMs, LongSupplier clockMs, QueueDelay delay) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be at least 1: " + workers);
         }
@@ -65,8 +58,6 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         this.maxAgeMs = maxAgeMs;
         this.clockMs = clockMs;
         this.delay = delay;
-        this.triage = triage;
-        this.socket = socket;
         this.ownLane = ThreadLocal.withInitial(() -> {
             int lane = lanesTaken.getAndIncrement();
             if (lane >= workers) {
@@ -83,20 +74,17 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
     @Override
     public boolean offer(DatagramQueuedMessageDispatch message) {
-        DatagramPacket packet = message.packet;
-        InetSocketAddress source = (InetSocketAddress) packet.getSocketAddress();
-        LinkedBlockingQueue<DatagramQueuedMessageDispatch> lane = lanes.get(lane(packet));
-        if (triage.handled(packet.getData(), packet.getOffset(), packet.getLength(), source,
-                Duration.ofMillis(waitAheadMs(lane)), answer -> socket.send(new DatagramPacket(answer, answer.length, source)))) {
-            return true;
-        }
-        return lane.offer(message);
+        return lanes.get(lane(message.packet)).offer(message);
     }
 
-    /** How long the oldest datagram in {@code lane} has waited: the least a datagram queued behind it will wait. */
-    private long waitAheadMs(LinkedBlockingQueue<DatagramQueuedMessageDispatch> lane) {
-        DatagramQueuedMessageDispatch oldest = lane.peek();
-        return oldest == null ? 0 : Math.max(0, clockMs.getAsLong() - oldest.getReceptionTime());
+    /**
+     * How long the oldest datagram in the lane {@code packet} would join has waited: the least it would wait
+     * itself.
+     */
+    Duration waitAhead(DatagramPacket packet) {
+        DatagramQueuedMessageDispatch oldest = lanes.get(lane(packet)).peek();
+        return oldest == null ? Duration.ZERO
+                : Duration.ofMillis(Math.max(0, clockMs.getAsLong() - oldest.getReceptionTime()));
     }
 
     /** The lane of a datagram: by its Call-ID, or by its sender when it has none (junk, keep-alives). */

@@ -155,7 +155,7 @@ listen=udp:127.0.0.1:$KAM_PORT
 #!substdef "!KAM_WINDOW_SHA!$KAM_SHA!g"
 #!substdef "!KAM_CHILDREN!$KAM_CHILDREN!g"
 EOF
-(cd "$WORK/kamailio" && exec kamailio -DD -E -m 256 -M 16 -f "$KAM_DIR/kamailio.cfg" >"$WORK/kamailio.log" 2>&1) &
+(cd "$WORK/kamailio" && exec $PROXY_RUN kamailio -DD -E -m 256 -M 16 -f "$KAM_DIR/kamailio.cfg" >"$WORK/kamailio.log" 2>&1) &
 KAM_PID=$!
 PIDS+=("$KAM_PID")
 for _ in $(seq 100); do

@@ -7,6 +7,10 @@ REPO_DIR=$(cd "$SIPP_DIR/../.." && pwd)
 JAR=${JAR:-$REPO_DIR/target/trunkgate.jar}
 JAVA=${JAVA:-java}
 PIDS=()
+# PROXY_CPUS / LOAD_CPUS (e.g. 0 and 1): the proxy under test and its Redis run on the first set of CPUs, this script
+# and what it starts besides (SIPp callers and carriers) on the second, so neither starves the other; unset: no
+# pinning (all processes share every core).
+PROXY_RUN=${PROXY_CPUS:+taskset -c $PROXY_CPUS}
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
@@ -16,6 +20,7 @@ sipp_init() {
     command -v "$tool" >/dev/null 2>&1 || { log "missing: $tool"; exit 2; }
   done
   [ -f "$JAR" ] || { log "no $JAR: build it first (mvn -q -o package -DskipTests)"; exit 2; }
+  if [ -n "${LOAD_CPUS:-}" ]; then taskset -pc "$LOAD_CPUS" $$ >/dev/null; fi
   WORK=${WORK:-$(mktemp -d "/tmp/$1.XXXXXX")}
   mkdir -p "$WORK"
   trap sipp_cleanup EXIT
@@ -87,7 +92,7 @@ descendant_named() {
 # child, empty in standalone mode).
 start_gateway() {
   local name=$1 conf=$2; shift 2
-  env "$@" $JAVA ${JAVA_OPTS:-} -jar "$JAR" run --config "$conf" >"$WORK/$name.log" 2>&1 &
+  $PROXY_RUN env "$@" $JAVA ${JAVA_OPTS:-} -jar "$JAR" run --config "$conf" >"$WORK/$name.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
   printf -v "GW_PID_$name" '%s' "$pid"
@@ -142,7 +147,7 @@ start_redis() {
   command -v redis-server >/dev/null 2>&1 || { log "missing: redis-server"; return 2; }
   local logf="$WORK/${1:-redis}.log"
   REDIS_PORT=$(free_port 127.0.0.1)
-  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize no \
+  $PROXY_RUN redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize no \
     --dir "$WORK" >"$logf" 2>&1 &
   REDIS_PID=$!
   PIDS+=("$REDIS_PID")
@@ -213,5 +218,5 @@ stop_wire() {
 }
 
 machine_line() {
-  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc) loadavg=\"$(cut -d' ' -f1-3 /proc/loadavg)\" $(sipp -v 2>/dev/null | grep -o 'SIPp v[^ ]*' | head -1) java=$($JAVA -version 2>&1 | head -1 | tr -d '\"')"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc) proxy_cpus=${PROXY_CPUS:-all} load_cpus=${LOAD_CPUS:-all} loadavg=\"$(cut -d' ' -f1-3 /proc/loadavg)\" $(sipp -v 2>/dev/null | grep -o 'SIPp v[^ ]*' | head -1) java=$($JAVA -version 2>&1 | head -1 | tr -d '\"')"
 }

@@ -133,7 +133,7 @@ public final class Gateway implements AutoCloseable {
         GatewayThreads threads = new GatewayThreads();
         RedisRuntime redis;
         try {
-            redis = RedisRuntime.open(config.redis().connection());
+            redis = RedisRuntime.open(config.redis().connection(), threads.redisIo());
         } catch (RuntimeException e) {
             threads.close();
             throw e;
@@ -141,7 +141,7 @@ public final class Gateway implements AutoCloseable {
         String prefix = config.redis().keyPrefix();
         GatewayMetrics metrics = new GatewayMetrics(config.instanceId());
         RedisGuard guard = RedisGuard.withTimeout(config.redis().timeout(), threads.redisTimeouts(),
-                threads.redisResults());
+                threads.redisResults(), threads::afterPendingRedisReads);
         LongSupplier wallMicros = () -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
         Pacing pacing = Pacing.of(redis.client(), prefix, guard, config.fleetSize(),
                 () -> active.get().config().admission().redisDown(), wallMicros, metrics::timed,

@@ -3,6 +3,9 @@ package io.trunkgate.gateway;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,8 +21,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class GatewayThreads implements AutoCloseable {
 
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
     /** Redis replies are completed here, never on Redisson's Netty threads (see RedisGuard). */
-    private static final int REDIS_RESULT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private static final int REDIS_RESULT_THREADS = Math.max(2, CORES);
+    /**
+     * Redisson's reads and writes: one event loop per core (Redisson's default is 32 threads, a few of which
+     * ever work, whatever the machine).
+     */
+    private static final int REDIS_IO_THREADS = CORES;
 
     private final ScheduledExecutorService sipTimers = scheduled("sip-timers");
     private final ScheduledExecutorService pacerTimer = scheduled("pacer-timer");
@@ -28,6 +37,8 @@ public final class GatewayThreads implements AutoCloseable {
             daemon("redis-results"));
     private final ScheduledExecutorService configReload = scheduled("config-reload");
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
+    private final EventLoopGroup redisIo = new NioEventLoopGroup(REDIS_IO_THREADS,
+            new DefaultThreadFactory("redis-io", true));
 
     /** Answer, ring and drain timers of calls, the dialog sweep and the traffic history's samples. */
     public ScheduledExecutorService sipTimers() {
@@ -54,6 +65,29 @@ public final class GatewayThreads implements AutoCloseable {
         return configReload;
     }
 
+    /** Where the Redis client reads and writes. */
+    public EventLoopGroup redisIo() {
+        return redisIo;
+    }
+
+    /**
+     * Runs {@code task} once every Redis I/O thread has read what had arrived when this was called: a task
+     * scheduled a millisecond ahead runs only after its loop has polled its sockets and read them (RedisGuard
+     * asks this before it gives up on a reply).
+     */
+    public void afterPendingRedisReads(Runnable task) {
+        List<EventExecutor> loops = new ArrayList<>();
+        redisIo.forEach(loops::add);
+        AtomicInteger left = new AtomicInteger(loops.size());
+        for (EventExecutor loop : loops) {
+            loop.schedule(() -> {
+                if (left.decrementAndGet() == 0) {
+                    task.run();
+                }
+            }, 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
     /** The admin HTTP server's event loop. */
     public EventLoopGroup adminHttp() {
         return adminHttp;
@@ -68,6 +102,7 @@ public final class GatewayThreads implements AutoCloseable {
         redisTimeouts.shutdownNow();
         redisResults.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     /** One thread; cancelled tasks leave its queue at once (timers are mostly cancelled, not run). */

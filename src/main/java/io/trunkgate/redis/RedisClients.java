@@ -1,5 +1,6 @@
 package io.trunkgate.redis;
 
+import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -33,7 +34,15 @@ public final class RedisClients {
      * the server the gateway started (see {@link RedisServerProcess}).
      */
     public static RedissonClient connect(RedisConnection settings, String embeddedAddress) {
+        return connect(settings, embeddedAddress, null);
+    }
+
+    /** As {@link #connect(RedisConnection, String)}, reading and writing on {@code io} (null: Redisson's own threads). */
+    public static RedissonClient connect(RedisConnection settings, String embeddedAddress, EventLoopGroup io) {
         Config config = new Config();
+        if (io != null) {
+            config.setEventLoopGroup(io);
+        }
         config.setCodec(StringCodec.INSTANCE);
         switch (settings.mode()) {
             case EMBEDDED, STANDALONE -> {

@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * the breaker is closed and no call failed for {@code HEALTHY_AFTER}, a call past its budget gets one more
  * budget before it counts as unavailable. Once anything failed, calls fail at their budget.
  *
+ * <p>Nor is a reply that arrived but was not yet read: on a machine short of CPU the thread that reads Redis's
+ * replies can wait longer than the budget for a core while the reply sits in the socket, and the gateway refused
+ * calls as "redis-unavailable" with Redis answering in microseconds. So before a call fails for its budget, the
+ * threads that read the replies ({@code afterPendingReads}) are asked to read what has arrived first; the call
+ * fails only if its reply is still missing then.
+ *
  * <p>Results are completed on the {@code results} pool given, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
  */
@@ -54,17 +60,21 @@ public final class RedisGuard {
     private final Duration timeout;
     private final ScheduledExecutorService timeouts;
     private final Executor results;
+    private final Consumer<Runnable> afterPendingReads;
     private final CircuitBreaker breaker;
     private volatile long lastFailureNanos = System.nanoTime() - 2 * HEALTHY_AFTER_NANOS;
 
     /**
-     * @param timeouts runs the timeout checks (one thread is enough: each check is short)
-     * @param results  completes the results, so whatever follows a decision runs there
+     * @param timeouts          runs the timeout checks (one thread is enough: each check is short)
+     * @param results           completes the results, so whatever follows a decision runs there
+     * @param afterPendingReads runs a task once the threads reading Redis's replies have read what has arrived
      */
-    public RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts, Executor results) {
+    public RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts, Executor results,
+                      Consumer<Runnable> afterPendingReads) {
         this.timeout = timeout;
         this.timeouts = timeouts;
         this.results = results;
+        this.afterPendingReads = afterPendingReads;
         this.breaker = CircuitBreaker.of("redis", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
                 .slidingWindowSize(WINDOW_SECONDS)
@@ -78,9 +88,15 @@ public final class RedisGuard {
                 log.warn("redis circuit {}", event.getStateTransition()));
     }
 
-    /** A probe every {@code PROBE_INTERVAL} while Redis is down. */
+    /** A probe every {@code PROBE_INTERVAL} while Redis is down; no check of replies not yet read. */
     public static RedisGuard withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results) {
-        return new RedisGuard(timeout, PROBE_INTERVAL, timeouts, results);
+        return withTimeout(timeout, timeouts, results, Runnable::run);
+    }
+
+    /** A probe every {@code PROBE_INTERVAL} while Redis is down. */
+    public static RedisGuard withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results,
+                                         Consumer<Runnable> afterPendingReads) {
+        return new RedisGuard(timeout, PROBE_INTERVAL, timeouts, results, afterPendingReads);
     }
 
     /**
@@ -103,7 +119,7 @@ public final class RedisGuard {
             return CompletableFuture.failedFuture(unavailable.apply("redis circuit open", null));
         }
         Call<T> guarded = new Call<>(System.nanoTime(), unavailable);
-        ScheduledFuture<?> check = timeouts.schedule(() -> expire(guarded, false), timeout.toNanos(),
+        ScheduledFuture<?> check = timeouts.schedule(() -> expire(guarded, false, false), timeout.toNanos(),
                 TimeUnit.NANOSECONDS);
         CompletionStage<T> reply;
         try {
@@ -126,17 +142,21 @@ public final class RedisGuard {
         return guarded.result;
     }
 
-    private void expire(Call<?> call, boolean graceGiven) {
+    private void expire(Call<?> call, boolean graceGiven, boolean readsChecked) {
         if (call.isSettled()) {
             return;
         }
         long overdue = System.nanoTime() - call.start - timeout.toNanos();
         if (!graceGiven && overdue > STALL_NANOS) {
-            timeouts.schedule(() -> expire(call, true), GRACE_NANOS, TimeUnit.NANOSECONDS);
+            timeouts.schedule(() -> expire(call, true, readsChecked), GRACE_NANOS, TimeUnit.NANOSECONDS);
             return;
         }
         if (!graceGiven && believedHealthy()) {
-            timeouts.schedule(() -> expire(call, true), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            timeouts.schedule(() -> expire(call, true, readsChecked), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return;
+        }
+        if (!readsChecked) {
+            afterPendingReads.accept(() -> expire(call, true, true));
             return;
         }
         TimeoutException timedOut = new TimeoutException("redis did not answer within " + timeout.toMillis() + "ms");

@@ -1,5 +1,6 @@
 package io.trunkgate.redis;
 
+import io.netty.channel.EventLoopGroup;
 import java.util.List;
 import java.util.Optional;
 import org.redisson.api.RedissonClient;
@@ -19,14 +20,15 @@ public final class RedisRuntime implements AutoCloseable {
         this.embedded = embedded;
     }
 
-    public static RedisRuntime open(RedisConnection settings) {
+    /** Connects (starting the embedded server first in embedded mode); the client reads and writes on {@code io}. */
+    public static RedisRuntime open(RedisConnection settings, EventLoopGroup io) {
         if (settings.mode() != RedisConnection.Mode.EMBEDDED) {
-            return new RedisRuntime(RedisClients.connect(settings, null), Optional.empty());
+            return new RedisRuntime(RedisClients.connect(settings, null, io), Optional.empty());
         }
         RedisServerProcess server = RedisServerProcess.start(settings.embeddedPort(), List.of());
         log.info("embedded redis-server started on 127.0.0.1:{}", server.port());
         try {
-            return new RedisRuntime(RedisClients.connect(settings, server.address()), Optional.of(server));
+            return new RedisRuntime(RedisClients.connect(settings, server.address(), io), Optional.of(server));
         } catch (RuntimeException e) {
             server.close();
             throw e;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -23,7 +25,8 @@ class RedisGuardTest {
 
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor();
     private final ExecutorService results = Executors.newFixedThreadPool(2);
-    private final RedisGuard guard = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts, results);
+    private final RedisGuard guard = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts, results,
+            Runnable::run);
 
     @AfterEach
     void stop() {
@@ -101,6 +104,25 @@ class RedisGuardTest {
         timeouts.schedule(() -> reply.complete("admitted"), TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
         assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
         assertEquals("CLOSED", guard.state());
+    }
+
+    /**
+     * The thread that reads Redis's replies was starved past the budget while the reply sat in its socket: asked
+     * to read what has arrived before the call fails, it finds the reply, which is used.
+     */
+    @Test
+    void aReplyThatArrivedButWasNotReadWhenTheBudgetRanOutIsUsed() throws Exception {
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        List<String> asked = new ArrayList<>();
+        RedisGuard starved = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts, results, check -> {
+            asked.add("read pending replies");
+            reply.complete("admitted");
+            check.run();
+        });
+        CompletableFuture<String> result = starved.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
+        assertEquals(List.of("read pending replies"), asked);
+        assertEquals("CLOSED", starved.state());
     }
 
     @Test

@@ -18,7 +18,7 @@ public final class EmbeddedRedisBackend implements RedisBackend {
 
     public static synchronized EmbeddedRedisBackend shared() {
         if (shared == null) {
-            shared = new EmbeddedRedisBackend(RedisRuntime.open(RedisBackend.settings(RedisMode.EMBEDDED, List.of()).connection()));
+            shared = new EmbeddedRedisBackend(RedisRuntime.open(RedisBackend.settings(RedisMode.EMBEDDED, List.of()).connection(), null));
             Runtime.getRuntime().addShutdownHook(new Thread(shared.runtime::close));
         }
         return shared;

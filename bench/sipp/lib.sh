@@ -7,9 +7,9 @@ REPO_DIR=$(cd "$SIPP_DIR/../.." && pwd)
 JAR=${JAR:-$REPO_DIR/target/trunkgate.jar}
 JAVA=${JAVA:-java}
 PIDS=()
-# PROXY_CPUS / LOAD_CPUS (e.g. 0 and 1): the proxy under test and its Redis run on the first set of CPUs, this script
-# and what it starts besides (SIPp callers and carriers) on the second, so neither starves the other; unset: no
-# pinning (all processes share every core).
+# PROXY_CPUS / LOAD_CPUS (e.g. 0 and 1): the proxy under test runs on the first set of CPUs, this script and what it
+# starts besides (SIPp callers and carriers, a standalone redis-server) on the second, so neither starves the
+# other (an embedded redis-server runs with its gateway); unset: no pinning (all processes share every core).
 PROXY_RUN=${PROXY_CPUS:+taskset -c $PROXY_CPUS}
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
@@ -147,7 +147,7 @@ start_redis() {
   command -v redis-server >/dev/null 2>&1 || { log "missing: redis-server"; return 2; }
   local logf="$WORK/${1:-redis}.log"
   REDIS_PORT=$(free_port 127.0.0.1)
-  $PROXY_RUN redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize no \
+  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize no \
     --dir "$WORK" >"$logf" 2>&1 &
   REDIS_PID=$!
   PIDS+=("$REDIS_PID")

@@ -25,10 +25,10 @@ public final class GatewayThreads implements AutoCloseable {
     /** Redis replies are completed here, never on Redisson's Netty threads (see RedisGuard). */
     private static final int REDIS_RESULT_THREADS = Math.max(2, CORES);
     /**
-     * Redisson's reads and writes: one event loop per core (Redisson's default is 32 threads, a few of which
-     * ever work, whatever the machine).
+     * Redisson's reads and writes: one event loop per core, at least 2 (Redisson's default is 32 threads, a few of
+     * which ever work, whatever the machine).
      */
-    private static final int REDIS_IO_THREADS = CORES;
+    private static final int REDIS_IO_THREADS = Math.max(2, CORES);
 
     private final ScheduledExecutorService sipTimers = scheduled("sip-timers");
     private final ScheduledExecutorService pacerTimer = scheduled("pacer-timer");

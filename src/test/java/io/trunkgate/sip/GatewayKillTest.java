@@ -61,7 +61,7 @@ class GatewayKillTest {
                     .carrier("a", carrier, 1000, Duration.ofSeconds(5), Duration.ofSeconds(5))
                     .route("", "a");
             survivor = Gateway.start(config.build());
-            awaitReady(new AdminClient(new InetSocketAddress(GW, deadAdmin)), dead, dir);
+            awaitReady(deadAdmin, dead, dir);
 
             // The survivor's call is up before the dead gateway's calls: when their leases have lapsed, it has
             // lasted longer than the lease time, and only the survivor's renewals can have kept it counted.
@@ -109,8 +109,16 @@ class GatewayKillTest {
         Files.writeString(dir.resolve("routes.conf"), "routes = [{ prefix = \"\", carriers = [a] }]\n");
     }
 
-    private static void awaitReady(AdminClient admin, Process gateway, Path dir) throws Exception {
-        boolean ready = Await.until(Duration.ofSeconds(90), () -> !gateway.isAlive() || isReady(admin), up -> up)
+    /**
+     * Until the gateway JVM's own admin server says ready. Its log must name the port first: the port was only
+     * free when the test picked it, and while that JVM warms up, another server (the survivor's admin server, on
+     * a port the system picked) may take it and answer /health itself.
+     */
+    private static void awaitReady(int adminPort, Process gateway, Path dir) throws Exception {
+        AdminClient admin = new AdminClient(new InetSocketAddress(GW, adminPort));
+        String listening = "admin HTTP on http://" + GW + ":" + adminPort + "/";
+        boolean ready = Await.until(Duration.ofSeconds(90), () -> !gateway.isAlive()
+                        || Files.readString(dir.resolve("gateway.log")).contains(listening) && isReady(admin), up -> up)
                 && gateway.isAlive();
         if (!ready) {
             throw new AssertionError("the gateway JVM did not become ready: " + Files.readString(dir.resolve("gateway.log")));

@@ -123,7 +123,7 @@ class GatewayLifecycleTest {
         }
         assertEquals(5, shed, "6 back-to-back INVITEs at 2 calls/s, a burst of 1");
         assertTrue(ringing.await("INVITE", 1, 3000));
-        Await.until(Duration.ofSeconds(2), this::shedAcksAbsorbed, acks -> acks >= 5);
+        Await.until(Duration.ofSeconds(10), this::shedAcksAbsorbed, acks -> acks >= 5);
 
         time.advance(Duration.ofMillis(250));
         SipAgent.Call early = caller.invite(GW, port, "+11010");
@@ -140,7 +140,7 @@ class GatewayLifecycleTest {
         // goes anywhere (were it forwarded to the Request-URI, the gateway itself, it would come back until
         // Max-Forwards ran out).
         int sheds = shed;
-        Await.until(Duration.ofSeconds(2), this::shedAcksAbsorbed, acks -> acks >= sheds);
+        Await.until(Duration.ofSeconds(10), this::shedAcksAbsorbed, acks -> acks >= sheds);
         String metrics = gateway.metrics().scrape();
         assertTrue(shedAcksAbsorbed() >= shed, metrics);
         assertEquals(List.of(), ringing.received("ACK"), "no ACK of a 503 went anywhere");
@@ -164,7 +164,7 @@ class GatewayLifecycleTest {
             assertEquals(503, shed.getStatusCode());
             assertTrue(shed.getHeader(ReasonHeader.NAME).toString().contains("new-call rate"), shed.toString());
             assertNotNull(((ToHeader) shed.getHeader(ToHeader.NAME)).getTag(), "a final response's To has a tag");
-            Await.until(Duration.ofSeconds(2), this::shedAcksAbsorbed, acks -> acks >= 1);
+            Await.until(Duration.ofSeconds(10), this::shedAcksAbsorbed, acks -> acks >= 1);
             assertEquals(1, Metrics.value(gateway.metrics().scrape(), "trunkgate_calls_shed_total",
                     Map.of("peer", "p", "reason", "call_rate")).orElse(0));
             assertTrue(ringing.await("INVITE", 1, 3000));

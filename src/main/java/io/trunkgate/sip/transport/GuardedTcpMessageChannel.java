@@ -168,7 +168,7 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     }
 
     private void dispatch(byte[] message, String callId) {
-        if (processor.newCalls().handled(message, 0, message.length, remote, Duration.ZERO,
+        if (processor.newCalls().handled(message, 0, message.length, remote, () -> Duration.ZERO,
                 this::answerOnThisConnection)) {
             return;
         }

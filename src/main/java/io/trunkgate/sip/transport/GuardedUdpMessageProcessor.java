@@ -59,7 +59,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
                 DatagramPacket packet = new DatagramPacket(message, message.length, source);
-                if (!triage.handled(message, 0, message.length, source, queue.waitAhead(packet),
+                if (!triage.handled(message, 0, message.length, source, () -> queue.waitAhead(packet),
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     queue.offer(new DatagramQueuedMessageDispatch(packet, receivedAt));
                 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.event.Level;
 
 /**
@@ -48,7 +49,7 @@ public final class NewCallTriage {
      * Whether the message was dealt with here (answered, or an ACK of such an answer absorbed), so the stack
      * must not see it.
      */
-    boolean handled(byte[] data, int offset, int length, InetSocketAddress source, Duration waitAhead,
+    boolean handled(byte[] data, int offset, int length, InetSocketAddress source, Supplier<Duration> waitAhead,
                     Answerer answerer) {
         NewCallGate current = gate;
         if (current == null) {
@@ -67,7 +68,7 @@ public final class NewCallTriage {
             return false;
         }
         String callId = message.headerValue("call-id", 'i');
-        Optional<String> reason = current.shed(source.getAddress(), callId, waitAhead);
+        Optional<String> reason = current.shed(source.getAddress(), callId, waitAhead.get());
         if (reason.isEmpty()) {
             return false;
         }

@@ -46,7 +46,7 @@ class NewCallTriageTest {
 
     private boolean handled(String message) {
         byte[] bytes = ("junk" + message).getBytes(StandardCharsets.US_ASCII);
-        return triage.handled(bytes, 4, bytes.length - 4, CALLER, Duration.ofMillis(7), answers::add);
+        return triage.handled(bytes, 4, bytes.length - 4, CALLER, () -> Duration.ofMillis(7), answers::add);
     }
 
     private void shedEverything() {

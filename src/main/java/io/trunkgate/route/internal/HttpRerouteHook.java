@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,13 @@ public final class HttpRerouteHook implements RerouteHook {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return fallback(context, "error", "interrupted");
-        } catch (ExecutionException | java.io.IOException | RuntimeException e) {
+        } catch (ExecutionException e) {
+            // The client's own request timeout and ours are the same length; whichever fires first, it is a timeout.
+            if (e.getCause() instanceof HttpTimeoutException) {
+                return fallback(context, "timeout", "no answer within " + timeout.toMillis() + " ms");
+            }
+            return fallback(context, "error", e.getCause() != null ? e.getCause().toString() : e.toString());
+        } catch (java.io.IOException | RuntimeException e) {
             return fallback(context, "error", e.getCause() != null ? e.getCause().toString() : e.toString());
         } finally {
             if (reply != null) {

@@ -6,5 +6,10 @@ public enum RedisMode {
     EMBEDDED,
     STANDALONE,
     SENTINEL,
-    CLUSTER
+    CLUSTER;
+
+    /** Whether every key is on one node, so one script may touch a peer's keys and a carrier's together. */
+    public boolean oneNode() {
+        return this != CLUSTER;
+    }
 }

@@ -21,6 +21,7 @@ import io.trunkgate.limit.Scope;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.Pacing;
+import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.redis.RedisGuard;
 import io.trunkgate.redis.RedisRuntime;
@@ -55,6 +56,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import javax.sip.SipProvider;
 import org.slf4j.Logger;
@@ -177,8 +179,10 @@ public final class Gateway implements AutoCloseable {
             timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
             metrics.trackDialogs(dialogs::live);
             RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
-            ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), () -> hook, timers,
-                    new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
+            Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
+                    ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
+            ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
+                    () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
             SipProxy proxy = new SipProxy(services, sip.queueDelay(), proxyClock);
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);

@@ -1,6 +1,7 @@
 package io.trunkgate.limit;
 
 import io.trunkgate.config.Limit;
+import io.trunkgate.pace.Reservation;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -15,9 +16,17 @@ import java.util.Optional;
  * @param remaining        the smallest capacity left among all limits after this decision; -1 when the
  *                         call met no limit at all
  * @param serverTimeMicros the Redis server time the decision was made at, in microseconds since the epoch
+ * @param firstSlot        for an admitted call whose request asked for it, the carrier slot reserved with the
+ *                         admission (reserved or not, as lua/pace.lua decided)
  */
 public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
-                                Optional<Limit> refusedLimit, long remaining, long serverTimeMicros) {
+                                Optional<Limit> refusedLimit, long remaining, long serverTimeMicros,
+                                Optional<Reservation> firstSlot) {
+
+    public AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
+                             Optional<Limit> refusedLimit, long remaining, long serverTimeMicros) {
+        this(outcome, retryAfter, refusedBy, refusedLimit, remaining, serverTimeMicros, Optional.empty());
+    }
 
     public enum Outcome {
         /** Admitted and counted in every limit. */

@@ -1,13 +1,17 @@
 package io.trunkgate.limit;
 
+import io.trunkgate.pace.SlotRequest;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * One call to admit: its Call-ID (a retransmission or failover attempt of an admitted call is not counted
- * again), its weight (units of capacity it uses, normally 1), its peer's scope and optionally the group's.
+ * again), its weight (units of capacity it uses, normally 1), its peer's scope and optionally the group's;
+ * optionally the slot of the carrier it goes to first, reserved fleet-wide with the admission when the call is
+ * admitted ({@link AdmissionDecision#firstSlot}).
  */
-public record AdmissionRequest(String callId, int weight, Scope peer, Optional<Scope> group) {
+public record AdmissionRequest(String callId, int weight, Scope peer, Optional<Scope> group,
+                               Optional<SlotRequest> firstSlot) {
 
     public AdmissionRequest {
         if (callId == null || callId.isEmpty()) {
@@ -20,11 +24,21 @@ public record AdmissionRequest(String callId, int weight, Scope peer, Optional<S
             throw new IllegalArgumentException("peer scope expected: " + peer);
         }
         group = group == null ? Optional.empty() : group;
+        firstSlot = firstSlot == null ? Optional.empty() : firstSlot;
         group.ifPresent(g -> {
             if (g.kind() != Scope.Kind.GROUP) {
                 throw new IllegalArgumentException("group scope expected: " + g);
             }
         });
+    }
+
+    public AdmissionRequest(String callId, int weight, Scope peer, Optional<Scope> group) {
+        this(callId, weight, peer, group, Optional.empty());
+    }
+
+    /** The same request, with the carrier slot to reserve if the call is admitted. */
+    public AdmissionRequest withFirstSlot(SlotRequest slot) {
+        return new AdmissionRequest(callId, weight, peer, group, Optional.of(slot));
     }
 
     public static AdmissionRequest of(String callId, Scope peer) {

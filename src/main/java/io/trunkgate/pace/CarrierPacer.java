@@ -11,6 +11,12 @@ public interface CarrierPacer extends AutoCloseable {
     /** Reserves the carrier's next slot for one call and holds the call until then. */
     HeldCall hold(CarrierConfig carrier);
 
+    /**
+     * Holds the call until a slot already reserved on the fleet-wide ledger (with its admission, see
+     * {@link SlotRequest}); a slot the call does not hold after all (max-held reached, cancelled) is given back.
+     */
+    HeldCall hold(CarrierConfig carrier, Reservation reserved);
+
     /** How many calls this gateway holds for the carrier right now. */
     int heldCount(String carrierId);
 

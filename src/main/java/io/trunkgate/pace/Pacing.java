@@ -24,6 +24,9 @@ public interface Pacing extends AutoCloseable {
     /** How long a call arriving now would wait for the carrier's slot, fleet-wide; reserves nothing. */
     CompletionStage<Duration> nextSlotWait(CarrierConfig carrier);
 
+    /** The carrier's next slot, to reserve with a call's admission (same Redis node only). */
+    SlotRequest slotRequest(CarrierConfig carrier);
+
     /** The fleet-wide slot ledger itself, without timeout, breaker or fallback (warm-up). */
     SlotReserver fleetWide();
 

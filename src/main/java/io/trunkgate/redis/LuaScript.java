@@ -32,11 +32,28 @@ public final class LuaScript {
 
     /** Loads {@code lua/<name>} from the classpath (the jar carries the lua/ folder). */
     public static LuaScript fromResource(String name) {
+        return new LuaScript(name, read(name));
+    }
+
+    /**
+     * {@code lua/<name>} with each of {@code parts} defined before it as a local function of (KEYS, ARGV), named
+     * after its file ({@code admit.lua} becomes {@code admit}), so one script can run others in one call.
+     */
+    public static LuaScript composed(String name, String... parts) {
+        StringBuilder source = new StringBuilder();
+        for (String part : parts) {
+            source.append("local function ").append(part.replace(".lua", "").replace('-', '_'))
+                    .append("(KEYS, ARGV)\n").append(read(part)).append("\nend\n");
+        }
+        return new LuaScript(name, source.append(read(name)).toString());
+    }
+
+    private static String read(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream("/lua/" + name)) {
             if (in == null) {
                 throw new IllegalStateException("script lua/" + name + " is missing from the classpath");
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read lua/" + name, e);
         }

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +55,13 @@ public final class CallRouting {
     private boolean skippedAny;
     private Optional<Duration> shortestRetry = Optional.empty();
     private volatile HeldCall current;
+    /** The first carrier's hold, on a slot reserved with the admission; until the call is paced for it. */
+    private final AtomicReference<FirstHold> firstHold = new AtomicReference<>();
     private volatile boolean cancelled;
+
+    /** A call held for a carrier before its routing started (its slot came with its admission). */
+    public record FirstHold(CarrierConfig carrier, HeldCall held) {
+    }
 
     public CallRouting(String callId, String number, RouteTable routes, CarrierPacer pacer, RerouteHook hook,
                        CarrierHealth health, CarrierResolver resolver) {
@@ -71,6 +78,23 @@ public final class CallRouting {
     /** Paces the call for the first carrier of its chain (or the next ones, if that one is full). */
     public CompletionStage<RoutingStep> start() {
         return attemptNext();
+    }
+
+    /**
+     * As {@link #start()}, with the call already held for {@code first}: if that carrier is the one tried first,
+     * that hold is its pacing; otherwise the hold is cancelled (its slot given back).
+     */
+    public CompletionStage<RoutingStep> start(FirstHold first) {
+        firstHold.set(first);
+        return attemptNext();
+    }
+
+    /**
+     * The carrier a call to {@code number} is paced for first, as {@link #start()} picks it: the first of its
+     * chain that is up.
+     */
+    public static Optional<CarrierConfig> firstCarrier(String number, RouteTable routes, CarrierHealth health) {
+        return routes.chain(number).stream().filter(c -> health.isUp(c.id())).findFirst();
     }
 
     /**
@@ -95,6 +119,7 @@ public final class CallRouting {
     /** The caller cancelled: a held call is never sent. Returns false if the call already left for a carrier. */
     public boolean cancel() {
         cancelled = true;
+        dropFirstHold();
         HeldCall held = current;
         return held == null || held.cancel();
     }
@@ -116,10 +141,12 @@ public final class CallRouting {
 
     private CompletionStage<RoutingStep> attemptNext() {
         if (cancelled) {
+            dropFirstHold();
             return CompletableFuture.completedFuture(new RoutingStep.Cancelled());
         }
         Optional<CarrierConfig> candidate = takeNext();
         if (candidate.isEmpty()) {
+            dropFirstHold();
             return CompletableFuture.completedFuture(new RoutingStep.Exhausted(shortestRetry));
         }
         CarrierConfig next = candidate.get();
@@ -143,7 +170,16 @@ public final class CallRouting {
 
     /** Paces the call for the carrier, then sends it to the carrier's next address. */
     private CompletionStage<RoutingStep> pace(CarrierConfig carrier) {
-        HeldCall held = pacer.hold(carrier);
+        FirstHold first = firstHold.getAndSet(null);
+        HeldCall held;
+        if (first != null && first.carrier().id().equals(carrier.id())) {
+            held = first.held();
+        } else {
+            if (first != null) {
+                first.held().cancel();
+            }
+            held = pacer.hold(carrier);
+        }
         current = held;
         if (cancelled) {
             held.cancel();
@@ -176,6 +212,13 @@ public final class CallRouting {
                 }
             };
         }).thenCompose(step -> step);
+    }
+
+    private void dropFirstHold() {
+        FirstHold first = firstHold.getAndSet(null);
+        if (first != null) {
+            first.held().cancel();
+        }
     }
 
     private Optional<CarrierConfig> takeNext() {

@@ -3,7 +3,11 @@ package io.trunkgate.sip;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.AdmissionVerdict;
+import io.trunkgate.pace.Reservation;
+import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.records.CallRecord;
 import io.trunkgate.route.CallRouting;
 import io.trunkgate.route.RerouteReason;
@@ -16,6 +20,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
@@ -63,6 +68,8 @@ final class InviteCall {
     /** An attempt ended for the carrier's silence (for the answer when no carrier is left). */
     private boolean timedOut;
     private CallRouting routing;
+    /** The first carrier's slot, asked for with the admission (one Redis call for both); empty: paced later. */
+    private Optional<SlotRequest> firstSlot = Optional.empty();
     private String admission = "pending";
     private AdmissionVerdict verdict;
     private CarrierConfig carrier;
@@ -113,7 +120,13 @@ final class InviteCall {
 
     void start() {
         services.calls().add(this);
-        services.admission().admit(active.admissionRequest(peer, callId), active.config().admission().redisDown())
+        // A capped carrier's lease must come before its slot, so its slot is not asked for here.
+        firstSlot = CallRouting.firstCarrier(number, active.routes(), services.health())
+                .filter(first -> first.maxConcurrent().isEmpty())
+                .flatMap(services.firstSlots());
+        AdmissionRequest admission = active.admissionRequest(peer, callId);
+        services.admission().admit(firstSlot.map(admission::withFirstSlot).orElse(admission),
+                        active.config().admission().redisDown())
                 .whenComplete((verdict, error) -> {
                     if (error != null) {
                         log.error("call={} admission failed unexpectedly", callId, error);
@@ -127,8 +140,10 @@ final class InviteCall {
     private synchronized void onVerdict(AdmissionVerdict verdict) {
         this.verdict = verdict;
         admission = AdmissionLabels.logText(verdict);
+        Optional<Reservation> reserved = verdict.decision().flatMap(AdmissionDecision::firstSlot);
         if (phase == CallPhase.ENDED) {
             services.admission().leases().release(callId);
+            reserved.filter(Reservation::reserved).ifPresent(slot -> firstSlot.get().giveBack(slot));
             return;
         }
         if (!verdict.admitted()) {
@@ -136,11 +151,14 @@ final class InviteCall {
             return;
         }
         enter(CallPhase.ROUTING);
-        routing = new CallRouting(callId, number, active.routes(),
-                new LeasedCarrierPacer(services.pacer(), services.admission().leases(), callId),
-                services.rerouteHook().get(), services.health(), services.resolver());
+        LeasedCarrierPacer pacer = new LeasedCarrierPacer(services.pacer(), services.admission().leases(), callId);
+        routing = new CallRouting(callId, number, active.routes(), pacer, services.rerouteHook().get(),
+                services.health(), services.resolver());
         holdStartedNanos = System.nanoTime();
-        routing.start().whenComplete(this::onStep);
+        CompletionStage<RoutingStep> first = reserved.isEmpty() ? routing.start() : routing.start(
+                new CallRouting.FirstHold(firstSlot.get().carrier(), pacer.hold(firstSlot.get().carrier(),
+                        reserved.get())));
+        first.whenComplete(this::onStep);
     }
 
     private synchronized void onStep(RoutingStep step, Throwable error) {

@@ -5,6 +5,7 @@ import io.trunkgate.limit.CallLeases;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
+import io.trunkgate.pace.Reservation;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -36,6 +37,17 @@ final class LeasedCarrierPacer implements CarrierPacer {
             leases.releaseCarrier(callId);
             return pacer.hold(carrier);
         }
+        return new LeasedHold(carrier);
+    }
+
+    /** A capped carrier's lease comes before its slot: a slot reserved without one is given back, then paced. */
+    @Override
+    public HeldCall hold(CarrierConfig carrier, Reservation reserved) {
+        if (carrier.maxConcurrent().isEmpty()) {
+            leases.releaseCarrier(callId);
+            return pacer.hold(carrier, reserved);
+        }
+        pacer.hold(carrier, reserved).cancel();
         return new LeasedHold(carrier);
     }
 

@@ -5,6 +5,7 @@ import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.LimiterUnavailableException;
+import io.trunkgate.pace.Reservation;
 import io.trunkgate.redis.RedisGuard;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -13,7 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * An admission limiter whose calls are bounded by the Redis timeout and circuit breaker. When the caller
  * refuses a call for want of a decision ({@link LimiterUnavailableException#refusedWithoutDecision()}),
- * an admission that Redis replied with after the timeout is revoked, so the refused call counts nowhere.
+ * an admission that Redis replied with after the timeout is revoked, so the refused call counts nowhere. A
+ * carrier slot reserved with a late admission is given back in any case: the call went on without it.
  */
 public final class GuardedAdmissionLimiter implements AdmissionLimiter {
 
@@ -41,7 +43,9 @@ public final class GuardedAdmissionLimiter implements AdmissionLimiter {
         }, (message, cause) -> new LimiterUnavailableException(
                 "admission for " + request.peer() + " unavailable: " + message, cause,
                 () -> sent.get() ? reply.thenCompose(decision -> revokeAdmitted(request, decision))
-                        : CompletableFuture.completedFuture(null)));
+                        : CompletableFuture.completedFuture(null)),
+                late -> late.firstSlot().filter(Reservation::reserved)
+                        .ifPresent(slot -> request.firstSlot().ifPresent(asked -> asked.giveBack(slot))));
     }
 
     private CompletionStage<Void> revokeAdmitted(AdmissionRequest request, AdmissionDecision decision) {

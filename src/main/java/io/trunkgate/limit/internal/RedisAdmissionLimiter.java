@@ -7,8 +7,11 @@ import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
+import io.trunkgate.pace.Reservation;
 import io.trunkgate.redis.LuaScript;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +24,7 @@ import org.redisson.api.RedissonClient;
 public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     private static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
+    private static final LuaScript ADMIT_PACE = LuaScript.composed("admit-pace.lua", "admit.lua", "pace.lua");
     private static final LuaScript REVOKE = LuaScript.fromResource("revoke.lua");
     private static final LuaScript TAKE_KEYS = LuaScript.fromResource("take-keys.lua");
     private static final LuaScript MERGE_KEYS = LuaScript.fromResource("merge-keys.lua");
@@ -47,11 +51,14 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
         AdmissionPlan plan = plan(request);
         String member = CallMember.of(request.callId());
-        CompletionStage<List<Object>> reply = leases.filter(l -> plan.leased())
-                .map(l -> ADMIT.run(redis, plan.admitKeys(), plan.admitArgs(member, request.weight(),
-                        l.member(request.callId()), l.leaseMs())))
-                .orElseGet(() -> ADMIT.run(redis, plan.keys(), plan.args(member, request.weight())));
-        return reply.thenApply(r -> decode(plan, r))
+        boolean leased = leases.isPresent() && plan.leased();
+        List<Object> keys = leased ? plan.admitKeys() : plan.keys();
+        Object[] args = leased ? plan.admitArgs(member, request.weight(), leases.get().member(request.callId()),
+                leases.get().leaseMs()) : plan.args(member, request.weight());
+        CompletionStage<List<Object>> reply = request.firstSlot()
+                .map(slot -> ADMIT_PACE.run(redis, append(keys, slot.ledgerKey()), append(args, slot.scriptArgs())))
+                .orElseGet(() -> ADMIT.run(redis, keys, args));
+        return reply.thenApply(r -> decode(plan, r, request))
                 .thenApply(decision -> {
                     if (decision.admitted() && plan.leased()) {
                         leases.ifPresent(l -> l.admitted(request.callId(), plan.cappedLeaseKeys()));
@@ -69,7 +76,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
     public CompletionStage<Void> revoke(AdmissionRequest request, AdmissionDecision decision) {
         AdmissionPlan plan = plan(request);
         Object[] admitArgs = plan.args(CallMember.of(request.callId()), request.weight());
-        Object[] args = java.util.Arrays.copyOf(admitArgs, admitArgs.length + 1);
+        Object[] args = Arrays.copyOf(admitArgs, admitArgs.length + 1);
         args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
         leases.ifPresent(l -> l.release(request.callId()));
         return REVOKE.run(redis, plan.keys(), args).thenApply(removed -> (Void) null);
@@ -105,7 +112,23 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         return plans.size();
     }
 
-    static AdmissionDecision decode(AdmissionPlan plan, List<Object> reply) {
+    private static List<Object> append(List<Object> keys, String key) {
+        List<Object> all = new ArrayList<>(keys.size() + 1);
+        all.addAll(keys);
+        all.add(key);
+        return all;
+    }
+
+    private static Object[] append(Object[] args, List<String> more) {
+        Object[] all = Arrays.copyOf(args, args.length + more.size());
+        for (int i = 0; i < more.size(); i++) {
+            all[args.length + i] = more.get(i);
+        }
+        return all;
+    }
+
+    /** admit.lua's reply, and with it lua/admit-pace.lua's reservation when the request asked for one. */
+    static AdmissionDecision decode(AdmissionPlan plan, List<Object> reply, AdmissionRequest request) {
         long retryMs = (Long) reply.get(1);
         int scopeIndex = ((Long) reply.get(2)).intValue();
         int limitIndex = ((Long) reply.get(3)).intValue();
@@ -123,7 +146,9 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         Optional<Scope> scope = scopeIndex > 0 ? Optional.of(plan.scopes().get(scopeIndex - 1)) : Optional.empty();
         Optional<Limit> limit = scope.filter(s -> limitIndex > 0).map(s -> s.limits().get(limitIndex - 1));
         Duration retryAfter = retryMs > 0 ? Duration.ofMillis(retryMs) : Duration.ZERO;
-        return new AdmissionDecision(outcome, retryAfter, scope, limit, remaining, now);
+        Optional<Reservation> slot = reply.size() > 7
+                ? request.firstSlot().map(r -> r.reservation(reply.subList(7, 11))) : Optional.empty();
+        return new AdmissionDecision(outcome, retryAfter, scope, limit, remaining, now, slot);
     }
 
     private static String rootMessage(Throwable error) {

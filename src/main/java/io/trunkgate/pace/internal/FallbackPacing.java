@@ -5,6 +5,7 @@ import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.Pacing;
 import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.redis.RedisGuard;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -19,13 +20,14 @@ public final class FallbackPacing implements Pacing {
 
     private final RedisSlotReserver redis;
     private final CarrierPacer pacer;
+    private final SlotReserver guarded;
 
     public FallbackPacing(RedissonClient client, String keyPrefix, RedisGuard guard, int fleetSize,
                           Supplier<RedisDownPolicy> policy, LongSupplier clockMicros,
                           UnaryOperator<SlotReserver> instrument, ScheduledExecutorService timer) {
         this.redis = new RedisSlotReserver(client, keyPrefix);
-        this.pacer = new TimerCarrierPacer(new FallbackSlotReserver(
-                new GuardedSlotReserver(instrument.apply(redis), guard),
+        this.guarded = new GuardedSlotReserver(instrument.apply(redis), guard);
+        this.pacer = new TimerCarrierPacer(new FallbackSlotReserver(guarded,
                 new LocalSlotReserver(fleetSize, clockMicros), policy), timer);
     }
 
@@ -37,6 +39,11 @@ public final class FallbackPacing implements Pacing {
     @Override
     public CompletionStage<Duration> nextSlotWait(CarrierConfig carrier) {
         return redis.nextSlotWait(carrier);
+    }
+
+    @Override
+    public SlotRequest slotRequest(CarrierConfig carrier) {
+        return redis.request(carrier, guarded);
     }
 
     @Override

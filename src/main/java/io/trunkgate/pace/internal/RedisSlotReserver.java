@@ -4,6 +4,7 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.pace.PacerUnavailableException;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.redis.LuaScript;
 import java.time.Duration;
 import java.util.List;
@@ -40,13 +41,52 @@ public final class RedisSlotReserver implements SlotReserver {
 
     @Override
     public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
-        return PACE.run(redis, List.of(key(carrier.id())), Long.toString(carrier.intervalMicros()),
-                        Integer.toString(carrier.burst()), Long.toString(maxWait.toNanos() / 1000))
-                .thenApply(reply -> new Reservation((Long) reply.get(0) == 1,
-                        Duration.ofNanos((Long) reply.get(1) * 1000), (Long) reply.get(2), (Long) reply.get(3),
-                        Reservation.Clock.REDIS))
+        return PACE.run(redis, List.of(key(carrier.id())), args(carrier, maxWait).toArray())
+                .thenApply(RedisSlotReserver::reservation)
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(new PacerUnavailableException(
                         "pacing for carrier " + carrier.id() + " failed: " + error.getMessage(), error)));
+    }
+
+    /** lua/pace.lua's ARGV. */
+    static List<String> args(CarrierConfig carrier, Duration maxWait) {
+        return List.of(Long.toString(carrier.intervalMicros()), Integer.toString(carrier.burst()),
+                Long.toString(maxWait.toNanos() / 1000));
+    }
+
+    /** lua/pace.lua's reply {reserved, delay_us, slot_us, now_us}. */
+    static Reservation reservation(List<Object> reply) {
+        return new Reservation((Long) reply.get(0) == 1, Duration.ofNanos((Long) reply.get(1) * 1000),
+                (Long) reply.get(2), (Long) reply.get(3), Reservation.Clock.REDIS);
+    }
+
+    /** A slot to reserve with the call's admission; given back through {@code guarded} (the guarded ledger). */
+    SlotRequest request(CarrierConfig carrier, SlotReserver guarded) {
+        return new SlotRequest() {
+            @Override
+            public CarrierConfig carrier() {
+                return carrier;
+            }
+
+            @Override
+            public String ledgerKey() {
+                return key(carrier.id());
+            }
+
+            @Override
+            public List<String> scriptArgs() {
+                return args(carrier, carrier.maxWait());
+            }
+
+            @Override
+            public Reservation reservation(List<Object> reply) {
+                return RedisSlotReserver.reservation(reply);
+            }
+
+            @Override
+            public void giveBack(Reservation reservation) {
+                guarded.giveBack(carrier, reservation);
+            }
+        };
     }
 
     /**

@@ -53,6 +53,29 @@ public final class TimerCarrierPacer implements CarrierPacer {
 
     @Override
     public HeldCall hold(CarrierConfig carrier) {
+        PacedCall call = enter(carrier);
+        if (!call.isDone()) {
+            reserver.reserve(carrier, carrier.maxWait())
+                    .whenComplete((reservation, error) -> onReservation(call, carrier, reservation, error));
+        }
+        return call;
+    }
+
+    @Override
+    public HeldCall hold(CarrierConfig carrier, Reservation reserved) {
+        PacedCall call = enter(carrier);
+        if (call.isDone()) {
+            if (reserved.reserved()) {
+                reserver.giveBack(carrier, reserved);
+            }
+        } else {
+            onReservation(call, carrier, reserved, null);
+        }
+        return call;
+    }
+
+    /** A new held call, counted against the carrier's max-held: completed at once as HOLD_FULL if over it. */
+    private PacedCall enter(CarrierConfig carrier) {
         PacedCall call = new PacedCall();
         AtomicInteger count = held.computeIfAbsent(carrier.id(), id -> new AtomicInteger());
         if (count.incrementAndGet() > carrier.maxHeld()) {
@@ -65,26 +88,27 @@ public final class TimerCarrierPacer implements CarrierPacer {
             count.decrementAndGet();
             pending.remove(call);
         });
-        reserver.reserve(carrier, carrier.maxWait()).whenComplete((reservation, error) -> {
-            long arrived = nanoClock.getAsLong();
-            if (reservation != null && reservation.clock() == Reservation.Clock.REDIS) {
-                clock.observe(reservation.serverTimeMicros(), arrived);
-            }
-            if (error != null) {
-                call.fail(error);
-            } else if (!reservation.reserved()) {
-                call.complete(new PacingResult(Status.OVER_MAX_WAIT, reservation.delay()));
-            } else {
-                long releaseIn = reservation.clock() == Reservation.Clock.REDIS
-                        ? clock.toLocalNanos(reservation.slotMicros()) - arrived : reservation.delay().toNanos();
-                PacingResult released = new PacingResult(Status.RELEASED, reservation.delay());
-                if (!reservation.delay().isZero()) {
-                    call.slotReserved(() -> reserver.giveBack(carrier, reservation));
-                }
-                scheduleRelease(call, carrier, released, Math.max(0, releaseIn));
-            }
-        });
         return call;
+    }
+
+    private void onReservation(PacedCall call, CarrierConfig carrier, Reservation reservation, Throwable error) {
+        long arrived = nanoClock.getAsLong();
+        if (reservation != null && reservation.clock() == Reservation.Clock.REDIS) {
+            clock.observe(reservation.serverTimeMicros(), arrived);
+        }
+        if (error != null) {
+            call.fail(error);
+        } else if (!reservation.reserved()) {
+            call.complete(new PacingResult(Status.OVER_MAX_WAIT, reservation.delay()));
+        } else {
+            long releaseIn = reservation.clock() == Reservation.Clock.REDIS
+                    ? clock.toLocalNanos(reservation.slotMicros()) - arrived : reservation.delay().toNanos();
+            PacingResult released = new PacingResult(Status.RELEASED, reservation.delay());
+            if (!reservation.delay().isZero()) {
+                call.slotReserved(() -> reserver.giveBack(carrier, reservation));
+            }
+            scheduleRelease(call, carrier, released, Math.max(0, releaseIn));
+        }
     }
 
     /** Releases the call after {@code delayNanos}, or later if the carrier's release ledger says so. */

@@ -8,4 +8,9 @@ class ClusterAdmissionTest extends RedisAdmissionConformance {
     protected RedisBackend backend() {
         return RedisClusterHarness.shared();
     }
+
+    @Override
+    protected boolean oneNode() {
+        return false;
+    }
 }

@@ -3,12 +3,18 @@ package io.trunkgate.limit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisBlockRegistry;
 import io.trunkgate.limit.internal.WindowUsageReader;
+import io.trunkgate.pace.Reservation;
+import io.trunkgate.pace.SlotRequest;
+import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.testing.Carriers;
 import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.RedisFleet;
 import java.time.Duration;
@@ -31,6 +37,11 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
 
     protected abstract RedisBackend backend();
 
+    /** Whether every key is on one node, so an admission can reserve a carrier's slot too (not a cluster). */
+    protected boolean oneNode() {
+        return true;
+    }
+
     @BeforeAll
     void connect() {
         fleet = new RedisFleet(backend(), 4);
@@ -44,6 +55,59 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
     @Override
     protected AdmissionLimiter limiter(int instance) {
         return new RedisAdmissionLimiter(fleet.client(instance), PREFIX);
+    }
+
+    private static long slot(AdmissionDecision decision) {
+        Reservation reservation = decision.firstSlot().orElseThrow(() -> new AssertionError("no slot: " + decision));
+        assertTrue(reservation.reserved(), "reserved: " + reservation);
+        return reservation.slotMicros();
+    }
+
+    @Test
+    void anAdmittedCallReservesItsFirstCarriersSlotInTheSameScriptCallAndARefusedCallReservesNothing() {
+        assumeTrue(oneNode(), "in a cluster the carrier's ledger is on another node: the two scripts run apart");
+        // one slot per 10 s: the slots below are exact however slow the machine
+        CarrierConfig carrier = Carriers.carrier(0.1, 1, Duration.ofSeconds(60));
+        RedisSlotReserver ledger = new RedisSlotReserver(fleet.client(1), PREFIX);
+        SlotRequest slot = ledger.request(carrier, ledger);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 2)));
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(fleet.client(0), PREFIX);
+        long interval = 10_000_000;
+
+        String first = call();
+        AdmissionDecision a = admit(limiter, AdmissionRequest.of(first, peer).withFirstSlot(slot));
+        assertEquals(Outcome.ADMITTED, a.outcome());
+        assertEquals(Duration.ZERO, a.firstSlot().get().delay(), "the ledger was empty");
+        AdmissionDecision b = admit(limiter, AdmissionRequest.of(call(), peer).withFirstSlot(slot));
+        assertEquals(Outcome.ADMITTED, b.outcome());
+        assertEquals(slot(a) + interval, slot(b), "the next slot of the same ledger pace.lua keeps");
+        AdmissionDecision refused = admit(limiter, AdmissionRequest.of(call(), peer).withFirstSlot(slot));
+        assertEquals(Outcome.LIMITED, refused.outcome());
+        assertTrue(refused.firstSlot().isEmpty(), "a refused call gets no slot");
+        Reservation alone = ledger.reserve(carrier, Duration.ofSeconds(60)).toCompletableFuture().join();
+        assertEquals(slot(a) + 2 * interval, alone.slotMicros(), "the refused call took no slot from the ledger");
+        AdmissionDecision again = admit(limiter, AdmissionRequest.of(first, peer).withFirstSlot(slot));
+        assertEquals(Outcome.DUPLICATE, again.outcome());
+        assertEquals(slot(a) + 3 * interval, slot(again), "a call offered again is sent again: it needs a slot");
+    }
+
+    @Test
+    void aFirstSlotBeyondTheMaxWaitIsNotTakenAndTheCallIsStillAdmitted() {
+        assumeTrue(oneNode(), "in a cluster the carrier's ledger is on another node: the two scripts run apart");
+        CarrierConfig carrier = Carriers.carrier(0.1, 1, Duration.ofSeconds(1));
+        RedisSlotReserver ledger = new RedisSlotReserver(fleet.client(0), PREFIX);
+        SlotRequest slot = ledger.request(carrier, ledger);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 10)));
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(fleet.client(0), PREFIX);
+
+        long first = slot(admit(limiter, AdmissionRequest.of(call(), peer).withFirstSlot(slot)));
+        AdmissionDecision late = admit(limiter, AdmissionRequest.of(call(), peer).withFirstSlot(slot));
+        assertEquals(Outcome.ADMITTED, late.outcome(), "the peer's limits admit it; the carrier is another matter");
+        Reservation none = late.firstSlot().orElseThrow();
+        assertFalse(none.reserved());
+        assertTrue(none.delay().compareTo(Duration.ofSeconds(1)) > 0, "its wait, for the reroute: " + none);
+        Reservation next = ledger.reserve(carrier, Duration.ofSeconds(60)).toCompletableFuture().join();
+        assertEquals(first + 10_000_000, next.slotMicros(), "nothing was taken for the call over the max-wait");
     }
 
     @Test

@@ -15,6 +15,9 @@ import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.pace.HeldCall;
+import io.trunkgate.pace.PacingResult;
+import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
 import io.trunkgate.testing.Carriers;
@@ -88,6 +91,38 @@ class CallRoutingTest {
         RoutingStep step = await(second.start());
         assertEquals(alternate, assertInstanceOf(RoutingStep.Send.class, step).carrier());
         assertEquals(List.of(slow.id() + "->" + b + ":OVER_MAX_WAIT"), second.reroutes());
+    }
+
+    @Test
+    void aCallHeldWithItsAdmissionForItsFirstCarrierIsSentOnThatHold() throws Exception {
+        CarrierConfig a = Carriers.carrier(id("a"), 1, 1, Duration.ofSeconds(5), List.of(), 100);
+        RedisSlotReserver ledger = new RedisSlotReserver(redis, "tg-test");
+        Reservation taken = ledger.reserve(a, a.maxWait()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        HeldCall held = pacer.hold(a, taken);
+        CallRouting routing = new CallRouting("f1", "+1555", routes(List.of(a.id()), a), pacer,
+                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER);
+
+        RoutingStep.Send send = assertInstanceOf(RoutingStep.Send.class,
+                await(routing.start(new CallRouting.FirstHold(a, held))));
+        assertEquals(a, send.carrier());
+        Reservation next = ledger.reserve(a, a.maxWait()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(taken.slotMicros() + 1_000_000, next.slotMicros(), "routing reserved no second slot at a");
+    }
+
+    @Test
+    void aCallHeldForACarrierThatIsNotTriedFirstIsLetGo() throws Exception {
+        CarrierConfig a = Carriers.carrier(id("a"), 100, 1, Duration.ofSeconds(1), List.of(), 100);
+        CarrierConfig b = Carriers.carrier(id("b"), 0.1, 1, Duration.ofSeconds(60), List.of(), 100);
+        new RedisSlotReserver(redis, "tg-test").reserve(b, b.maxWait()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        HeldCall heldAtB = pacer.hold(b); // its slot is 10 s away
+        CallRouting routing = new CallRouting("f2", "+1555", routes(List.of(a.id(), b.id()), a, b), pacer,
+                RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER);
+
+        assertEquals(a, assertInstanceOf(RoutingStep.Send.class,
+                await(routing.start(new CallRouting.FirstHold(b, heldAtB)))).carrier());
+        PacingResult atB = heldAtB.result().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(PacingResult.Status.CANCELLED, atB.status(), "let go, its slot given back");
+        assertEquals(List.of(a.id()), routing.tried());
     }
 
     @Test

@@ -60,7 +60,7 @@ public final class RedisSlotReserver implements SlotReserver {
     }
 
     /** A slot to reserve with the call's admission; given back through {@code guarded} (the guarded ledger). */
-    SlotRequest request(CarrierConfig carrier, SlotReserver guarded) {
+    public SlotRequest request(CarrierConfig carrier, SlotReserver guarded) {
         return new SlotRequest() {
             @Override
             public CarrierConfig carrier() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
+import io.trunkgate.pace.Reservation;
 import io.trunkgate.testing.Carriers;
 import io.trunkgate.testing.ManualTime;
 import java.time.Duration;
@@ -22,8 +23,8 @@ import org.junit.jupiter.api.Test;
 class TimerCarrierPacerTest {
 
     private final ManualTime time = new ManualTime();
-    private final TimerCarrierPacer pacer = new TimerCarrierPacer(new LocalSlotReserver(1, time::wallMicros),
-            time.scheduler(), time::nanoTime);
+    private final LocalSlotReserver ledger = new LocalSlotReserver(1, time::wallMicros);
+    private final TimerCarrierPacer pacer = new TimerCarrierPacer(ledger, time.scheduler(), time::nanoTime);
 
     private List<CompletableFuture<PacingResult>> hold(CarrierConfig carrier, int calls) {
         List<CompletableFuture<PacingResult>> results = new ArrayList<>();
@@ -90,5 +91,48 @@ class TimerCarrierPacerTest {
         HeldCall next = pacer.hold(carrier);
         time.advance(Duration.ofMillis(100));
         assertEquals(Duration.ofMillis(100), outcome(next).delay(), "the refusal left the 200 ms slot free");
+    }
+
+    /** A slot reserved outside the pacer, as lua/admit-pace.lua reserves one with the call's admission. */
+    private Reservation reservedElsewhere(CarrierConfig carrier) {
+        return ledger.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
+    }
+
+    @Test
+    void aCallWhoseSlotCameWithItsAdmissionLeavesAtThatSlot() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        pacer.hold(carrier);
+        time.runDue();
+        HeldCall call = pacer.hold(carrier, reservedElsewhere(carrier));
+        assertEquals(1, pacer.heldCount(carrier.id()));
+        time.advance(Duration.ofMillis(100).minusNanos(1));
+        assertFalse(call.result().toCompletableFuture().isDone(), "its slot is 1 ns away");
+        time.advance(Duration.ofNanos(1));
+        assertEquals(new PacingResult(PacingResult.Status.RELEASED, Duration.ofMillis(100)), outcome(call));
+        assertEquals(0, pacer.heldCount(carrier.id()));
+    }
+
+    @Test
+    void aSlotThatCameWithTheAdmissionGoesBackWhenTheCarrierHoldsAsManyAsItMay() {
+        CarrierConfig carrier = Carriers.carrier("held-one-" + System.nanoTime(), 10, 1, Duration.ofSeconds(1),
+                List.of(), 1);
+        pacer.hold(carrier);
+        time.runDue();
+        HeldCall waiting = pacer.hold(carrier);
+        Reservation reserved = reservedElsewhere(carrier);
+        assertEquals(Duration.ofMillis(200), reserved.delay());
+        assertEquals(PacingResult.Status.HOLD_FULL, outcome(pacer.hold(carrier, reserved)).status());
+        assertEquals(Duration.ofMillis(200), reservedElsewhere(carrier).delay(), "its 200 ms slot was given back");
+        assertTrue(waiting.cancel());
+    }
+
+    @Test
+    void aSlotOverTheMaxWaitThatCameWithTheAdmissionIsRefusedWithItsWait() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofMillis(50));
+        pacer.hold(carrier);
+        time.runDue();
+        PacingResult refused = outcome(pacer.hold(carrier, reservedElsewhere(carrier)));
+        assertEquals(new PacingResult(PacingResult.Status.OVER_MAX_WAIT, Duration.ofMillis(100)), refused);
+        assertEquals(0, pacer.heldCount(carrier.id()));
     }
 }

@@ -17,6 +17,7 @@ import io.trunkgate.pace.PacerUnavailableException;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.pace.internal.GuardedSlotReserver;
+import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.testing.Carriers;
 import io.trunkgate.testing.StandaloneRedis;
@@ -105,6 +106,40 @@ class LateReplyTest {
         Reservation next = slots.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
         assertEquals(Math.max(next.serverTimeMicros(), first.slotMicros() + 500_000), next.slotMicros(),
                 "the slot after the first call's, not one after the unused one");
+    }
+
+    @Test
+    void aSlotReservedWithAnAdmissionRepliedAfterTheTimeoutIsGivenBack() throws Exception {
+        CarrierConfig carrier = Carriers.carrier(2, 1, Duration.ofSeconds(5));
+        RedisSlotReserver slots = new RedisSlotReserver(client, "tg-test");
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(client, "tg-test");
+        GuardedAdmissionLimiter guarded = new GuardedAdmissionLimiter(limiter,
+                RedisGuard.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()), limiter);
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofSeconds(10), 100)));
+        Semaphore givenBack = new Semaphore(0);
+        SlotRequest asked = slots.request(carrier, new SlotReserver() {
+            @Override
+            public CompletionStage<Reservation> reserve(CarrierConfig c, Duration maxWait) {
+                throw new AssertionError("the slot comes with the admission");
+            }
+
+            @Override
+            public CompletionStage<Void> giveBack(CarrierConfig c, Reservation reservation) {
+                return slots.giveBack(c, reservation).whenComplete((v, e) -> givenBack.release());
+            }
+        });
+        Reservation first = slots.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
+        limiter.admit(AdmissionRequest.of("load-the-script", peer).withFirstSlot(asked)).toCompletableFuture().join();
+
+        pauseRedis(300);
+        CompletionException late = assertThrowsCompletion(
+                () -> guarded.admit(AdmissionRequest.of("late", peer).withFirstSlot(asked)));
+        assertInstanceOf(LimiterUnavailableException.class, late.getCause());
+        assertTrue(givenBack.tryAcquire(5, TimeUnit.SECONDS), "the slot that came too late was given back");
+
+        Reservation next = slots.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
+        assertEquals(Math.max(next.serverTimeMicros(), first.slotMicros() + 1_000_000), next.slotMicros(),
+                "the slot after load-the-script's, not one after the unused one");
     }
 
     private static Outcome admit(RedisAdmissionLimiter limiter, String callId, Scope peer) {

@@ -192,7 +192,7 @@ public final class Gateway implements AutoCloseable {
             metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // before the listeners open: from their first datagram, INVITEs and OPTIONS of others hear 503
-            warmUp.ifPresent(plan -> proxy.warmingUp(plan.address()));
+            warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
             sip.stack().start();
             health.startChecks(new OptionsProber(services), timers);
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));

@@ -156,7 +156,7 @@ public final class GatewayMetrics {
      * {@code dialogs}.
      */
     public void callShed(String peer, String reason) {
-        Counter.builder("trunkgate.calls.shed").description("New calls answered 503 at once: shutdown or overload")
+        Counter.builder("trunkgate.calls.shed").description("New calls answered 503 at once: starting, shutdown or overload")
                 .tags("peer", peer, "reason", reason).register(registry).increment();
     }
 

@@ -56,6 +56,7 @@ public final class SipProxy implements SipListener, NewCallGate {
 
     /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
     private enum Shed {
+        STARTING("gateway starting", "starting"),
         SHUTTING_DOWN("gateway shutting down", "shutting_down"),
         CALLS_IN_PROGRESS("too many calls in progress", "calls_in_progress"),
         CALL_RATE("over the gateway's new-call rate", "call_rate"),
@@ -86,7 +87,11 @@ public final class SipProxy implements SipListener, NewCallGate {
     private final TokenBucket newCalls = new TokenBucket();
     private final LongSupplier nanoClock;
     private volatile boolean draining;
-    private volatile InetAddress warmUpSource;
+    /** Set while the gateway warms up: the warm-up's own address and the configuration it will take traffic with. */
+    private volatile WarmingUp warmingUp;
+
+    private record WarmingUp(InetAddress source, ActiveConfig config) {
+    }
 
     /**
      * @param queueDelay how long received datagrams wait for a worker: past sip.overload-delay, new calls shed
@@ -109,14 +114,15 @@ public final class SipProxy implements SipListener, NewCallGate {
 
     /**
      * Until {@link #ready()}, INVITEs from anywhere but {@code warmUpSource}, and every OPTIONS, are answered 503:
-     * still starting.
+     * still starting. {@code config} is the configuration the gateway starts with (the warm-up runs with one of
+     * its own), whose peers hear that 503 for every INVITE.
      */
-    public void warmingUp(InetAddress warmUpSource) {
-        this.warmUpSource = warmUpSource;
+    public void warmingUp(InetAddress warmUpSource, ActiveConfig config) {
+        this.warmingUp = new WarmingUp(warmUpSource, config);
     }
 
     public void ready() {
-        this.warmUpSource = null;
+        this.warmingUp = null;
     }
 
     @Override
@@ -142,7 +148,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             } else if (refusals.allow(SipMessages.source(request))) {
                 // While warming up, a probe (a load balancer's OPTIONS) hears 503: not ready for calls yet.
                 int status = !Request.OPTIONS.equals(method) ? Response.METHOD_NOT_ALLOWED
-                        : warmUpSource != null ? Response.SERVICE_UNAVAILABLE : Response.OK;
+                        : warmingUp != null ? Response.SERVICE_UNAVAILABLE : Response.OK;
                 Response response = services.messages().response(status, request);
                 response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(response);
@@ -187,8 +193,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         Request request = event.getRequest();
         ActiveConfig active = services.config().get();
         InetAddress source = SipMessages.source(request);
-        InetAddress warmUp = warmUpSource;
-        if (warmUp != null && !warmUp.equals(source)) {
+        WarmingUp warming = warmingUp;
+        if (warming != null && !warming.source().equals(source)) {
             if (refusals.allow(source)) {
                 provider.sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
                         "gateway starting", 1));
@@ -222,20 +228,25 @@ public final class SipProxy implements SipListener, NewCallGate {
 
     /**
      * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
-     * thread): the Reason of its 503, or empty to let it in. INVITEs this gateway would not admit anyway (unknown
-     * source, still warming up) and copies of a call in progress go on, to be answered as usual.
+     * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed while the gateway warms up;
+     * INVITEs from unknown sources (answered within their budget) and copies of a call in progress go on, to be
+     * answered as usual.
      */
     @Override
     public Optional<String> shed(InetAddress source, String callId, Duration waitAhead) {
-        if (warmUpSource != null || services.calls().hasCallId(callId)) {
+        WarmingUp warming = warmingUp;
+        if (warming != null && source.equals(warming.source()) || services.calls().hasCallId(callId)) {
             return Optional.empty();
         }
-        ActiveConfig active = services.config().get();
+        ActiveConfig active = warming != null ? warming.config() : services.config().get();
         Optional<PeerConfig> peer = active.peers().find(source);
         if (peer.isEmpty()) {
             return Optional.empty();
         }
-        Optional<Shed> shed = shedReason(active, waitAhead);
+        // A peer's every INVITE hears 503 while the gateway warms up: answered before parsing, so the load of a
+        // busy hour does not slow the warm-up, and without the per-source budget of other refusals, since an
+        // INVITE left unanswered comes back as retransmissions, all at once when the gateway is ready.
+        Optional<Shed> shed = warming != null ? Optional.of(Shed.STARTING) : shedReason(active, waitAhead);
         if (shed.isEmpty()) {
             return Optional.empty();
         }

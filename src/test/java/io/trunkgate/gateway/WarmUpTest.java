@@ -10,15 +10,24 @@ import io.trunkgate.config.WarmUpSettings;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.LogCapture;
+import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sip.header.ReasonHeader;
+import javax.sip.header.RetryAfterHeader;
 import javax.sip.message.Request;
+import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,5 +77,50 @@ class WarmUpTest {
         List<String> lines = Files.readAllLines(records);
         assertEquals(1, lines.size(), "call records: " + lines);
         assertEquals("caller", new ObjectMapper().readTree(lines.get(0)).get("peer").asText());
+    }
+
+    @Test
+    void everyInviteOfAPeerWhileTheGatewayWarmsUpHears503AsItArrives() throws Exception {
+        SipAgent caller = SipAgent.start("127.0.0.143");
+        SipAgent carrier = SipAgent.start("127.0.0.144");
+        int port = RedisServerProcess.freePort();
+        TestConfigs config = TestConfigs.onSharedRedis("warm-up-busy", port).instance("warm-busy")
+                // far more calls than fit in max-time: the warm-up lasts its max-time
+                .warmUp(new WarmUpSettings(1_000_000, Duration.ofSeconds(10)))
+                .peer("caller", "127.0.0.143", Limit.exact(Duration.ofSeconds(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier");
+        CompletableFuture<Gateway> started = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Gateway.start(config.build());
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+        try {
+            // sent again by the caller's stack until the listener is open
+            assertEquals(503, caller.invite("127.0.0.1", port, "+4460").awaitFinal(WAIT_MS).getStatusCode());
+            List<SipAgent.Call> calls = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                calls.add(caller.invite("127.0.0.1", port, "+4461" + i));
+            }
+            for (SipAgent.Call call : calls) {
+                Response answer = call.awaitFinal(WAIT_MS);
+                assertEquals(503, answer.getStatusCode());
+                assertTrue(answer.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), answer.toString());
+                assertEquals(1, ((RetryAfterHeader) answer.getHeader(RetryAfterHeader.NAME)).getRetryAfter());
+            }
+            try (Gateway gateway = started.get(60, TimeUnit.SECONDS)) {
+                // 5 a second, as for unknown sources, would have left most to the callers' retransmissions
+                double shed = Metrics.value(gateway.metrics().scrape(), "trunkgate_calls_shed_total",
+                        Map.of("peer", "caller", "reason", "starting")).orElse(0);
+                assertTrue(shed >= 21, "each INVITE answered before parsing, as it arrived: " + shed);
+                assertEquals(0, carrier.received(Request.INVITE).size());
+            }
+        } finally {
+            started.thenAccept(Gateway::close);
+            caller.close();
+            carrier.close();
+        }
     }
 }

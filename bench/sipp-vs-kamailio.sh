@@ -14,7 +14,8 @@
 #
 # MODE=cold: only trunkgate. Starts the jar, probes it with OPTIONS every 20 ms, and the moment it answers 200 (ready; 503 while it warms up)
 # offers COLD_RATE calls/s for COLD_S seconds. Prints the time from start to the first SIP answer, failed %,
-# INVITE->200 p50/p99.
+# INVITE->200 p50/p99. COLD_FROM=listening starts the load at the first answer of any status (503 while it warms
+# up): a restart in busy hour, where the calls meet the warm-up.
 #
 #   bench/sipp-vs-kamailio.sh
 #   RATES="400 800" STEP_S=15 bench/sipp-vs-kamailio.sh
@@ -34,6 +35,7 @@ MAX_FAIL=${MAX_FAIL:-0.001}
 KAM_CHILDREN=${KAM_CHILDREN:-4}
 COLD_RATE=${COLD_RATE:-300}
 COLD_S=${COLD_S:-20}
+COLD_FROM=${COLD_FROM:-ready}
 KAM_DIR="$REPO_DIR/bench/kamailio"
 HZ=$(getconf CLK_TCK)
 
@@ -97,8 +99,9 @@ if [ "$MODE" = cold ]; then
     $JAVA ${JAVA_OPTS:-} -jar "$JAR" run --config "$SIPP_DIR/conf-vs/gateway.conf" >"$WORK/gw.log" 2>&1 &
   GW=$!
   PIDS+=("$GW")
-  # OPTIONS every 20 ms until the gateway answers 200 (60 s at most; it answers 503 while it warms up)
-  python3 - "$GW_PORT" <<'EOF' || { log "the gateway never answered OPTIONS"; tail -20 "$WORK/gw.log" >&2; exit 1; }
+  # OPTIONS every 20 ms until the gateway answers 200 (60 s at most; it answers 503 while it warms up), or with
+  # COLD_FROM=listening until it answers at all (a restart in busy hour: the load meets the warm-up)
+  python3 - "$GW_PORT" "$COLD_FROM" <<'EOF' || { log "the gateway never answered OPTIONS"; tail -20 "$WORK/gw.log" >&2; exit 1; }
 import socket, sys, time
 port = int(sys.argv[1])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -114,7 +117,7 @@ while time.time() < deadline:
            f"CSeq: {n} OPTIONS\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n")
     s.sendto(msg.encode(), ("127.0.0.1", port))
     try:
-        if s.recv(65535).startswith(b"SIP/2.0 200"):
+        if s.recv(65535).startswith(b"SIP/2.0 200" if sys.argv[2] == "ready" else b"SIP/2.0 "):
             sys.exit(0)
     except socket.timeout:
         pass

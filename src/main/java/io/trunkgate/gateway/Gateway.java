@@ -184,15 +184,16 @@ public final class Gateway implements AutoCloseable {
             ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
             SipProxy proxy = new SipProxy(services, sip.queueDelay(), proxyClock);
+            Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
+            // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
+            // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
+            warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
             }
             sip.strayResponses().deliverTo(proxy::processStrayResponse);
             sip.newCalls().deliverTo(proxy);
             metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
-            Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
-            // before the listeners open: from their first datagram, INVITEs and OPTIONS of others hear 503
-            warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
             sip.stack().start();
             health.startChecks(new OptionsProber(services), timers);
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));

@@ -13,15 +13,24 @@ import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sip.header.ReasonHeader;
@@ -121,6 +130,56 @@ class WarmUpTest {
             started.thenAccept(Gateway::close);
             caller.close();
             carrier.close();
+        }
+    }
+
+    @Test
+    void optionsHear503UntilTheWarmUpIsOverFromTheListenersFirstDatagram() throws Exception {
+        int port = RedisServerProcess.freePort();
+        TestConfigs config = TestConfigs.onSharedRedis("warm-up-probed", port).instance("warm-probed")
+                .warmUp(new WarmUpSettings(CALLS, Duration.ofSeconds(60)));
+        List<String> early = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean started = new AtomicBoolean();
+        try (DatagramSocket probe = new DatagramSocket(0,
+                InetAddress.getByName("127.0.0.1"))) {
+            // a load balancer probing from before the start: its OPTIONS queue up before the proxy is registered
+            Thread prober = new Thread(() -> {
+                byte[] buffer = new byte[65535];
+                for (int n = 0; !started.get(); n++) {
+                    try {
+                        byte[] options = ("OPTIONS sip:127.0.0.1:" + port + " SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:"
+                                + probe.getLocalPort() + ";branch=z9hG4bKwarm" + n + "\r\nFrom: <sip:lb@127.0.0.1>;tag="
+                                + n + "\r\nTo: <sip:127.0.0.1>\r\nCall-ID: warm-" + n + "\r\nCSeq: 1 OPTIONS\r\n"
+                                + "Max-Forwards: 70\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+                        probe.send(new DatagramPacket(options, options.length,
+                                new InetSocketAddress("127.0.0.1", port)));
+                        probe.setSoTimeout(2);
+                        DatagramPacket reply = new DatagramPacket(buffer, buffer.length);
+                        probe.receive(reply);
+                        if (!started.get()) {
+                            early.add(new String(buffer, 0, reply.getLength(), StandardCharsets.UTF_8).lines()
+                                    .findFirst().orElse(""));
+                        }
+                    } catch (SocketTimeoutException e) {
+                        // no answer yet: send the next
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            prober.start();
+            try (Gateway gateway = Gateway.start(config.build())) {
+                started.set(true);
+                prober.join(WAIT_MS);
+                // 503 while warming up, then 200 from the moment it is ready (just before start() returns)
+                List<String> answers = List.copyOf(early);
+                assertTrue(!answers.isEmpty() && answers.get(0).startsWith("SIP/2.0 503"), "first answers: " + answers);
+                int ready = answers.indexOf("SIP/2.0 200 OK");
+                assertTrue(ready < 0 || answers.subList(ready, answers.size()).stream()
+                        .allMatch(line -> line.startsWith("SIP/2.0 200")), "answers: " + answers);
+            } finally {
+                started.set(true);
+            }
         }
     }
 }

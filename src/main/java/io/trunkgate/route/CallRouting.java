@@ -65,6 +65,12 @@ public final class CallRouting {
 
     public CallRouting(String callId, String number, RouteTable routes, CarrierPacer pacer, RerouteHook hook,
                        CarrierHealth health, CarrierResolver resolver) {
+        this(callId, number, routes, routes.chain(number), pacer, hook, health, resolver);
+    }
+
+    /** With the number's carrier chain already looked up ({@link RouteTable#chain}). */
+    public CallRouting(String callId, String number, RouteTable routes, List<CarrierConfig> chain, CarrierPacer pacer,
+                       RerouteHook hook, CarrierHealth health, CarrierResolver resolver) {
         this.callId = callId;
         this.number = number;
         this.routes = routes;
@@ -72,7 +78,7 @@ public final class CallRouting {
         this.hook = hook;
         this.health = health;
         this.resolver = resolver;
-        this.remaining = new ArrayList<>(routes.chain(number).stream().map(CarrierConfig::id).toList());
+        this.remaining = new ArrayList<>(chain.stream().map(CarrierConfig::id).toList());
     }
 
     /** Paces the call for the first carrier of its chain (or the next ones, if that one is full). */
@@ -89,12 +95,9 @@ public final class CallRouting {
         return attemptNext();
     }
 
-    /**
-     * The carrier a call to {@code number} is paced for first, as {@link #start()} picks it: the first of its
-     * chain that is up.
-     */
-    public static Optional<CarrierConfig> firstCarrier(String number, RouteTable routes, CarrierHealth health) {
-        return routes.chain(number).stream().filter(c -> health.isUp(c.id())).findFirst();
+    /** The carrier a call with this chain is paced for first, as {@link #start()} picks it: the first that is up. */
+    public static Optional<CarrierConfig> firstCarrier(List<CarrierConfig> chain, CarrierHealth health) {
+        return chain.stream().filter(c -> health.isUp(c.id())).findFirst();
     }
 
     /**

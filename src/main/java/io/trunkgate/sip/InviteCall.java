@@ -68,6 +68,8 @@ final class InviteCall {
     /** An attempt ended for the carrier's silence (for the answer when no carrier is left). */
     private boolean timedOut;
     private CallRouting routing;
+    /** The carriers to try, looked up once at the start (the first one's slot may come with the admission). */
+    private List<CarrierConfig> chain = List.of();
     /** The first carrier's slot, asked for with the admission (one Redis call for both); empty: paced later. */
     private Optional<SlotRequest> firstSlot = Optional.empty();
     private String admission = "pending";
@@ -121,7 +123,8 @@ final class InviteCall {
     void start() {
         services.calls().add(this);
         // A capped carrier's lease must come before its slot, so its slot is not asked for here.
-        firstSlot = CallRouting.firstCarrier(number, active.routes(), services.health())
+        chain = active.routes().chain(number);
+        firstSlot = CallRouting.firstCarrier(chain, services.health())
                 .filter(first -> first.maxConcurrent().isEmpty())
                 .flatMap(services.firstSlots());
         AdmissionRequest admission = active.admissionRequest(peer, callId);
@@ -152,7 +155,7 @@ final class InviteCall {
         }
         enter(CallPhase.ROUTING);
         LeasedCarrierPacer pacer = new LeasedCarrierPacer(services.pacer(), services.admission().leases(), callId);
-        routing = new CallRouting(callId, number, active.routes(), pacer, services.rerouteHook().get(),
+        routing = new CallRouting(callId, number, active.routes(), chain, pacer, services.rerouteHook().get(),
                 services.health(), services.resolver());
         holdStartedNanos = System.nanoTime();
         CompletionStage<RoutingStep> first = reserved.isEmpty() ? routing.start() : routing.start(

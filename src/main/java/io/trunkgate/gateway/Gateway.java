@@ -36,6 +36,7 @@ import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.SipStackFactory;
+import io.trunkgate.sip.transport.QueueDelay;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -184,6 +185,8 @@ public final class Gateway implements AutoCloseable {
             ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
             SipProxy proxy = new SipProxy(services, sip.queueDelay(), proxyClock);
+            long probePeriodMs = QueueDelay.PROBE_PERIOD.toMillis();
+            timers.scheduleWithFixedDelay(sip.queueDelay()::probeSockets, 0, probePeriodMs, TimeUnit.MILLISECONDS);
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
             // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.

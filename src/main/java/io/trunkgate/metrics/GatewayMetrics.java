@@ -231,10 +231,10 @@ public final class GatewayMetrics {
                 .register(registry);
     }
 
-    /** The standing wait of received datagrams for a SIP worker (the overload signal), in milliseconds. */
+    /** The standing wait of received datagrams, in the socket and for a SIP worker (the overload signal), in ms. */
     public void trackQueueDelay(LongSupplier standingWaitMs) {
         Gauge.builder("trunkgate.sip.queue.delay", () -> standingWaitMs.getAsLong() / 1000.0)
-                .description("Shortest wait of a received datagram for a SIP worker over the last 100 ms")
+                .description("Shortest wait of received datagrams over the last 100 ms: in the socket, then for a SIP worker")
                 .baseUnit("seconds").register(registry);
     }
 

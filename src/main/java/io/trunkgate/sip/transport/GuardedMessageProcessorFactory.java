@@ -23,7 +23,7 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
     private final QueueDelay queueDelay = new QueueDelay(QueueDelay.INTERVAL, System::nanoTime);
     private final NewCallTriage newCalls = new NewCallTriage();
 
-    /** How long datagrams wait for a worker at this stack's UDP listeners. */
+    /** How long datagrams wait at this stack's UDP listeners: in their sockets, then for a worker. */
     public QueueDelay queueDelay() {
         return queueDelay;
     }
@@ -39,7 +39,7 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
             return new GuardedUdpMessageProcessor(address, stack, port, GuardedTransports.workerThreads(properties),
-                    SipStackImpl.MAX_DATAGRAM_SIZE, GuardedTransports.udpQueue(properties, queueDelay), newCalls);
+                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay), newCalls);
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);

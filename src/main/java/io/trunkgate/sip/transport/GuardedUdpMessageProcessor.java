@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedList;
 import org.slf4j.event.Level;
@@ -18,7 +19,8 @@ import org.slf4j.event.Level;
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), then put to the
  * {@link NewCallTriage}, and what goes on is queued for the workers in its call's lane
- * ({@link PerCallDatagramQueue}). The workers are JAIN-SIP's.
+ * ({@link PerCallDatagramQueue}). The workers are JAIN-SIP's. The loop also reads the {@link SocketWaitProbe}s
+ * the listener sends itself, which say how long datagrams wait in the socket before the loop gets to them.
  */
 final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
 
@@ -26,16 +28,18 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     private final int maxMessageSize;
     private final PerCallDatagramQueue queue;
     private final NewCallTriage triage;
+    private final SocketWaitProbe socketWait;
 
     GuardedUdpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, int workers,
-                               int maxMessageSize, PerCallDatagramQueue queue, NewCallTriage triage)
-            throws IOException {
+                               int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
+                               NewCallTriage triage) throws IOException {
         super(address, stack, port);
         this.workers = workers;
         this.maxMessageSize = maxMessageSize;
         this.queue = queue;
         this.triage = triage;
         this.messageQueue = queue;
+        this.socketWait = delay.probe(sock);
         StackInternals.sendFromListeningSockets(stack);
     }
 
@@ -55,11 +59,14 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
             try {
                 received.setLength(buffer.length);
                 sock.receive(received);
+                if (socketWait.read(buffer, received.getLength())) {
+                    continue;
+                }
                 long receivedAt = System.currentTimeMillis();
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
                 DatagramPacket packet = new DatagramPacket(message, message.length, source);
-                if (!triage.handled(message, 0, message.length, source, () -> queue.waitAhead(packet),
+                if (!triage.handled(message, 0, message.length, source, () -> waitAhead(packet),
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     queue.offer(new DatagramQueuedMessageDispatch(packet, receivedAt));
                 }
@@ -71,5 +78,10 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                         + getPort() + " failed to read a datagram: " + e);
             }
         }
+    }
+
+    /** How long what is ahead of this datagram has waited: in the socket, then for the worker it goes to. */
+    private Duration waitAhead(DatagramPacket packet) {
+        return queue.waitAhead(packet).plusNanos(socketWait.waitNanos());
     }
 }

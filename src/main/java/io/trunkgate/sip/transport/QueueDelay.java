@@ -1,64 +1,122 @@
 package io.trunkgate.sip.transport;
 
+import java.io.IOException;
+import java.net.DatagramSocket;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.event.Level;
 
 /**
- * How long received datagrams wait for a worker, as an overload signal (the idea of CoDel, RFC 8289): the gateway
- * is overloaded while even the shortest wait of an interval exceeds the target. A burst makes some datagrams
- * wait and is gone within the interval; a standing queue makes every one of them wait. Unlike a fixed cap on new
- * calls per second it needs no tuning per machine, and it also sees a cold JVM or a busy host that is slower than
- * any cap.
+ * How long received datagrams wait, as an overload signal (the idea of CoDel, RFC 8289): first in the UDP
+ * listener's socket until its receive loop reads them ({@link SocketWaitProbe}, sampled on each
+ * {@link #probeSockets()} tick), then for a worker. The gateway is overloaded while the shortest waits of an
+ * interval add up to more than the target. A burst makes some datagrams wait and is gone within the interval; a
+ * standing queue makes every one of them wait. Unlike a fixed cap on new calls per second it needs no tuning per
+ * machine, and it also sees a cold JVM or a busy host that is slower than any cap.
  */
 public final class QueueDelay {
 
     /** CoDel's interval: longer than a burst or a GC pause takes to drain, short enough to react at once. */
     public static final Duration INTERVAL = Duration.ofMillis(100);
+    /** How often the sockets are probed: a tenth of the interval, so that each interval has several samples. */
+    public static final Duration PROBE_PERIOD = INTERVAL.dividedBy(10);
 
-    private static final long NONE = Long.MAX_VALUE;
-
-    private final long intervalNanos;
+    private final StandingWait socketWait;
+    private final StandingWait workerWait;
     private final LongSupplier nanoClock;
-    private final AtomicLong intervalStart;
-    private final AtomicLong shortestWaitMs = new AtomicLong(NONE);
-    private volatile long lastShortestWaitMs;
+    private final List<SocketWaitProbe> probes = new CopyOnWriteArrayList<>();
 
     /** {@code interval}: how long a wait must stand before it counts. */
     public QueueDelay(Duration interval, LongSupplier nanoClock) {
-        this.intervalNanos = interval.toNanos();
         this.nanoClock = nanoClock;
-        this.intervalStart = new AtomicLong(nanoClock.getAsLong());
+        this.socketWait = new StandingWait(interval.toNanos(), nanoClock);
+        this.workerWait = new StandingWait(interval.toNanos(), nanoClock);
     }
 
-    /** A worker took a datagram that had waited {@code waitMs}. */
+    /** A worker took a datagram that had waited {@code waitMs} since the listener read it. */
     void record(long waitMs) {
-        roll();
-        shortestWaitMs.accumulateAndGet(Math.max(0, waitMs), Math::min);
+        workerWait.record(waitMs);
+    }
+
+    /** From now on {@link #probeSockets()} measures this listener's socket too. */
+    SocketWaitProbe probe(DatagramSocket socket) {
+        SocketWaitProbe probe = new SocketWaitProbe(socket, nanoClock);
+        probes.add(probe);
+        return probe;
     }
 
     /**
-     * Whether new work should be refused: the shortest wait of the last full interval was over {@code target}
-     * (zero: never).
+     * Samples how long the oldest datagram still unread in each listener's socket has waited, then sends each
+     * listener its next probe. The gateway calls this every {@link #PROBE_PERIOD}.
+     */
+    public void probeSockets() {
+        long longest = 0;
+        for (SocketWaitProbe probe : probes) {
+            longest = Math.max(longest, probe.waitNanos());
+        }
+        socketWait.record(TimeUnit.NANOSECONDS.toMillis(longest));
+        for (SocketWaitProbe probe : probes) {
+            try {
+                probe.send();
+            } catch (IOException | RuntimeException e) {
+                GuardedTransports.LOG.log(Level.WARN, "queue-delay probe not sent: " + e);
+            }
+        }
+    }
+
+    /**
+     * Whether new work should be refused: the shortest waits of the last full interval, in the socket and for a
+     * worker, added up to more than {@code target} (zero: never).
      */
     public boolean overloaded(Duration target) {
-        roll();
-        return !target.isZero() && lastShortestWaitMs > target.toMillis();
+        return !target.isZero() && standingWaitMs() > target.toMillis();
     }
 
-    /** The shortest wait of the last full interval, in milliseconds (0 when nothing arrived). */
+    /** The shortest waits of the last full interval, in the socket and for a worker, in milliseconds. */
     public long standingWaitMs() {
-        roll();
-        return lastShortestWaitMs;
+        return socketWait.shortestMs() + workerWait.shortestMs();
     }
 
-    private void roll() {
-        long now = nanoClock.getAsLong();
-        long start = intervalStart.get();
-        if (now - start >= intervalNanos && intervalStart.compareAndSet(start, now)) {
-            long shortest = shortestWaitMs.getAndSet(NONE);
-            // An interval with nothing taken means an empty queue, unless it ended long ago: then it says nothing.
-            lastShortestWaitMs = shortest == NONE || now - start >= 2 * intervalNanos ? 0 : shortest;
+    /** The shortest of the waits recorded in an interval, as of the last full one. */
+    private static final class StandingWait {
+
+        private static final long NONE = Long.MAX_VALUE;
+
+        private final long intervalNanos;
+        private final LongSupplier nanoClock;
+        private final AtomicLong intervalStart;
+        private final AtomicLong shortestMs = new AtomicLong(NONE);
+        private volatile long lastShortestMs;
+
+        StandingWait(long intervalNanos, LongSupplier nanoClock) {
+            this.intervalNanos = intervalNanos;
+            this.nanoClock = nanoClock;
+            this.intervalStart = new AtomicLong(nanoClock.getAsLong());
+        }
+
+        void record(long waitMs) {
+            roll();
+            shortestMs.accumulateAndGet(Math.max(0, waitMs), Math::min);
+        }
+
+        long shortestMs() {
+            roll();
+            return lastShortestMs;
+        }
+
+        private void roll() {
+            long now = nanoClock.getAsLong();
+            long start = intervalStart.get();
+            if (now - start >= intervalNanos && intervalStart.compareAndSet(start, now)) {
+                long shortest = shortestMs.getAndSet(NONE);
+                // An interval with nothing recorded means an empty queue, unless it ended long ago: then it says
+                // nothing.
+                lastShortestMs = shortest == NONE || now - start >= 2 * intervalNanos ? 0 : shortest;
+            }
         }
     }
 }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,5 +54,42 @@ class QueueDelayTest {
         delay.record(500);
         advanceMs(1_000);
         assertFalse(delay.overloaded(TARGET), "the only wait seen is from long ago");
+    }
+
+    @Test
+    void theWaitInTheSocketAndTheWaitForAWorkerAddUp() throws Exception {
+        try (DatagramSocket socket = new DatagramSocket(
+                new InetSocketAddress("127.0.0.1", 0))) {
+            socket.setSoTimeout(5_000);
+            SocketWaitProbe probe = delay.probe(socket);
+            delay.probeSockets();
+            byte[] buffer = new byte[64];
+            DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
+            socket.receive(packet);
+            assertTrue(probe.read(buffer, packet.getLength()));
+            // from now on nothing is read: each tick finds the probes of the ticks before still in the socket
+            for (int tick = 0; tick < 20; tick++) {
+                advanceMs(10);
+                delay.probeSockets();
+                delay.record(15);
+            }
+            assertTrue(delay.standingWaitMs() >= 90 + 15, "socket " + delay.standingWaitMs() + " ms");
+            assertTrue(delay.overloaded(TARGET));
+            // the listener catches up: the socket is empty at the next ticks and the workers keep up again
+            for (int read = 0; read < 20; read++) {
+                socket.receive(packet);
+                assertTrue(probe.read(buffer, packet.getLength()));
+            }
+            for (int tick = 0; tick < 10; tick++) {
+                advanceMs(10);
+                delay.probeSockets();
+                socket.receive(packet);
+                probe.read(buffer, packet.getLength());
+                delay.record(2);
+            }
+            advanceMs(10);
+            assertEquals(2, delay.standingWaitMs());
+            assertFalse(delay.overloaded(TARGET));
+        }
     }
 }

@@ -229,13 +229,15 @@ public final class SipProxy implements SipListener, NewCallGate {
     /**
      * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
      * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed while the gateway warms up;
-     * INVITEs from unknown sources (answered within their budget) and copies of a call in progress go on, to be
-     * answered as usual.
+     * INVITEs from unknown sources (answered within their budget) and copies of a call in progress or answered go
+     * on, to be answered as usual (a caller that read the 200 late sends its INVITE again: a 503 to that copy
+     * would end an answered call at the caller).
      */
     @Override
-    public Optional<String> shed(InetAddress source, String callId, Duration waitAhead) {
+    public Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead) {
         WarmingUp warming = warmingUp;
-        if (warming != null && source.equals(warming.source()) || services.calls().hasCallId(callId)) {
+        if (warming != null && source.equals(warming.source()) || services.calls().hasCallId(callId)
+                || services.dialogs().find(callId, callerTag).isPresent()) {
             return Optional.empty();
         }
         ActiveConfig active = warming != null ? warming.config() : services.config().get();

@@ -16,6 +16,10 @@ import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent.Behaviour;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,6 +186,68 @@ class GatewayLifecycleTest {
     }
 
     /** Until the carrier's 180 has come back through the gateway: the call at the carrier may be cancelled. */
+    @Test
+    void aCopyOfAnAnsweredInviteIsNotShedWhileNewCallsAre() throws Exception {
+        SipAgent answering = SipAgent.start("127.0.0.64");
+        try (DatagramSocket raw = new DatagramSocket(new InetSocketAddress("127.0.0.61", 0))) {
+            startGateway(configs -> configs.maxCallsInProgress(1)
+                    .carrier("answering", answering, 1000, Duration.ofSeconds(2), Duration.ofSeconds(30))
+                    .route("+3", "answering"));
+            raw.setSoTimeout(10_000);
+            byte[] invite = rawRequest(raw, "INVITE", "+30001");
+            raw.send(new DatagramPacket(invite, invite.length, new InetSocketAddress(GW, port)));
+            assertTrue(receiveUntil(raw, " 200 ").contains("CSeq: 1 INVITE"), "the call is answered");
+
+            // a ringing call fills max-calls-in-progress: every new INVITE is shed from now on
+            SipAgent.Call inProgress = caller.invite(GW, port, "+10001");
+            assertTrue(ringing.await("INVITE", 1, 3000));
+            assertEquals(503, caller.invite(GW, port, "+10002").awaitFinal(3000).getStatusCode(), "a new call");
+
+            // the caller read the 200 late and sent its INVITE again meanwhile; an OPTIONS after it shows that
+            // the copy has been read (a shed INVITE is answered as it is read, before the next datagram)
+            raw.send(new DatagramPacket(invite, invite.length, new InetSocketAddress(GW, port)));
+            byte[] options = rawRequest(raw, "OPTIONS", "+30001");
+            raw.send(new DatagramPacket(options, options.length, new InetSocketAddress(GW, port)));
+            List<String> before = new ArrayList<>();
+            for (String message = receiveUntil(raw, "SIP/2.0 "); !message.contains("CSeq: 1 OPTIONS");
+                    message = receiveUntil(raw, "SIP/2.0 ")) {
+                before.add(message);
+            }
+            assertTrue(before.stream().noneMatch(message -> message.startsWith("SIP/2.0 503")), before.toString());
+            cancelQuietly(inProgress);
+        } finally {
+            answering.close();
+        }
+    }
+
+    /** A request of a new dialog from the socket, with a Call-ID of its own. */
+    private static byte[] rawRequest(DatagramSocket from, String method, String user) {
+        String host = from.getLocalAddress().getHostAddress() + ":" + from.getLocalPort();
+        String id = method.toLowerCase() + "-" + System.nanoTime();
+        return (method + " sip:" + user + "@" + GW + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP " + host + ";branch=z9hG4bK" + id + "\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:caller@" + host + ">;tag=" + id + "\r\n"
+                + "To: <sip:" + user + "@" + GW + ">\r\n"
+                + "Call-ID: " + id + "\r\n"
+                + "CSeq: 1 " + method + "\r\n"
+                + "Contact: <sip:caller@" + host + ">\r\n"
+                + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The first message to arrive on {@code socket} whose start line contains {@code text}. */
+    private static String receiveUntil(DatagramSocket socket, String text) throws Exception {
+        byte[] buffer = new byte[65_536];
+        while (true) {
+            DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
+            socket.receive(packet);
+            String message = new String(buffer, 0, packet.getLength(), StandardCharsets.US_ASCII);
+            if (message.substring(0, message.indexOf('\r')).contains(text)) {
+                return message;
+            }
+        }
+    }
+
     private static void awaitRinging(SipAgent.Call call) throws Exception {
         Response response;
         do {

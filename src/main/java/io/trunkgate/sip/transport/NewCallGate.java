@@ -9,10 +9,10 @@ import java.util.Optional;
 public interface NewCallGate {
 
     /**
-     * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID, or empty to let it go on to
-     * the stack. {@code waitAhead} is how long the oldest message waiting for the worker that would take this
+     * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID and From tag ({@code callerTag},
+     * "" when it has none), or empty to let it go on to the stack. {@code waitAhead} is how long the oldest message waiting for the worker that would take this
      * INVITE has waited (zero when none waits, or for TCP). An INVITE shed here is accounted for by the gate:
      * nothing else sees it.
      */
-    Optional<String> shed(InetAddress source, String callId, Duration waitAhead);
+    Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead);
 }

@@ -68,7 +68,9 @@ public final class NewCallTriage {
             return false;
         }
         String callId = message.headerValue("call-id", 'i');
-        Optional<String> reason = current.shed(source.getAddress(), callId, waitAhead.get());
+        String callerTag = message.fromTag();
+        Optional<String> reason = current.shed(source.getAddress(), callId, callerTag == null ? "" : callerTag,
+                waitAhead.get());
         if (reason.isEmpty()) {
             return false;
         }

@@ -105,11 +105,20 @@ final class RawSipMessage {
      * inside a URI in angle brackets are the URI's, not the header's.
      */
     String toTag() {
-        int line = header("to", 't');
+        return tag("to", 't');
+    }
+
+    /** The tag parameter of the From header (the caller's), as {@link #toTag()} reads it. */
+    String fromTag() {
+        return tag("from", 'f');
+    }
+
+    private String tag(String lowerName, char compact) {
+        int line = header(lowerName, compact);
         if (line < 0) {
             return null;
         }
-        int value = valueStart(line, "to", 't');
+        int value = valueStart(line, lowerName, compact);
         int valueEnd = valueEnd(value);
         int params = value;
         for (int i = value; i < valueEnd; i++) {

@@ -50,8 +50,8 @@ class NewCallTriageTest {
     }
 
     private void shedEverything() {
-        triage.deliverTo((source, callId, waitAhead) -> {
-            asked.add(source.getHostAddress() + " " + callId + " " + waitAhead.toMillis() + " ms");
+        triage.deliverTo((source, callId, callerTag, waitAhead) -> {
+            asked.add(source.getHostAddress() + " " + callId + " " + callerTag + " " + waitAhead.toMillis() + " ms");
             return Optional.of("gateway \"overloaded\"");
         });
     }
@@ -60,7 +60,7 @@ class NewCallTriageTest {
     void aShedInviteIsAnswered503WithWhatAResponseMustCopyAndATaggedTo() throws Exception {
         shedEverything();
         assertTrue(handled(NEW_INVITE));
-        assertEquals(List.of("127.0.0.9 call-1@example.com 7 ms"), asked);
+        assertEquals(List.of("127.0.0.9 call-1@example.com a1 7 ms"), asked);
         assertEquals(1, answers.size());
 
         Response answer = (Response) new StringMsgParser().parseSIPMessage(answers.get(0), true, false, null);
@@ -109,7 +109,7 @@ class NewCallTriageTest {
     @Test
     void anInviteTheGateLetsInGoesOnAndSoDoesEverythingBeforeThereIsAGate() {
         assertFalse(handled(NEW_INVITE), "no gate yet");
-        triage.deliverTo((source, callId, waitAhead) -> {
+        triage.deliverTo((source, callId, callerTag, waitAhead) -> {
             asked.add(callId);
             return Optional.empty();
         });

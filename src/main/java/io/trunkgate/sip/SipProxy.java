@@ -50,8 +50,6 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
     /** New calls may come in bursts of a tenth of a second's calls (at least one) above their rate. */
     private static final double NEW_CALL_BURSTS_PER_SECOND = 10;
-    /** A queue ahead of a new INVITE this many times sip.overload-delay old sheds it (see shedReason). */
-    private static final int BACKLOG_FACTOR = 4;
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
@@ -263,11 +261,9 @@ public final class SipProxy implements SipListener, NewCallGate {
     }
 
     /**
-     * Why a new INVITE is refused before anything is done for it, if it is: shutdown or overload. Overload is a
-     * standing queue (the shortest wait of the last 100 ms over {@code sip.overload-delay}), or a queue ahead of
-     * this INVITE already {@code BACKLOG_FACTOR} times older than that: a socket read in one go after the machine
-     * was busy fills the workers' queues faster than the standing wait can say so, while a burst or a short pause
-     * (tens of milliseconds) must not turn calls away.
+     * Why a new INVITE is refused before anything is done for it, if it is: shutdown, caps, or overload, which
+     * {@link QueueDelay#refuseNewCall} tells from the waits of received datagrams and the backlog ahead of this
+     * INVITE against {@code sip.overload-delay}.
      */
     private Optional<Shed> shedReason(ActiveConfig active, Duration waitAhead) {
         if (draining) {
@@ -280,8 +276,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         if (services.dialogs().full()) {
             return Optional.of(Shed.DIALOGS);
         }
-        Duration target = sip.overloadDelay();
-        if (queueDelay.overloaded(target) || !target.isZero() && waitAhead.compareTo(target.multipliedBy(BACKLOG_FACTOR)) > 0) {
+        if (queueDelay.refuseNewCall(sip.overloadDelay(), waitAhead)) {
             return Optional.of(Shed.OVERLOAD);
         }
         double perSecond = sip.maxNewCallsPerSecond();

@@ -24,17 +24,24 @@ public final class QueueDelay {
     public static final Duration INTERVAL = Duration.ofMillis(100);
     /** How often the sockets are probed: a tenth of the interval, so that each interval has several samples. */
     public static final Duration PROBE_PERIOD = INTERVAL.dividedBy(10);
+    /** A backlog this many times the target ahead of a new INVITE refuses it (see {@link #refuseNewCall}). */
+    static final int BACKLOG_FACTOR = 4;
+    /** How long after the waits last stood over the target a backlog of one target refuses a new INVITE. */
+    static final Duration STRICT_AFTER_OVERLOAD = Duration.ofSeconds(1);
 
     private final StandingWait socketWait;
     private final StandingWait workerWait;
     private final LongSupplier nanoClock;
     private final List<SocketWaitProbe> probes = new CopyOnWriteArrayList<>();
+    /** Until when (nanoClock) a backlog of one target ahead of a new INVITE refuses it. */
+    private volatile long strictUntilNanos;
 
     /** {@code interval}: how long a wait must stand before it counts. */
     public QueueDelay(Duration interval, LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
         this.socketWait = new StandingWait(interval.toNanos(), nanoClock);
         this.workerWait = new StandingWait(interval.toNanos(), nanoClock);
+        this.strictUntilNanos = nanoClock.getAsLong();
     }
 
     /** A worker took a datagram that had waited {@code waitMs} since the listener read it. */
@@ -69,11 +76,34 @@ public final class QueueDelay {
     }
 
     /**
-     * Whether new work should be refused: the shortest waits of the last full interval, in the socket and for a
-     * worker, added up to more than {@code target} (zero: never).
+     * Whether a new INVITE with {@code waitAhead} ahead of it (in the socket and in its worker's queue) is to be
+     * refused for a target of {@code target} (zero: never). It is while the waits stand over the target
+     * ({@link #overloaded}); when the backlog ahead of it is {@link #BACKLOG_FACTOR} times the target, since a
+     * socket read in one go after the machine was busy fills the workers' queues faster than the standing wait can
+     * say so, while a burst or a short pause (tens of milliseconds) must not turn calls away; and for
+     * {@link #STRICT_AFTER_OVERLOAD} after the waits last stood over the target, when the backlog ahead of it is
+     * over the target itself: coming out of an overload, letting new calls into every queue shorter than four
+     * targets filled each one to that again, and admitted calls were answered in seconds (bench/README.md).
      */
-    public boolean overloaded(Duration target) {
-        return !target.isZero() && standingWaitMs() > target.toMillis();
+    public boolean refuseNewCall(Duration target, Duration waitAhead) {
+        if (target.isZero()) {
+            return false;
+        }
+        long now = nanoClock.getAsLong();
+        if (overloaded(target)) {
+            strictUntilNanos = now + STRICT_AFTER_OVERLOAD.toNanos();
+            return true;
+        }
+        Duration limit = now - strictUntilNanos < 0 ? target : target.multipliedBy(BACKLOG_FACTOR);
+        return waitAhead.compareTo(limit) > 0;
+    }
+
+    /**
+     * Whether the shortest waits of the last full interval, in the socket and for a worker, added up to more than
+     * {@code target}.
+     */
+    boolean overloaded(Duration target) {
+        return standingWaitMs() > target.toMillis();
     }
 
     /** The shortest waits of the last full interval, in the socket and for a worker, in milliseconds. */

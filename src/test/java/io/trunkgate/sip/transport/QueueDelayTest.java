@@ -48,7 +48,7 @@ class QueueDelayTest {
     void anIdleQueueOrNoTargetIsNeverOverload() {
         delay.record(500);
         advanceMs(100);
-        assertFalse(delay.overloaded(Duration.ZERO), "no target set");
+        assertFalse(delay.refuseNewCall(Duration.ZERO, Duration.ofSeconds(1)), "no target set");
         advanceMs(100);
         assertFalse(delay.overloaded(TARGET), "nothing taken in the last interval");
         delay.record(500);
@@ -91,5 +91,24 @@ class QueueDelayTest {
             assertEquals(2, delay.standingWaitMs());
             assertFalse(delay.overloaded(TARGET));
         }
+    }
+
+    @Test
+    void aBacklogOfFourTargetsAheadRefusesANewCallAndOfOneTargetForASecondAfterAnOverload() {
+        assertFalse(delay.refuseNewCall(TARGET, Duration.ofMillis(160)), "a burst's backlog, four targets");
+        assertTrue(delay.refuseNewCall(TARGET, Duration.ofMillis(161)), "more: a backlog read in one go");
+
+        delay.record(45);
+        advanceMs(100);
+        assertTrue(delay.refuseNewCall(TARGET, Duration.ZERO), "the waits stood over the target");
+        delay.record(3);
+        advanceMs(100);
+        assertFalse(delay.refuseNewCall(TARGET, Duration.ofMillis(40)), "the overload is over");
+        assertTrue(delay.refuseNewCall(TARGET, Duration.ofMillis(41)),
+                "within a second of it, a backlog over one target");
+        advanceMs(899);
+        assertTrue(delay.refuseNewCall(TARGET, Duration.ofMillis(41)));
+        advanceMs(1);
+        assertFalse(delay.refuseNewCall(TARGET, Duration.ofMillis(160)), "a second on, four targets again");
     }
 }

@@ -9,9 +9,10 @@ import java.util.Optional;
 public interface NewCallGate {
 
     /**
-     * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID and From tag ({@code callerTag},
-     * "" when it has none), or empty to let it go on to the stack. {@code waitAhead} is how long the oldest message waiting for the worker that would take this
-     * INVITE has waited (zero when none waits, or for TCP). An INVITE shed here is accounted for by the gate:
+     * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID and From tag
+     * ({@code callerTag}, "" when it has none), or empty to let it go on to the stack. {@code waitAhead} is how long
+     * what is ahead of this INVITE has waited: in the UDP listener's socket, then the oldest message waiting for the
+     * worker that would take it (zero when nothing waits, and for TCP). An INVITE shed here is accounted for by the gate:
      * nothing else sees it.
      */
     Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead);

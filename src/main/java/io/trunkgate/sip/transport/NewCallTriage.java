@@ -68,9 +68,8 @@ public final class NewCallTriage {
             return false;
         }
         String callId = message.headerValue("call-id", 'i');
-        String callerTag = message.fromTag();
-        Optional<String> reason = current.shed(source.getAddress(), callId, callerTag == null ? "" : callerTag,
-                waitAhead.get());
+        // answerable: the From header is there, so its tag is "" at worst
+        Optional<String> reason = current.shed(source.getAddress(), callId, message.fromTag(), waitAhead.get());
         if (reason.isEmpty()) {
             return false;
         }

@@ -55,7 +55,7 @@ final class GatewayFileReader {
                 file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT),
                 new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
-                                .orElse(DEFAULT_WARM_UP_TIME)));
+                                .orElse(DEFAULT_WARM_UP_TIME), true));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook, records(file, baseDir), reroute(file, baseDir), dns(file));
     }

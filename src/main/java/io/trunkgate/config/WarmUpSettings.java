@@ -5,10 +5,12 @@ import java.time.Duration;
 /**
  * The calls a starting gateway places through its own listener before it takes traffic (sip.warm-up.*).
  *
- * @param calls   how many; 0 = no warm-up
- * @param maxTime the longest the warm-up may take, however many calls are left
+ * @param calls         how many at least; 0 = no warm-up
+ * @param maxTime       the longest the warm-up may take, however many calls are left
+ * @param untilCompiled after {@code calls}, go on while the JIT compiler is busy (the configuration file always
+ *                      asks for it; tests that count the calls do not)
  */
-public record WarmUpSettings(int calls, Duration maxTime) {
+public record WarmUpSettings(int calls, Duration maxTime, boolean untilCompiled) {
 
-    public static final WarmUpSettings OFF = new WarmUpSettings(0, Duration.ZERO);
+    public static final WarmUpSettings OFF = new WarmUpSettings(0, Duration.ZERO, false);
 }

@@ -16,10 +16,12 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,12 +32,17 @@ import org.slf4j.LoggerFactory;
  * the admin server says ready, the gateway places calls to itself through its real UDP listener: a warm-up caller
  * and carrier on a loopback address no peer claims ({@link WarmUpAgent}), a configuration holding only them,
  * every step of a real call (admission and pacing scripts in Redis under ids of their own, the dialog, ACK, BYE).
- * Meanwhile any other INVITE is answered 503 with Retry-After.
+ * Once the configured calls are done, it goes on two calls at a time while the JIT compiler is still busy
+ * ({@link CompilerActivity}): at full tilt the calls leave the compiler too little of the cores, and what it had
+ * not compiled yet it compiled under the first real traffic. Meanwhile any other INVITE is answered 503 with
+ * Retry-After.
  */
 final class WarmUp {
 
     private static final Logger log = LoggerFactory.getLogger(WarmUp.class);
     private static final int CONCURRENCY = 32;
+    /** Calls at a time once the configured ones are done: few, so that the compiler gets the cores. */
+    private static final int LIGHT_CONCURRENCY = 2;
     private static final String NUMBER = "99999";
 
     private WarmUp() {
@@ -93,11 +100,19 @@ final class WarmUp {
         long started = System.nanoTime();
         try (WarmUpAgent agent = new WarmUpAgent(plan.address(), plan.listener())) {
             activate.accept(config(real, plan.address(), agent.carrierUri()));
-            int completed = agent.run(NUMBER, settings.calls(), CONCURRENCY,
-                    started + settings.maxTime().toNanos());
-            log.info("warm-up: {} of {} calls completed ({} failed) through {} in {} ms", completed,
-                    settings.calls(), agent.failed(), plan.listener(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            long deadline = started + settings.maxTime().toNanos();
+            agent.run(NUMBER, settings.calls(), () -> false, CONCURRENCY, deadline);
+            CompilerActivity compiler = CompilerActivity.ofThisJvm();
+            if (settings.untilCompiled()) {
+                agent.run(NUMBER, 0, compiler::busy, LIGHT_CONCURRENCY, deadline);
+            }
+            int completed = agent.completed();
+            log.info("warm-up: {} of {} calls completed ({} failed) through {} in {} ms; {} configured{}", completed,
+                    agent.placed(), agent.failed(), plan.listener(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), settings.calls(),
+                    settings.untilCompiled() ? String.format(Locale.ROOT,
+                            ", then more, %d at a time, while the JIT compiler was busy (it compiled for %.0f%% of the"
+                                    + " last second)", LIGHT_CONCURRENCY, 100 * compiler.lastShare()) : "");
             return completed;
         }
     }

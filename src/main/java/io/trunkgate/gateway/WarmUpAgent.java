@@ -17,6 +17,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,7 @@ final class WarmUpAgent implements AutoCloseable {
     private final AtomicInteger failed = new AtomicInteger();
     private final AtomicInteger granted = new AtomicInteger();
     private volatile int maxWindow;
+    private volatile int placed;
     private final AtomicInteger completed = new AtomicInteger();
     private final Thread callerThread;
     private final Thread carrierThread;
@@ -68,6 +70,16 @@ final class WarmUpAgent implements AutoCloseable {
         carrierThread.start();
     }
 
+    /** Calls placed so far. */
+    int placed() {
+        return placed;
+    }
+
+    /** Calls completed so far (BYE answered 200). */
+    int completed() {
+        return completed.get();
+    }
+
     /** Calls that got a failure answer (503 while Redis was slow to warm, for instance). */
     int failed() {
         return failed.get();
@@ -79,18 +91,20 @@ final class WarmUpAgent implements AutoCloseable {
     }
 
     /**
-     * Places {@code count} calls, at most {@code concurrency} at a time, each to {@code number} plus its index;
-     * returns how many completed (BYE answered 200) before {@code deadlineNanos}. A call not completed within
-     * {@link #CALL_TIMEOUT_NANOS} gives its place to the next, and is still ended when its answer comes.
+     * Places {@code count} calls, and more while {@code more} says so, at most {@code concurrency} at a time, each
+     * to {@code number} plus its index; returns how many completed (BYE answered 200) before {@code deadlineNanos}.
+     * A call not completed within {@link #CALL_TIMEOUT_NANOS} gives its place to the next, and is still ended when
+     * its answer comes.
      */
-    int run(String number, int count, int concurrency, long deadlineNanos) throws InterruptedException {
+    int run(String number, int count, BooleanSupplier more, int concurrency, long deadlineNanos)
+            throws InterruptedException {
         // Two calls at first, one more for each that completes: a cold JVM's first Redis calls are slow, and a
         // burst of them would trip the Redis breaker and turn the warm-up into a run of 503s.
         window = new Semaphore(FIRST_WINDOW);
         this.maxWindow = concurrency;
         this.granted.set(FIRST_WINDOW);
         int sent = 0;
-        for (int i = 0; i < count && System.nanoTime() < deadlineNanos; ) {
+        for (int i = 0; (i < count || more.getAsBoolean()) && System.nanoTime() < deadlineNanos; ) {
             if (!window.tryAcquire(POLL_MS, TimeUnit.MILLISECONDS)) {
                 expireStuckCalls();
                 continue;
@@ -105,8 +119,9 @@ final class WarmUpAgent implements AutoCloseable {
             i++;
             sent++;
         }
+        placed += sent;
         // Late calls still end (see onCallerMessage): wait for them too, up to the deadline.
-        while (completed.get() + failed.get() < sent && System.nanoTime() < deadlineNanos) {
+        while (completed.get() + failed.get() < placed && System.nanoTime() < deadlineNanos) {
             Thread.sleep(POLL_MS);
         }
         return completed.get();

@@ -40,12 +40,7 @@ JAVA_OPTS="${JAVA_OPTS:-} -XX:StartFlightRecording=name=tg,settings=profile,disk
   TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
 GW=$GW_PID_gw
 secs=$((WARM_S + PROFILE_S + 5))
-mkdir -p "$WORK/uac"
-(cd "$WORK/uac" && exec timeout "$((secs + 30))" sipp -sf "$SIPP_DIR/uac.xml" -i 127.0.0.1 -p "$(free_sip_port 127.0.0.1)" \
-    "127.0.0.1:$GW_PORT" -s 4420555 -r "$RATE" -m "$((RATE * secs))" -l $((RATE * 20)) -d 0 -nostdin \
-    -buff_size 4194304 -timeout "$((secs + 20))s" -trace_stat -stf uac_stat.csv -fd 1 >uac.out 2>&1) &
-UAC=$!
-PIDS+=("$UAC")
+steady_caller "$GW_PORT" "$RATE" "$secs"
 sleep "$WARM_S"
 
 threads() { for t in /proc/"$GW"/task/*; do printf '%s\t%s\n' "$(cat "$t/comm")" "$(awk '{print $14 + $15}' "$t/stat")"; done; }

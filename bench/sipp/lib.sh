@@ -115,6 +115,18 @@ start_gateway() {
   return 1
 }
 
+# steady_caller PORT RATE SECS: one SIPp caller (uac.xml) at RATE calls/s for SECS seconds against 127.0.0.1:PORT,
+# in the background, its statistics in $WORK/uac/uac_stat.csv; sets UAC to its pid.
+steady_caller() {
+  local port=$1 rate=$2 secs=$3
+  mkdir -p "$WORK/uac"
+  (cd "$WORK/uac" && exec timeout "$((secs + 30))" sipp -sf "$SIPP_DIR/uac.xml" -i 127.0.0.1 -p "$(free_sip_port 127.0.0.1)" \
+      "127.0.0.1:$port" -s 4420555 -r "$rate" -m "$((rate * secs))" -l $((rate * 20)) -d 0 -nostdin \
+      -buff_size 4194304 -timeout "$((secs + 20))s" -trace_stat -stf uac_stat.csv -fd 1 >uac.out 2>&1) &
+  UAC=$!
+  PIDS+=("$UAC")
+}
+
 # stop_gateway NAME: SIGTERM, then checks that the JVM exits within 20 s and that its embedded
 # redis-server (if any) is gone. Returns non-zero otherwise.
 stop_gateway() {

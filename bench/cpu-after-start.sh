@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# CPU per call of a gateway just started, interval by interval: the bench/sipp-vs-kamailio.sh set-up (standalone
+# redis-server, carrier with burst = 1), one SIPp caller at RATE calls/s from the moment the gateway is ready, for
+# SECS seconds. Every IV seconds it prints the calls completed, the gateway's CPU per call, and of it the JIT
+# compilers' (C1 + C2 threads, from /proc/PID/task/*/stat): how long after start the compiler still costs.
+#
+#   bench/cpu-after-start.sh
+#   RATE=300 SECS=60 IV=10 bench/cpu-after-start.sh
+#   TG_WARM_UP_CALLS=12000 JAR=/tmp/other.jar bench/cpu-after-start.sh
+set -euo pipefail
+source "$(dirname "$0")/sipp/lib.sh"
+
+RATE=${RATE:-100}
+SECS=${SECS:-90}
+IV=${IV:-15}
+
+sipp_init trunkgate-cpu-after-start
+sipp_tee bench-cpu-after-start
+echo "# $(machine_line) cpu=\"$(lscpu | grep 'Model name' | sed 's/.*: *//')\" work=$WORK"
+start_redis redis-tg
+UAS_PORT=$(free_sip_port 127.0.0.2)
+GW_PORT=$(free_sip_port 127.0.0.1)
+sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
+start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
+  TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
+GW=$GW_PID_gw
+grep -h 'warm-up:' "$WORK/gw.log" | sed 's/.* - /# /'
+steady_caller "$GW_PORT" "$RATE" "$SECS"
+
+HZ=$(getconf CLK_TCK)
+jit_ticks() {
+  local sum=0 t
+  for t in /proc/"$GW"/task/*; do
+    case "$(cat "$t/comm")" in C1*|C2*) sum=$((sum + $(awk '{print $14 + $15}' "$t/stat"))) ;; esac
+  done
+  echo "$sum"
+}
+all_ticks() { awk '{print $14 + $15}' "/proc/$GW/stat"; }
+calls_done() {
+  local n
+  n=$(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv" 2>/dev/null | sed -n 's/.*successful=\([0-9]*\).*/\1/p')
+  echo "${n:-0}"
+}
+t0=$(all_ticks); j0=$(jit_ticks); n0=$(calls_done)
+for ((s = IV; s <= SECS; s += IV)); do
+  sleep "$IV"
+  t1=$(all_ticks); j1=$(jit_ticks); n1=$(calls_done)
+  calls=$((n1 - n0))
+  if [ "$calls" -gt 0 ]; then
+    printf '%4d s after ready: %5d calls | gateway CPU per call %.3f ms, of it JIT %.3f ms | load1 %s\n' "$s" "$calls" \
+      "$(echo "($t1 - $t0) * 1000 / $HZ / $calls" | bc -l)" "$(echo "($j1 - $j0) * 1000 / $HZ / $calls" | bc -l)" \
+      "$(cut -d' ' -f1 /proc/loadavg)"
+  fi
+  t0=$t1; j0=$j1; n0=$n1
+done
+wait "$UAC" || true
+echo "# caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")"

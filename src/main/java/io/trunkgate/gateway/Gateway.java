@@ -201,7 +201,7 @@ public final class Gateway implements AutoCloseable {
             health.startChecks(new OptionsProber(services), timers);
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
             if (warmUp.isPresent()) {
-                warmUp(warmUp.get(), config, proxy, active);
+                warmUp(warmUp.get(), config, proxy, active, calls, dialogs);
             }
             gateway = new Gateway(active, redis, guard, pacing, admission, threads, sip, calls, dialogs, records, proxy,
                     metrics, health, resolver);
@@ -252,11 +252,16 @@ public final class Gateway implements AutoCloseable {
     }
 
     private static void warmUp(WarmUp.Plan plan, GatewayConfig config, SipProxy proxy,
-                               AtomicReference<ActiveConfig> active) throws Exception {
+                               AtomicReference<ActiveConfig> active, CallRegistry calls, DialogTable dialogs)
+            throws Exception {
         try {
             WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(new ActiveConfig(warm, 0)));
         } finally {
             active.set(new ActiveConfig(config, 1));
+            // Only warm-up calls are up now (others heard 503). What the warm-up left, calls its max-time cut or a
+            // BYE lost, ends here: its caller and carrier are gone, and a drain would wait for those dialogs.
+            calls.abortHeld();
+            dialogs.endAll("warm_up_over");
             proxy.ready();
         }
     }

@@ -34,6 +34,8 @@ final class WarmUpAgent implements AutoCloseable {
     private static final long POLL_MS = 100;
     private static final int FIRST_WINDOW = 2;
     private static final long CALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long IN_FLIGHT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long WAIT_POLL_MS = 5;
     private static final String SDP = "v=0\r\no=warm-up 1 1 IN IP4 %1$s\r\ns=-\r\nc=IN IP4 %1$s\r\nt=0 0\r\n"
             + "m=audio 40000 RTP/AVP 0 8 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:8 PCMA/8000\r\n"
             + "a=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n";
@@ -94,7 +96,7 @@ final class WarmUpAgent implements AutoCloseable {
      * Places {@code count} calls, and more while {@code more} says so, at most {@code concurrency} at a time, each
      * to {@code number} plus its index; returns how many completed (BYE answered 200) before {@code deadlineNanos}.
      * A call not completed within {@link #CALL_TIMEOUT_NANOS} gives its place to the next, and is still ended when
-     * its answer comes.
+     * its answer comes; calls in flight at the deadline get {@link #IN_FLIGHT_GRACE_NANOS} more to end.
      */
     int run(String number, int count, BooleanSupplier more, int concurrency, long deadlineNanos)
             throws InterruptedException {
@@ -120,9 +122,11 @@ final class WarmUpAgent implements AutoCloseable {
             sent++;
         }
         placed += sent;
-        // Late calls still end (see onCallerMessage): wait for them too, up to the deadline.
-        while (completed.get() + failed.get() < placed && System.nanoTime() < deadlineNanos) {
-            Thread.sleep(POLL_MS);
+        // Late calls still end (see onCallerMessage): wait for them too, up to the deadline, and for the calls the
+        // deadline caught in flight (each takes milliseconds) a moment more. The gateway ends what is left after.
+        long lastWait = Math.max(deadlineNanos, System.nanoTime() + IN_FLIGHT_GRACE_NANOS);
+        while (completed.get() + failed.get() < placed && System.nanoTime() < lastWait) {
+            Thread.sleep(WAIT_POLL_MS);
         }
         return completed.get();
     }

@@ -118,8 +118,9 @@ public final class DialogTable {
     }
 
     /**
-     * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, max_call_length, shutdown): its call record is written, and after
-     * a BYE it lingers a while for a late ACK; nothing else is relayed in it.
+     * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, max_call_length, shutdown,
+     * warm_up_over): its call record is written, and after a BYE it lingers a while for a late ACK; nothing else is
+     * relayed in it.
      */
     void remove(Dialog dialog, String endedBy) {
         if (dialog.end()) {

@@ -3,11 +3,12 @@ package io.trunkgate.redis;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,9 +64,12 @@ public final class RedisGuard {
     private final Consumer<Runnable> afterPendingReads;
     private final CircuitBreaker breaker;
     private volatile long lastFailureNanos = System.nanoTime() - 2 * HEALTHY_AFTER_NANOS;
+    /** The calls not yet past their deadline's check, oldest first (settled ones leave at the next check). */
+    private final Queue<Call<?>> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean checkScheduled = new AtomicBoolean();
 
     /**
-     * @param timeouts          runs the timeout checks (one thread is enough: each check is short)
+     * @param timeouts          runs the deadline checks (one thread is enough: each check is short)
      * @param results           completes the results, so whatever follows a decision runs there
      * @param afterPendingReads runs a task once the threads reading Redis's replies have read what has arrived
      */
@@ -119,18 +123,16 @@ public final class RedisGuard {
             return CompletableFuture.failedFuture(unavailable.apply("redis circuit open", null));
         }
         Call<T> guarded = new Call<>(System.nanoTime(), unavailable);
-        ScheduledFuture<?> check = timeouts.schedule(() -> expire(guarded, false, false), timeout.toNanos(),
-                TimeUnit.NANOSECONDS);
+        pending.add(guarded);
+        scheduleCheck();
         CompletionStage<T> reply;
         try {
             reply = call.get();
         } catch (RuntimeException e) {
-            check.cancel(false);
             guarded.fail(e.getMessage(), e);
             return guarded.result;
         }
         reply.whenComplete((value, error) -> {
-            check.cancel(false);
             if (error == null) {
                 if (!guarded.succeed(value)) {
                     results.execute(() -> lateReply.accept(value));
@@ -140,6 +142,33 @@ public final class RedisGuard {
             }
         });
         return guarded.result;
+    }
+
+    /** Schedules the next deadline check, at the oldest pending call's deadline, unless one is scheduled. */
+    private void scheduleCheck() {
+        Call<?> oldest = pending.peek();
+        if (oldest != null && checkScheduled.compareAndSet(false, true)) {
+            long delay = oldest.start + timeout.toNanos() - System.nanoTime();
+            timeouts.schedule(this::checkDeadlines, Math.max(0, delay), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Every call has the same budget, so the pending calls are in deadline order: settled ones leave, the ones past
+     * their deadline are expired, and the next check is set for the oldest one left. One check per budget, however
+     * many calls: a timer per call woke this thread for every Redis call the gateway made.
+     */
+    private void checkDeadlines() {
+        long now = System.nanoTime();
+        for (Call<?> oldest = pending.peek(); oldest != null; oldest = pending.peek()) {
+            if (!oldest.isSettled() && now - oldest.start < timeout.toNanos()) {
+                break;
+            }
+            pending.poll();
+            expire(oldest, false, false);
+        }
+        checkScheduled.set(false);
+        scheduleCheck();
     }
 
     private void expire(Call<?> call, boolean graceGiven, boolean readsChecked) {

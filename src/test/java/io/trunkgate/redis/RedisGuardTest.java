@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -123,6 +124,25 @@ class RedisGuardTest {
         assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
         assertEquals(List.of("read pending replies"), asked);
         assertEquals("CLOSED", starved.state());
+    }
+
+    /** Each timer the guard sets wakes its thread; replies that come at once need one check per budget at most. */
+    @Test
+    void callsAnsweredAtOnceShareOneDeadlineCheck() throws Exception {
+        ScheduledThreadPoolExecutor checks = new ScheduledThreadPoolExecutor(1);
+        try {
+            RedisGuard counted = new RedisGuard(TIMEOUT, Duration.ofMillis(250), checks, results, Runnable::run);
+            for (int i = 0; i < 100; i++) {
+                assertEquals("admitted", counted.call(() -> CompletableFuture.completedFuture("admitted"),
+                        IllegalStateException::new).toCompletableFuture().get(2, TimeUnit.SECONDS));
+            }
+            assertTrue(checks.getTaskCount() <= 2, "deadline checks scheduled for 100 calls: " + checks.getTaskCount());
+            CompletableFuture<String> silent = counted.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+                    .toCompletableFuture();
+            assertEquals("redis did not answer within 50ms", waitForFailure(silent).getCause().getMessage());
+        } finally {
+            checks.shutdownNow();
+        }
     }
 
     @Test

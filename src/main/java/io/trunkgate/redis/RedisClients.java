@@ -23,6 +23,12 @@ public final class RedisClients {
     private static final Duration RECONNECT_DELAY = Duration.ofMillis(100);
     private static final int CONNECT_TIMEOUT_MS = 1000;
     private static final int COMMAND_RECLAIM_MS = 1000;
+    /**
+     * Unused as a delay (commands are not retried), but Redisson ticks its timer wheel at a fraction of the
+     * smaller of this and the timeout: with its default, a random one of 0.5-1 s, it woke every 10-49 ms. A whole
+     * second, no larger than the timeout, gives its usual 100 ms tick.
+     */
+    private static final Duration RETRY_DELAY = Duration.ofMillis(COMMAND_RECLAIM_MS);
     /** How often the cluster topology is re-read, so a promoted replica is used soon after a failover. */
     private static final int CLUSTER_SCAN_INTERVAL_MS = 1000;
 
@@ -72,6 +78,7 @@ public final class RedisClients {
         // command the guard has already given up on, so it must not fire first.
         return config.setTimeout((int) (settings.timeout().toMillis() + COMMAND_RECLAIM_MS))
                 .setRetryAttempts(0)
+                .setRetryDelay(new ConstantDelay(RETRY_DELAY))
                 .setConnectTimeout(CONNECT_TIMEOUT_MS)
                 .setReconnectionDelay(new ConstantDelay(RECONNECT_DELAY));
     }

@@ -2,7 +2,9 @@
 # CPU per call of a gateway just started, interval by interval: the bench/sipp-vs-kamailio.sh set-up (standalone
 # redis-server, carrier with burst = 1), one SIPp caller at RATE calls/s from the moment the gateway is ready, for
 # SECS seconds. Every IV seconds it prints the calls completed, the gateway's CPU per call, and of it the JIT
-# compilers' (C1 + C2 threads, from /proc/PID/task/*/stat): how long after start the compiler still costs.
+# compilers' (C1 + C2 threads, from /proc/PID/task/*/stat): how long after start the compiler still costs. For the
+# last interval it prints CPU, wake-ups (voluntary context switches) and preemptions per call by thread group
+# (bench/thread_stats.py).
 #
 #   bench/cpu-after-start.sh
 #   RATE=300 SECS=60 IV=10 bench/cpu-after-start.sh
@@ -43,7 +45,10 @@ calls_done() {
 }
 t0=$(all_ticks); j0=$(jit_ticks); n0=$(calls_done)
 for ((s = IV; s <= SECS; s += IV)); do
+  last=$((s + IV > SECS))
+  [ "$last" -eq 1 ] && python3 "$REPO_DIR/bench/thread_stats.py" snapshot "$GW" > "$WORK/threads-before.json"
   sleep "$IV"
+  [ "$last" -eq 1 ] && python3 "$REPO_DIR/bench/thread_stats.py" snapshot "$GW" > "$WORK/threads-after.json"
   t1=$(all_ticks); j1=$(jit_ticks); n1=$(calls_done)
   calls=$((n1 - n0))
   if [ "$calls" -gt 0 ]; then
@@ -53,5 +58,9 @@ for ((s = IV; s <= SECS; s += IV)); do
   fi
   t0=$t1; j0=$j1; n0=$n1
 done
+# the last interval by thread: where CPU goes and how often each kind of thread sleeps and is woken again
+echo "# last ${IV} s by thread group:"
+python3 "$REPO_DIR/bench/thread_stats.py" diff "$WORK/threads-before.json" "$WORK/threads-after.json" --calls "$calls" |
+  sed 's/^/# /'
 wait "$UAC" || true
 echo "# caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")"

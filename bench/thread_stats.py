@@ -15,7 +15,21 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
+
+
+def java_names(pid):
+    """Full thread names by OS thread id, from jcmd (/proc's comm keeps only 15 characters); {} if not a JVM."""
+    try:
+        dump = subprocess.run(["jcmd", str(pid), "Thread.print"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    names = {}
+    for match in re.finditer(r'^"(.*?)" .*?nid=(0x[0-9a-f]+|\d+)', dump, re.MULTILINE):
+        nid = match.group(2)
+        names[str(int(nid, 16) if nid.startswith("0x") else int(nid))] = match.group(1)
+    return names
 
 
 def snapshot(pid):
@@ -37,6 +51,10 @@ def snapshot(pid):
             "voluntary": int(status["voluntary_ctxt_switches"]),
             "involuntary": int(status["nonvoluntary_ctxt_switches"]),
         }
+    # after the counters are read: the dump itself wakes threads of the JVM
+    for tid, name in java_names(pid).items():
+        if tid in threads:
+            threads[tid]["name"] = name
     return threads
 
 
@@ -54,16 +72,16 @@ def diff(before, after, calls):
             g[key] += now[key] - then[key]
     rows = sorted(groups.items(), key=lambda item: -item[1]["voluntary"])
     per = max(calls, 1)
-    print(f"{'thread group':40} {'threads':>7} {'cpu ms/call':>11} {'wakes/call':>10} {'preempted/call':>14}")
+    print(f"{'thread group':50} {'threads':>7} {'cpu ms/call':>11} {'wakes/call':>10} {'preempted/call':>14}")
     total = {"cpu_ms": 0.0, "voluntary": 0, "involuntary": 0}
     for name, g in rows:
         if g["voluntary"] == 0 and g["cpu_ms"] == 0:
             continue
         for key in total:
             total[key] += g[key]
-        print(f"{name[:40]:40} {g['threads']:7d} {g['cpu_ms'] / per:11.3f} {g['voluntary'] / per:10.2f} "
+        print(f"{name[:50]:50} {g['threads']:7d} {g['cpu_ms'] / per:11.3f} {g['voluntary'] / per:10.2f} "
               f"{g['involuntary'] / per:14.2f}")
-    print(f"{'all':40} {len(after):7d} {total['cpu_ms'] / per:11.3f} {total['voluntary'] / per:10.2f} "
+    print(f"{'all':50} {len(after):7d} {total['cpu_ms'] / per:11.3f} {total['voluntary'] / per:10.2f} "
           f"{total['involuntary'] / per:14.2f}")
 
 

@@ -4,6 +4,7 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
+import io.trunkgate.sip.transport.CoarseSipTimer;
 import io.trunkgate.sip.transport.GuardedMessageProcessorFactory;
 import io.trunkgate.sip.transport.GuardedTransports;
 import io.trunkgate.sip.transport.NewCallTriage;
@@ -61,6 +62,7 @@ public final class SipStackFactory {
         // message as bytes (one encode per request and per last response) and parses the request again when the
         // transaction is removed, only to drop it (about 5% of the gateway's CPU in the profile, bench/README.md).
         properties.setProperty("gov.nist.javax.sip.RELEASE_REFERENCES_STRATEGY", "Aggressive");
+        properties.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", CoarseSipTimer.class.getName());
         properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");

@@ -62,6 +62,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                 if (socketWait.read(buffer, received.getLength())) {
                     continue;
                 }
+                socketWait.heard();
                 long receivedAt = System.currentTimeMillis();
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
@@ -16,8 +17,9 @@ import java.util.function.LongSupplier;
  * How long datagrams wait in a UDP listener's socket before its receive loop reads them. An overloaded gateway's
  * backlog builds there first (the one receive thread shares the cores with everything else, and the kernel queues
  * up to the socket's buffer, megabytes), where no clock of the gateway's can see it. So the listener sends itself a
- * probe datagram on every tick, which queues behind whatever waits, and the receive loop notes each probe it reads.
- * A probe not read yet has waited at least its age, and so has everything received before it.
+ * probe datagram on every tick (every tenth while it is quiet), which queues behind whatever waits, and the receive
+ * loop notes each probe it reads. A probe not read yet has waited at least its age, and so has everything received
+ * before it.
  *
  * <p>A probe carries a random secret of this listener's, so no datagram from elsewhere passes for one. Until the
  * first probe comes back the wait reads zero: a probe that can never arrive (a firewall on the host) must not
@@ -28,6 +30,12 @@ final class SocketWaitProbe {
     static final int LENGTH = 24;
     /** Probes whose send time is kept: more in flight than this and the wait reads as that of the oldest kept. */
     private static final int KEPT = 64;
+    /**
+     * How often a quiet socket is probed (nothing but probes read since the last one, and every probe read): a
+     * backlog after a quiet spell shows within this, CoDel's interval, and an idle listener is not woken 100 times a
+     * second for nothing.
+     */
+    private static final long QUIET_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};
 
     private final DatagramSocket socket;
@@ -37,6 +45,8 @@ final class SocketWaitProbe {
     private final AtomicLongArray sentAt = new AtomicLongArray(KEPT);
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong read = new AtomicLong();
+    private volatile boolean heard;
+    private volatile long lastSentNanos;
 
     SocketWaitProbe(DatagramSocket socket, LongSupplier nanoClock) {
         this.socket = socket;
@@ -50,13 +60,28 @@ final class SocketWaitProbe {
         System.arraycopy(secret, 0, prefix, MAGIC.length, secret.length);
     }
 
-    /** Sends the next probe to the listener's own socket, unless it is closed. Called from one thread, the ticks'. */
+    /** The receive loop read a datagram that is not a probe: the socket has traffic whose wait counts. */
+    void heard() {
+        heard = true;
+    }
+
+    /**
+     * Sends the next probe to the listener's own socket, unless it is closed, or quiet and probed less than
+     * {@link #QUIET_PERIOD_NANOS} ago. Called from one thread, the ticks'.
+     */
     void send() throws IOException {
         if (socket.isClosed()) {
             return;
         }
+        long now = nanoClock.getAsLong();
         long seq = sent.get() + 1;
-        sentAt.set((int) (seq % KEPT), nanoClock.getAsLong());
+        boolean quiet = !heard && read.get() >= seq - 1;
+        if (quiet && seq > 1 && now - lastSentNanos < QUIET_PERIOD_NANOS) {
+            return;
+        }
+        heard = false;
+        lastSentNanos = now;
+        sentAt.set((int) (seq % KEPT), now);
         sent.set(seq);
         byte[] probe = ByteBuffer.allocate(LENGTH).put(prefix).putLong(seq).array();
         socket.send(new DatagramPacket(probe, probe.length, self));

@@ -67,6 +67,7 @@ class QueueDelayTest {
             DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
             socket.receive(packet);
             assertTrue(probe.read(buffer, packet.getLength()));
+            probe.heard(); // the listener reads traffic, and then
             // from now on nothing is read: each tick finds the probes of the ticks before still in the socket
             for (int tick = 0; tick < 20; tick++) {
                 advanceMs(10);
@@ -82,6 +83,7 @@ class QueueDelayTest {
             }
             for (int tick = 0; tick < 10; tick++) {
                 advanceMs(10);
+                probe.heard(); // traffic flows
                 delay.probeSockets();
                 socket.receive(packet);
                 probe.read(buffer, packet.getLength());

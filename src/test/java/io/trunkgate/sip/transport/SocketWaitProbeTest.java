@@ -2,12 +2,14 @@ package io.trunkgate.sip.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +55,7 @@ class SocketWaitProbeTest {
         probe.send();
         assertTrue(readNext(), "the probe arrives on the listener's own socket");
         assertEquals(0, waitMs(), "every probe read");
+        probe.heard(); // traffic
         atMs(10);
         probe.send();
         atMs(20);
@@ -63,6 +66,31 @@ class SocketWaitProbeTest {
         assertEquals(130, waitMs(), "now the one sent at 20 ms is the oldest unread");
         assertTrue(readNext());
         assertEquals(0, waitMs());
+    }
+
+    @Test
+    void aQuietSocketIsProbedEveryTenthTickAndAsSoonAsItHearsTraffic() throws Exception {
+        atMs(0);
+        probe.send();
+        assertTrue(readNext());
+        for (long ms = 10; ms < 100; ms += 10) {
+            atMs(ms);
+            probe.send(); // quiet: nothing heard, every probe read
+        }
+        atMs(100);
+        probe.send();
+        assertTrue(readNext(), "the quiet socket's probe, 100 ms after the last");
+        probe.heard();
+        atMs(110);
+        probe.send();
+        atMs(120);
+        probe.send(); // the one of 110 ms is not read yet: probed on
+        atMs(125);
+        assertEquals(15, waitMs(), "the probe sent at 110 ms is unread");
+        assertTrue(readNext());
+        assertTrue(readNext());
+        socket.setSoTimeout(200);
+        assertThrows(SocketTimeoutException.class, this::readNext, "quiet ticks sent nothing");
     }
 
     @Test

@@ -50,6 +50,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -185,8 +186,7 @@ public final class Gateway implements AutoCloseable {
             ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
             SipProxy proxy = new SipProxy(services, sip.queueDelay(), proxyClock);
-            long probePeriodMs = QueueDelay.PROBE_PERIOD.toMillis();
-            timers.scheduleWithFixedDelay(sip.queueDelay()::probeSockets, 0, probePeriodMs, TimeUnit.MILLISECONDS);
+            timers.execute(() -> probeSocketsNow(sip.queueDelay(), timers));
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
             // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
@@ -215,6 +215,16 @@ public final class Gateway implements AutoCloseable {
             throw e;
         }
         return gateway.startOperations();
+    }
+
+    /** Probes the UDP listeners' sockets, and again when {@link QueueDelay#probeSockets()} says, until shutdown. */
+    private static void probeSocketsNow(QueueDelay delay, ScheduledExecutorService timers) {
+        try {
+            Duration next = delay.probeSockets();
+            timers.schedule(() -> probeSocketsNow(delay, timers), next.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shutdown) {
+            // the timers are stopped: the gateway is closing
+        }
     }
 
     /** Looks the carriers' host names up now, so that their first calls find the answers waiting. */

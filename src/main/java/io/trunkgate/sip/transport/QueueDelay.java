@@ -58,9 +58,10 @@ public final class QueueDelay {
 
     /**
      * Samples how long the oldest datagram still unread in each listener's socket has waited, then sends each
-     * listener its next probe. The gateway calls this every {@link #PROBE_PERIOD}.
+     * listener its next probe; returns when to call it again: after {@link #PROBE_PERIOD}, or, while every listener
+     * is quiet (see {@link SocketWaitProbe#quiet()}), after {@link SocketWaitProbe#QUIET_PERIOD_NANOS}.
      */
-    public void probeSockets() {
+    public Duration probeSockets() {
         long longest = 0;
         for (SocketWaitProbe probe : probes) {
             longest = Math.max(longest, probe.waitNanos());
@@ -73,6 +74,8 @@ public final class QueueDelay {
                 GuardedTransports.LOG.log(Level.WARN, "queue-delay probe not sent: " + e);
             }
         }
+        return probes.stream().allMatch(SocketWaitProbe::quiet) ? Duration.ofNanos(SocketWaitProbe.QUIET_PERIOD_NANOS)
+                : PROBE_PERIOD;
     }
 
     /**

@@ -35,7 +35,7 @@ final class SocketWaitProbe {
      * backlog after a quiet spell shows within this, CoDel's interval, and an idle listener is not woken 100 times a
      * second for nothing.
      */
-    private static final long QUIET_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long QUIET_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};
 
     private final DatagramSocket socket;
@@ -75,8 +75,7 @@ final class SocketWaitProbe {
         }
         long now = nanoClock.getAsLong();
         long seq = sent.get() + 1;
-        boolean quiet = !heard && read.get() >= seq - 1;
-        if (quiet && seq > 1 && now - lastSentNanos < QUIET_PERIOD_NANOS) {
+        if (quiet() && seq > 1 && now - lastSentNanos < QUIET_PERIOD_NANOS) {
             return;
         }
         heard = false;
@@ -85,6 +84,11 @@ final class SocketWaitProbe {
         sent.set(seq);
         byte[] probe = ByteBuffer.allocate(LENGTH).put(prefix).putLong(seq).array();
         socket.send(new DatagramPacket(probe, probe.length, self));
+    }
+
+    /** Nothing but probes read since the last probe was sent, and every probe read. */
+    boolean quiet() {
+        return !heard && read.get() >= sent.get();
     }
 
     /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */

@@ -71,7 +71,7 @@ class QueueDelayTest {
             // from now on nothing is read: each tick finds the probes of the ticks before still in the socket
             for (int tick = 0; tick < 20; tick++) {
                 advanceMs(10);
-                delay.probeSockets();
+                assertEquals(QueueDelay.PROBE_PERIOD, delay.probeSockets(), "the next tick while probes are out");
                 delay.record(15);
             }
             assertTrue(delay.standingWaitMs() >= 90 + 15, "socket " + delay.standingWaitMs() + " ms");
@@ -92,6 +92,8 @@ class QueueDelayTest {
             advanceMs(10);
             assertEquals(2, delay.standingWaitMs());
             assertFalse(delay.overloaded(TARGET));
+            // nothing but probes read since, and every probe back: the next tick a tenth as often
+            assertEquals(Duration.ofMillis(100), delay.probeSockets());
         }
     }
 

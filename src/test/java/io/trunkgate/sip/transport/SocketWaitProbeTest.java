@@ -73,6 +73,7 @@ class SocketWaitProbeTest {
         atMs(0);
         probe.send();
         assertTrue(readNext());
+        assertTrue(probe.quiet());
         for (long ms = 10; ms < 100; ms += 10) {
             atMs(ms);
             probe.send(); // quiet: nothing heard, every probe read
@@ -81,8 +82,10 @@ class SocketWaitProbeTest {
         probe.send();
         assertTrue(readNext(), "the quiet socket's probe, 100 ms after the last");
         probe.heard();
+        assertFalse(probe.quiet(), "traffic read");
         atMs(110);
         probe.send();
+        assertFalse(probe.quiet(), "a probe out");
         atMs(120);
         probe.send(); // the one of 110 ms is not read yet: probed on
         atMs(125);

@@ -31,7 +31,7 @@ final class SocketWaitProbe {
     /** Probes whose send time is kept: more in flight than this and the wait reads as that of the oldest kept. */
     private static final int KEPT = 64;
     /**
-     * How often a quiet socket is probed (nothing but probes read since the last one, and every probe read): a
+     * How often a quiet socket is probed (nothing but probes read for this long, and every probe read): a
      * backlog after a quiet spell shows within this, CoDel's interval, and an idle listener is not woken 100 times a
      * second for nothing.
      */
@@ -45,12 +45,13 @@ final class SocketWaitProbe {
     private final AtomicLongArray sentAt = new AtomicLongArray(KEPT);
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong read = new AtomicLong();
-    private volatile boolean heard;
+    private volatile long lastHeardNanos;
     private volatile long lastSentNanos;
 
     SocketWaitProbe(DatagramSocket socket, LongSupplier nanoClock) {
         this.socket = socket;
         this.nanoClock = nanoClock;
+        this.lastHeardNanos = nanoClock.getAsLong() - QUIET_PERIOD_NANOS;
         InetAddress bound = socket.getLocalAddress();
         this.self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : bound,
                 socket.getLocalPort());
@@ -62,7 +63,7 @@ final class SocketWaitProbe {
 
     /** The receive loop read a datagram that is not a probe: the socket has traffic whose wait counts. */
     void heard() {
-        heard = true;
+        lastHeardNanos = nanoClock.getAsLong();
     }
 
     /**
@@ -78,7 +79,6 @@ final class SocketWaitProbe {
         if (quiet() && seq > 1 && now - lastSentNanos < QUIET_PERIOD_NANOS) {
             return;
         }
-        heard = false;
         lastSentNanos = now;
         sentAt.set((int) (seq % KEPT), now);
         sent.set(seq);
@@ -86,9 +86,13 @@ final class SocketWaitProbe {
         socket.send(new DatagramPacket(probe, probe.length, self));
     }
 
-    /** Nothing but probes read since the last probe was sent, and every probe read. */
+    /**
+     * Nothing but probes read for {@link #QUIET_PERIOD_NANOS}, and every probe read. Not "since the last probe": under
+     * load the receive loop, descheduled right after reading a probe off an empty socket, reads nothing for a tick
+     * while datagrams pile up behind it, and that must not slow the probes down.
+     */
     boolean quiet() {
-        return !heard && read.get() >= sent.get();
+        return nanoClock.getAsLong() - lastHeardNanos >= QUIET_PERIOD_NANOS && read.get() >= sent.get();
     }
 
     /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */

@@ -92,7 +92,12 @@ class QueueDelayTest {
             advanceMs(10);
             assertEquals(2, delay.standingWaitMs());
             assertFalse(delay.overloaded(TARGET));
-            // nothing but probes read since, and every probe back: the next tick a tenth as often
+            // nothing but probes read for 100 ms, and every probe back: the next tick a tenth as often
+            advanceMs(100);
+            assertEquals(QueueDelay.PROBE_PERIOD, delay.probeSockets(), "a probe went out");
+            socket.receive(packet);
+            assertTrue(probe.read(buffer, packet.getLength()));
+            advanceMs(10);
             assertEquals(Duration.ofMillis(100), delay.probeSockets());
         }
     }

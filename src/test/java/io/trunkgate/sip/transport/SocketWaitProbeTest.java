@@ -85,15 +85,21 @@ class SocketWaitProbeTest {
         assertFalse(probe.quiet(), "traffic read");
         atMs(110);
         probe.send();
-        assertFalse(probe.quiet(), "a probe out");
+        assertTrue(readNext());
         atMs(120);
-        probe.send(); // the one of 110 ms is not read yet: probed on
+        probe.send(); // traffic 20 ms ago: probed on
         atMs(125);
-        assertEquals(15, waitMs(), "the probe sent at 110 ms is unread");
+        assertEquals(5, waitMs(), "the probe sent at 120 ms is unread");
         assertTrue(readNext());
+        atMs(199);
+        probe.send(); // traffic 99 ms ago: still probed
         assertTrue(readNext());
+        atMs(200);
+        assertTrue(probe.quiet(), "nothing but probes read for 100 ms");
+        atMs(210);
+        probe.send();
         socket.setSoTimeout(200);
-        assertThrows(SocketTimeoutException.class, this::readNext, "quiet ticks sent nothing");
+        assertThrows(SocketTimeoutException.class, this::readNext, "a quiet tick sent nothing");
     }
 
     @Test

@@ -265,7 +265,7 @@ public final class Gateway implements AutoCloseable {
                                AtomicReference<ActiveConfig> active, CallRegistry calls, DialogTable dialogs)
             throws Exception {
         try {
-            WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(new ActiveConfig(warm, 0)));
+            WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(ActiveConfig.warmUp(warm)));
         } finally {
             active.set(new ActiveConfig(config, 1));
             // Only warm-up calls are up now (others heard 503). What the warm-up left, calls its max-time cut or a

@@ -45,6 +45,19 @@ public final class ActiveConfig {
         return generation;
     }
 
+    /** The start-up warm-up's configuration, generation 0: see {@link #warmUp()}. */
+    public static ActiveConfig warmUp(GatewayConfig warmUpConfig) {
+        return new ActiveConfig(warmUpConfig, 0);
+    }
+
+    /**
+     * Whether this is the warm-up's configuration: its calls (thousands at every start) get no call log line each;
+     * the warm-up logs one line for all of them.
+     */
+    public boolean warmUp() {
+        return generation == 0;
+    }
+
     public PeerDirectory peers() {
         return peers;
     }

@@ -475,10 +475,12 @@ final class InviteCall {
             services.admission().leases().release(callId);
             services.records().write(record(status, null).ended(Instant.now(), "failed"));
         }
-        callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
-                callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
-                routing == null ? "[]" : routing.reroutes(), status,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
+        if (!active.warmUp()) {
+            callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
+                    callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
+                    routing == null ? "[]" : routing.reroutes(), status,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
+        }
         if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
         } else if (verdict != null && !verdict.admitted()) {

@@ -74,6 +74,9 @@ class WarmUpTest {
             assertTrue(metrics.contains("trunkgate_calls_admitted_total{gateway=\"warm-gw\",peer=\"warm-up-warm-gw\"} "
                     + CALLS + ".0"), "every warm-up call went through admission:\n" + metrics);
             assertEquals(0, carrier.received(Request.INVITE).size(), "warm-up calls reached a configured carrier");
+            assertEquals(List.of(), logs.events().stream().filter(e -> e.getLoggerName().equals("trunkgate.calls"))
+                    .map(ILoggingEvent::getFormattedMessage).filter(line -> line.contains("peer=warm-up-")).toList(),
+                    "call log lines of warm-up calls");
 
             SipAgent.Call call = caller.invite("127.0.0.1", port, "+4450");
             assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode(), "a call of a configured peer after start");

@@ -7,8 +7,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
@@ -32,10 +32,11 @@ final class SocketWaitProbe {
     private static final int KEPT = 64;
     /**
      * How often a quiet socket is probed (nothing but probes read for this long, and every probe read): a
-     * backlog after a quiet spell shows within this, CoDel's interval, and an idle listener is not woken 100 times a
+     * backlog after a quiet spell shows within CoDel's interval, and an idle listener is not woken 100 times a
      * second for nothing.
      */
-    static final long QUIET_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final Duration QUIET_PERIOD = QueueDelay.INTERVAL;
+    private static final long QUIET_PERIOD_NANOS = QUIET_PERIOD.toNanos();
     private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};
 
     private final DatagramSocket socket;
@@ -46,7 +47,6 @@ final class SocketWaitProbe {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong read = new AtomicLong();
     private volatile long lastHeardNanos;
-    private volatile long lastSentNanos;
 
     SocketWaitProbe(DatagramSocket socket, LongSupplier nanoClock) {
         this.socket = socket;
@@ -68,7 +68,7 @@ final class SocketWaitProbe {
 
     /**
      * Sends the next probe to the listener's own socket, unless it is closed, or quiet and probed less than
-     * {@link #QUIET_PERIOD_NANOS} ago. Called from one thread, the ticks'.
+     * {@link #QUIET_PERIOD} ago. Called from one thread, the ticks'.
      */
     void send() throws IOException {
         if (socket.isClosed()) {
@@ -76,10 +76,9 @@ final class SocketWaitProbe {
         }
         long now = nanoClock.getAsLong();
         long seq = sent.get() + 1;
-        if (quiet() && seq > 1 && now - lastSentNanos < QUIET_PERIOD_NANOS) {
+        if (quiet() && seq > 1 && now - sentAt.get((int) ((seq - 1) % KEPT)) < QUIET_PERIOD_NANOS) {
             return;
         }
-        lastSentNanos = now;
         sentAt.set((int) (seq % KEPT), now);
         sent.set(seq);
         byte[] probe = ByteBuffer.allocate(LENGTH).put(prefix).putLong(seq).array();
@@ -87,7 +86,7 @@ final class SocketWaitProbe {
     }
 
     /**
-     * Nothing but probes read for {@link #QUIET_PERIOD_NANOS}, and every probe read. Not "since the last probe": under
+     * Nothing but probes read for {@link #QUIET_PERIOD}, and every probe read. Not "since the last probe": under
      * load the receive loop, descheduled right after reading a probe off an empty socket, reads nothing for a tick
      * while datagrams pile up behind it, and that must not slow the probes down.
      */

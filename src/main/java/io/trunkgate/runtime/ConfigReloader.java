@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -54,6 +55,9 @@ public final class ConfigReloader implements AutoCloseable {
     private final ScheduledExecutorService worker;
     private final Optional<ScheduledFuture<?>> polling;
     private String fingerprint;
+    /** Where the configuration is read from, as gateway.conf said when it held {@link #sourcesReadFrom}. */
+    private List<Path> sources = List.of();
+    private byte[] sourcesReadFrom;
     private volatile Optional<Attempt> last = Optional.empty();
     private final Object swap = new Object();
 
@@ -149,14 +153,23 @@ public final class ConfigReloader implements AutoCloseable {
         return new Attempt(Instant.now(), trigger, false, running, errors);
     }
 
-    /** A digest of the names and contents of every configuration file, so any edit changes it. */
+    /**
+     * A digest of the names and contents of every configuration file, so any edit changes it. Where the files are
+     * is read from gateway.conf only when gateway.conf changed: parsing it every second kept the JIT compiler busy
+     * with the config library long after start.
+     */
     private String fingerprint() {
         try {
+            byte[] gatewayConf = Files.isRegularFile(source) ? Files.readAllBytes(source) : new byte[0];
+            if (!Arrays.equals(gatewayConf, sourcesReadFrom)) {
+                sources = ConfigLoader.sources(source);
+                sourcesReadFrom = gatewayConf;
+            }
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            for (Path path : ConfigLoader.sources(source)) {
+            for (Path path : sources) {
                 for (Path file : files(path)) {
                     digest.update(file.toString().getBytes(StandardCharsets.UTF_8));
-                    digest.update(Files.readAllBytes(file));
+                    digest.update(file.equals(source) ? gatewayConf : Files.readAllBytes(file));
                 }
             }
             return HexFormat.of().formatHex(digest.digest());

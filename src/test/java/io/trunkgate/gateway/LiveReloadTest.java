@@ -18,6 +18,7 @@ import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.StandaloneRedis;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -112,6 +113,19 @@ class LiveReloadTest {
         assertEquals(7, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
         assertEquals(2.0, Metrics.value(admin.get("/metrics").body(), "trunkgate_config_generation", Map.of())
                 .orElse(-1));
+    }
+
+    @Test
+    void aPeersDirectoryNamedByAnEditedGatewayConfIsWatchedFromThenOn() throws Exception {
+        write("peers2/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 10s, max = 9 } ]\n");
+        Files.writeString(dir.resolve("gateway.conf"), "peers-dir = peers2\n", StandardOpenOption.APPEND);
+        awaitHealth(h -> h.get("config").get("generation").asLong() == 2);
+        assertEquals(9, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
+
+        write("peers2/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 10s, max = 11 } ]\n");
+        JsonNode health = awaitHealth(h -> h.get("config").get("generation").asLong() == 3);
+        assertEquals(3, health.get("config").get("generation").asLong(), health.toString());
+        assertEquals(11, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
     }
 
     @Test

@@ -14,8 +14,7 @@ import javax.sip.ListeningPoint;
  * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link GuardedTcpMessageProcessor}
  * with the limits {@link GuardedTransports#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
  * workers fed through its {@link GuardedUdpMessageProcessor}'s receive loop; every other transport is JAIN-SIP's
- * NIO one. UDP and TCP
- * listeners put new calls to the stack's {@link NewCallTriage} before anything else.
+ * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else.
  */
 public final class GuardedMessageProcessorFactory implements MessageProcessorFactory {
 
@@ -39,7 +38,8 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
             return new GuardedUdpMessageProcessor(address, stack, port, GuardedTransports.workerThreads(properties),
-                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay), newCalls);
+                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay),
+                    newCalls, GuardedTransports.newRequestsNeverWait(properties));
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);

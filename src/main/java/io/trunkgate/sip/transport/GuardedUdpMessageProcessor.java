@@ -18,9 +18,13 @@ import org.slf4j.event.Level;
  * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), then put to the
- * {@link NewCallTriage}, and what goes on is queued for the workers in its call's lane
- * ({@link PerCallDatagramQueue}). The workers are JAIN-SIP's. The loop also reads the {@link SocketWaitProbe}s
- * the listener sends itself, which say how long datagrams wait in the socket before the loop gets to them.
+ * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do and handling
+ * it never waits (see {@link #handledWithoutWaiting}): handing it to a worker costs a thread wake-up, which on a
+ * virtual machine cost more than the handling (bench/README.md). Otherwise it is queued for the workers in its
+ * call's lane ({@link PerCallDatagramQueue}); while any worker holds a datagram, everything after it is queued too,
+ * so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
+ * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
+ * loop gets to them.
  */
 final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
 
@@ -29,10 +33,12 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     private final PerCallDatagramQueue queue;
     private final NewCallTriage triage;
     private final SocketWaitProbe socketWait;
+    private final QueueDelay delay;
+    private final boolean newRequestsNeverWait;
 
     GuardedUdpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, int workers,
                                int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
-                               NewCallTriage triage) throws IOException {
+                               NewCallTriage triage, boolean newRequestsNeverWait) throws IOException {
         super(address, stack, port);
         this.workers = workers;
         this.maxMessageSize = maxMessageSize;
@@ -40,6 +46,8 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         this.triage = triage;
         this.messageQueue = queue;
         this.socketWait = delay.probe(sock);
+        this.delay = delay;
+        this.newRequestsNeverWait = newRequestsNeverWait;
         StackInternals.sendFromListeningSockets(stack);
     }
 
@@ -53,6 +61,9 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
             });
         }
         messageChannels = channels;
+        // the loop's own channel: this constructor starts no thread
+        UDPMessageChannel here = new UDPMessageChannel(getIpAddress(), getPort(), sipStack, this) {
+        };
         byte[] buffer = new byte[maxMessageSize];
         DatagramPacket received = new DatagramPacket(buffer, buffer.length);
         while (isRunning) {
@@ -67,8 +78,14 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
                 DatagramPacket packet = new DatagramPacket(message, message.length, source);
-                if (!triage.handled(message, 0, message.length, source, () -> waitAhead(packet),
+                if (triage.handled(message, 0, message.length, source, () -> waitAhead(packet),
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
+                    continue;
+                }
+                if (queue.idle() && handledWithoutWaiting(message)) {
+                    delay.record(0);
+                    processHere(here, packet);
+                } else {
                     queue.offer(new DatagramQueuedMessageDispatch(packet, receivedAt));
                 }
             } catch (IOException | RuntimeException e) {
@@ -78,6 +95,32 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                 GuardedTransports.LOG.log(Level.WARN, "UDP listener " + getIpAddress().getHostAddress() + ":"
                         + getPort() + " failed to read a datagram: " + e);
             }
+        }
+    }
+
+    /**
+     * Whether handling the datagram never waits on anything. A response below 300 is relayed to the address its
+     * Via says it came from, and ends or confirms a transaction; a request outside a dialog is answered, or handed
+     * to admission, which replies later on its own threads, unless a reroute hook that calls out may be asked
+     * (when a carrier is full, say). A request inside a dialog may be relayed to a host name, which JAIN-SIP
+     * resolves on the thread that sends, and a failure response may ask the reroute hook: those go to a worker.
+     */
+    private boolean handledWithoutWaiting(byte[] message) {
+        RawSipMessage raw = new RawSipMessage(message, 0, message.length);
+        int status = raw.status();
+        if (status > 0) {
+            return status < 300;
+        }
+        return newRequestsNeverWait && "".equals(raw.toTag());
+    }
+
+    private void processHere(UDPMessageChannel here, DatagramPacket packet) {
+        try {
+            StackInternals.process(here, packet);
+        } catch (Exception | StackOverflowError e) {
+            // the loop reads every datagram of the listener: it must go on whatever one of them does
+            GuardedTransports.LOG.log(Level.WARN, "datagram from " + packet.getSocketAddress()
+                    + " not processed: " + e);
         }
     }
 

@@ -37,7 +37,9 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
     private final List<LinkedBlockingQueue<DatagramQueuedMessageDispatch>> lanes;
     private final AtomicInteger lanesTaken = new AtomicInteger();
-    private final ThreadLocal<LinkedBlockingQueue<DatagramQueuedMessageDispatch>> ownLane;
+    private final ThreadLocal<Lane> ownLane;
+    /** Datagrams offered and not yet done with: queued, or taken by a worker that has not come back for more. */
+    private final AtomicInteger unfinished = new AtomicInteger();
     private final long maxAgeMs;
     private final LongSupplier clockMs;
     private final QueueDelay delay;
@@ -63,7 +65,7 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
             if (lane >= workers) {
                 throw new IllegalStateException("more UDP worker threads than the " + workers + " lanes");
             }
-            return lanes.get(lane);
+            return new Lane(lanes.get(lane));
         });
     }
 
@@ -72,8 +74,17 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         return dropped.get();
     }
 
+    /**
+     * Whether no worker has a datagram of this queue to handle: none is queued, and every worker that took one has
+     * come back for the next. Read by the thread that offers, it stays true until that thread offers again.
+     */
+    boolean idle() {
+        return unfinished.get() == 0;
+    }
+
     @Override
     public boolean offer(DatagramQueuedMessageDispatch message) {
+        unfinished.incrementAndGet();
         return lanes.get(lane(message.packet)).offer(message);
     }
 
@@ -106,24 +117,34 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
     @Override
     public DatagramQueuedMessageDispatch take() throws InterruptedException {
-        LinkedBlockingQueue<DatagramQueuedMessageDispatch> lane = ownLane.get();
+        Lane lane = ownLane.get();
+        lane.finished();
         while (true) {
-            DatagramQueuedMessageDispatch message = lane.take();
+            DatagramQueuedMessageDispatch message = lane.queue.take();
             if (fresh(message)) {
+                lane.holding = true;
                 return message;
             }
+            unfinished.decrementAndGet();
         }
     }
 
     @Override
     public DatagramQueuedMessageDispatch poll(long timeout, TimeUnit unit) throws InterruptedException {
-        LinkedBlockingQueue<DatagramQueuedMessageDispatch> lane = ownLane.get();
+        Lane lane = ownLane.get();
+        lane.finished();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
-            DatagramQueuedMessageDispatch message = lane.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (message == null || fresh(message)) {
+            DatagramQueuedMessageDispatch message = lane.queue.poll(deadline - System.nanoTime(),
+                    TimeUnit.NANOSECONDS);
+            if (message == null) {
+                return null;
+            }
+            if (fresh(message)) {
+                lane.holding = true;
                 return message;
             }
+            unfinished.decrementAndGet();
         }
     }
 
@@ -150,12 +171,12 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
     @Override
     public DatagramQueuedMessageDispatch poll() {
-        return ownLane.get().poll();
+        throw new UnsupportedOperationException("a per-call datagram queue is only offered to and taken from");
     }
 
     @Override
     public DatagramQueuedMessageDispatch peek() {
-        return ownLane.get().peek();
+        throw new UnsupportedOperationException("a per-call datagram queue is only offered to and taken from");
     }
 
     @Override
@@ -171,6 +192,25 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     @Override
     public int remainingCapacity() {
         return Integer.MAX_VALUE;
+    }
+
+    /** A worker's lane, and whether the worker is still handling the datagram it took last. */
+    private final class Lane {
+        final LinkedBlockingQueue<DatagramQueuedMessageDispatch> queue;
+        /** Read and written by the lane's worker only. */
+        boolean holding;
+
+        Lane(LinkedBlockingQueue<DatagramQueuedMessageDispatch> queue) {
+            this.queue = queue;
+        }
+
+        /** The worker came back for more: the datagram it took last is handled. */
+        void finished() {
+            if (holding) {
+                holding = false;
+                unfinished.decrementAndGet();
+            }
+        }
     }
 
     @Override

@@ -35,6 +35,23 @@ final class RawSipMessage {
         return true;
     }
 
+    /** A response's status code (the three digits after {@code SIP/2.0 }, any case), or -1 for anything else. */
+    int status() {
+        String version = "sip/2.0 ";
+        int code = start + version.length();
+        if (code + 3 > end || !matchesIgnoringCase(start, version)) {
+            return -1;
+        }
+        int status = 0;
+        for (int i = code; i < code + 3; i++) {
+            if (data[i] < '0' || data[i] > '9') {
+                return -1;
+            }
+            status = status * 10 + data[i] - '0';
+        }
+        return status;
+    }
+
     /** The start of the first header line called {@code lowerName} (or its one-letter compact form), or -1. */
     int header(String lowerName, char compact) {
         for (int line = headers; line < end && data[line] != '\r' && data[line] != '\n'; line = nextLine(line)) {

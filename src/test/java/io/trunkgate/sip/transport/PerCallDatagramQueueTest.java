@@ -1,6 +1,8 @@
 package io.trunkgate.sip.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +11,7 @@ import java.net.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -93,5 +96,20 @@ class PerCallDatagramQueueTest {
             otherCall = datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: c" + i + "\r\n\r\n");
         }
         assertEquals(Duration.ZERO, queue.waitAhead(otherCall), "another lane waits for nothing");
+    }
+
+    @Test
+    void theQueueIsIdleOnlyWhenNoWorkerHasADatagramToHandle() throws Exception {
+        PerCallDatagramQueue queue = queue(1, 100);
+        assertTrue(queue.idle());
+        queue.offer(received("SIP/2.0 180 Ringing\r\nCall-ID: c1\r\n\r\n", 0));
+        assertFalse(queue.idle(), "queued");
+        DatagramQueuedMessageDispatch taken = queue.take();
+        assertFalse(queue.idle(), "taken, and still being handled");
+        queue.offer(received("SIP/2.0 100 Trying\r\nCall-ID: c1\r\n\r\n", 150));
+        assertNull(queue.poll(0, TimeUnit.MILLISECONDS), "a stale datagram is dropped, not handled");
+        assertTrue(queue.idle(), "the worker came back for more: the first is handled, the stale one dropped");
+        assertEquals("SIP/2.0 180 Ringing", new String(taken.packet.getData(), taken.packet.getOffset(), 19,
+                StandardCharsets.US_ASCII));
     }
 }

@@ -47,6 +47,16 @@ class RawSipMessageTest {
     }
 
     @Test
+    void aResponsesStatusIsReadFromItsStatusLineAndAnythingElseHasNone() {
+        assertEquals(180, raw("SIP/2.0 180 Ringing\r\nCall-ID: c\r\n\r\n").status());
+        assertEquals(200, raw("sip/2.0 200 OK\r\n\r\n").status());
+        assertEquals(-1, raw("INVITE sip:a@b SIP/2.0\r\n\r\n").status());
+        assertEquals(-1, raw("SIP/2.0 2x0 OK\r\n\r\n").status());
+        assertEquals(-1, raw("SIP/2.0 20").status());
+        assertEquals(-1, raw("SIP/3.0 200 OK\r\n\r\n").status());
+    }
+
+    @Test
     void theToTagIsTheHeadersParameterNotTheUris() {
         assertEquals("", raw("INVITE sip:a@b SIP/2.0\r\nTo: <sip:a@b;tag=uri>\r\n\r\n").toTag());
         assertEquals("x1", raw("BYE sip:a@b SIP/2.0\r\nTo: <sip:a@b;tag=uri>;tag=x1\r\n\r\n").toTag());

@@ -1,0 +1,142 @@
+package io.trunkgate.sip.transport;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.trunkgate.sip.SipStackFactory;
+import io.trunkgate.testing.TestConfigs;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.sip.DialogTerminatedEvent;
+import javax.sip.IOExceptionEvent;
+import javax.sip.RequestEvent;
+import javax.sip.ResponseEvent;
+import javax.sip.SipListener;
+import javax.sip.TimeoutEvent;
+import javax.sip.TransactionTerminatedEvent;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which thread of a real JAIN-SIP stack handles a datagram. An idle UDP listener handles a new request on its
+ * receive loop, with no worker to wake; a request inside a dialog, which may be relayed to a host name JAIN-SIP
+ * resolves on the sending thread, goes to a worker, and so does a new request when the reroute hook may call out.
+ * While a worker holds a datagram, whatever comes next waits in the lanes behind it, so a call's messages keep
+ * their order.
+ */
+class ReceiveLoopHandlingTest {
+
+    private static final String RECEIVE_LOOP = "MessageProcessorThread";
+    private static final String WORKER = "UDPMessageChannelThread";
+
+    @Test
+    void anIdleListenerHandlesANewRequestOnItsReceiveLoopAndAnInDialogRequestOnAWorker() throws Exception {
+        try (Listener listener = new Listener(true)) {
+            listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
+            assertTrue(listener.handledBy().contains(RECEIVE_LOOP));
+            listener.send(bye(listener));
+            assertTrue(listener.handledBy().contains(WORKER));
+        }
+    }
+
+    @Test
+    void whenNewRequestsMayWaitTheyGoToAWorker() throws Exception {
+        try (Listener listener = new Listener(false)) {
+            listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
+            assertTrue(listener.handledBy().contains(WORKER));
+        }
+    }
+
+    @Test
+    void whileAWorkerHandlesADatagramTheNextOneGoesToAWorkerToo() throws Exception {
+        try (Listener listener = new Listener(true)) {
+            listener.holdNext = true;
+            listener.send(bye(listener));
+            assertTrue(listener.handledBy().contains(WORKER));
+            // the BYE is held in its worker until the end: the INVITE must not be handled beside it on the loop
+            listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
+            assertTrue(listener.handledBy().contains(WORKER));
+        }
+    }
+
+    private static String bye(Listener listener) {
+        return SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port)
+                .replace("INVITE sip:", "BYE sip:").replace("CSeq: 1 INVITE", "CSeq: 2 BYE")
+                .replace("To: <sip:+15550001@" + SipSockets.GW + ">", "To: <sip:+15550001@" + SipSockets.GW
+                        + ">;tag=callee");
+    }
+
+    /** A stack on a free port whose one listener notes the thread each request is handled on. */
+    private static final class Listener implements SipListener, AutoCloseable {
+        final int port = SipSockets.freePort();
+        final SipStackFactory.Stack stack;
+        final DatagramSocket caller = new DatagramSocket(new InetSocketAddress(SipSockets.GW, 0));
+        final BlockingQueue<String> threads = new LinkedBlockingQueue<>();
+        /** Holds the next request in the listener until the test ends. */
+        volatile boolean holdNext;
+        private final CountDownLatch end = new CountDownLatch(1);
+
+        Listener(boolean newRequestsNeverWait) throws Exception {
+            stack = SipStackFactory.create("receive-loop-" + port,
+                    TestConfigs.onSharedRedis("receive-loop", port).build().sip(), newRequestsNeverWait);
+            stack.providers().get(0).addSipListener(this);
+        }
+
+        void send(String message) throws Exception {
+            byte[] bytes = message.getBytes(StandardCharsets.US_ASCII);
+            caller.send(new DatagramPacket(bytes, bytes.length, new InetSocketAddress(SipSockets.GW, port)));
+        }
+
+        String handledBy() throws InterruptedException {
+            String thread = threads.poll(30, TimeUnit.SECONDS);
+            assertNotNull(thread, "the request never reached the listener");
+            return thread;
+        }
+
+        @Override
+        public void processRequest(RequestEvent event) {
+            threads.add(Thread.currentThread().getName());
+            boolean hold = holdNext;
+            holdNext = false;
+            if (hold) {
+                try {
+                    end.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        @Override
+        public void processResponse(ResponseEvent event) {
+        }
+
+        @Override
+        public void processTimeout(TimeoutEvent event) {
+        }
+
+        @Override
+        public void processIOException(IOExceptionEvent event) {
+        }
+
+        @Override
+        public void processTransactionTerminated(TransactionTerminatedEvent event) {
+        }
+
+        @Override
+        public void processDialogTerminated(DialogTerminatedEvent event) {
+        }
+
+        @Override
+        public void close() {
+            end.countDown();
+            caller.close();
+            stack.stack().stop();
+        }
+    }
+}

@@ -18,15 +18,20 @@ import org.slf4j.event.Level;
  * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), then put to the
- * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do and handling
- * it never waits (see {@link #handledWithoutWaiting}): handing it to a worker costs a thread wake-up, which on a
- * virtual machine cost more than the handling (bench/README.md). Otherwise it is queued for the workers in its
+ * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, handling
+ * it never waits (see {@link #handledWithoutWaiting}), and the loop has spent less than a quarter of its time so on
+ * lately ({@link LoopTimeBudget}): handing it to a worker costs a thread wake-up, which on a virtual machine cost
+ * more than the handling (bench/README.md). Otherwise it is queued for the workers in its
  * call's lane ({@link PerCallDatagramQueue}); while any worker holds a datagram, everything after it is queued too,
  * so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
  * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
  * loop gets to them.
  */
 final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
+
+    /** How long the loop's handling budget lasts, and the share of it the loop may spend handling datagrams. */
+    private static final Duration HANDLING_WINDOW = Duration.ofMillis(10);
+    private static final double HANDLING_SHARE = 0.25;
 
     private final int workers;
     private final int maxMessageSize;
@@ -64,6 +69,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         // the loop's own channel: this constructor starts no thread
         UDPMessageChannel here = new UDPMessageChannel(getIpAddress(), getPort(), sipStack, this) {
         };
+        LoopTimeBudget budget = new LoopTimeBudget(HANDLING_WINDOW, HANDLING_SHARE, System::nanoTime);
         byte[] buffer = new byte[maxMessageSize];
         DatagramPacket received = new DatagramPacket(buffer, buffer.length);
         while (isRunning) {
@@ -82,9 +88,11 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     continue;
                 }
-                if (queue.idle() && handledWithoutWaiting(message)) {
+                long start = queue.idle() && handledWithoutWaiting(message) ? budget.startIfWithinBudget() : -1;
+                if (start >= 0) {
                     delay.record(0);
                     processHere(here, packet);
+                    budget.spentSince(start);
                 } else {
                     queue.offer(new DatagramQueuedMessageDispatch(packet, receivedAt));
                 }
@@ -100,10 +108,11 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
 
     /**
      * Whether handling the datagram never waits on anything. A response below 300 is relayed to the address its
-     * Via says it came from, and ends or confirms a transaction; a request outside a dialog is answered, or handed
+     * Via says it came from, and ends or confirms a transaction. A request outside a dialog is answered, or handed
      * to admission, which replies later on its own threads, unless a reroute hook that calls out may be asked
-     * (when a carrier is full, say). A request inside a dialog may be relayed to a host name, which JAIN-SIP
-     * resolves on the thread that sends, and a failure response may ask the reroute hook: those go to a worker.
+     * (when a carrier is full, say). A request inside a dialog is relayed, or refused, at once, unless it is to be
+     * relayed to a host name, which JAIN-SIP resolves on the thread that sends. A failure response may ask the
+     * reroute hook. What may wait goes to a worker.
      */
     private boolean handledWithoutWaiting(byte[] message) {
         RawSipMessage raw = new RawSipMessage(message, 0, message.length);
@@ -111,7 +120,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         if (status > 0) {
             return status < 300;
         }
-        return newRequestsNeverWait && "".equals(raw.toTag());
+        return "".equals(raw.toTag()) ? newRequestsNeverWait : raw.routesOnlyToAddresses();
     }
 
     private void processHere(UDPMessageChannel here, DatagramPacket packet) {

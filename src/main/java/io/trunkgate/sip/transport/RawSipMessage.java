@@ -1,5 +1,6 @@
 package io.trunkgate.sip.transport;
 
+import io.trunkgate.config.SipUri;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -50,6 +51,91 @@ final class RawSipMessage {
             status = status * 10 + data[i] - '0';
         }
         return status;
+    }
+
+    /**
+     * Whether every place this request may be sent on to is written as an IP address: the host of its Request-URI
+     * and of each Route (JAIN-SIP resolves a host name on the thread that sends). False for anything this cannot
+     * read, a {@code maddr} parameter, or a URI other than sip or sips.
+     */
+    boolean routesOnlyToAddresses() {
+        int uriStart = indexOf(start, headers, (byte) ' ');
+        if (uriStart < 0 || !hostIsAddress(uriStart + 1, indexOf(uriStart + 1, headers, (byte) ' '))) {
+            return false;
+        }
+        boolean[] addresses = {true};
+        forEachHeaderLine((line, lineEnd) -> {
+            int value = valueStart(line, "route", (char) 0);
+            if (value < 0 || !addresses[0]) {
+                return;
+            }
+            // each route is a name-addr: <uri>, comma-separated
+            int open = indexOf(value, lineEnd, (byte) '<');
+            if (open < 0) {
+                addresses[0] = false;
+            }
+            while (open >= 0 && addresses[0]) {
+                int close = indexOf(open, lineEnd, (byte) '>');
+                addresses[0] = close > 0 && hostIsAddress(open + 1, close);
+                open = close < 0 ? -1 : indexOf(close, lineEnd, (byte) '<');
+            }
+        });
+        return addresses[0];
+    }
+
+    /** Whether the SIP URI in [from, to) names its host as an IPv4 or a bracketed IPv6 address. */
+    private boolean hostIsAddress(int from, int to) {
+        if (to < 0) {
+            return false;
+        }
+        int host;
+        if (matchesIgnoringCase(from, "sip:")) {
+            host = from + 4;
+        } else if (matchesIgnoringCase(from, "sips:")) {
+            host = from + 5;
+        } else {
+            return false;
+        }
+        // the last @ ends the user part, which may hold ; and ?; neither parameters nor the host may hold an @
+        for (int i = host; i < to; i++) {
+            if (data[i] == '@') {
+                host = i + 1;
+            }
+        }
+        for (int i = host; i + 6 <= to; i++) {
+            if (matchesIgnoringCase(i, "maddr=")) {
+                return false;
+            }
+        }
+        int hostEnd = host;
+        if (host < to && data[host] == '[') {
+            hostEnd = indexOf(host, to, (byte) ']');
+            return hostEnd > host + 1 && ipv6(host + 1, hostEnd);
+        }
+        while (hostEnd < to && data[hostEnd] != ':' && data[hostEnd] != ';' && data[hostEnd] != '?') {
+            hostEnd++;
+        }
+        return SipUri.isIpv4(new String(data, host, hostEnd - host, StandardCharsets.ISO_8859_1));
+    }
+
+    private boolean ipv6(int from, int to) {
+        for (int i = from; i < to; i++) {
+            byte b = data[i];
+            if (!(b == ':' || b == '.' || (b >= '0' && b <= '9') || ((b | 0x20) >= 'a' && (b | 0x20) <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The first index of {@code b} in [from, to), or -1. */
+    private int indexOf(int from, int to, byte b) {
+        for (int i = from; i < Math.min(to, end); i++) {
+            if (data[i] == b) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The start of the first header line called {@code lowerName} (or its one-letter compact form), or -1. */

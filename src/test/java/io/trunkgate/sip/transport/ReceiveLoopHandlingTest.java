@@ -23,9 +23,9 @@ import javax.sip.TransactionTerminatedEvent;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which thread of a real JAIN-SIP stack handles a datagram. An idle UDP listener handles a new request on its
- * receive loop, with no worker to wake; a request inside a dialog, which may be relayed to a host name JAIN-SIP
- * resolves on the sending thread, goes to a worker, and so does a new request when the reroute hook may call out.
+ * Which thread of a real JAIN-SIP stack handles a datagram. An idle UDP listener handles a request on its receive
+ * loop, with no worker to wake; a request that may be relayed to a host name, which JAIN-SIP resolves on the
+ * sending thread, goes to a worker, and so does a new request when the reroute hook may call out.
  * While a worker holds a datagram, whatever comes next waits in the lanes behind it, so a call's messages keep
  * their order.
  */
@@ -35,11 +35,19 @@ class ReceiveLoopHandlingTest {
     private static final String WORKER = "UDPMessageChannelThread";
 
     @Test
-    void anIdleListenerHandlesANewRequestOnItsReceiveLoopAndAnInDialogRequestOnAWorker() throws Exception {
+    void anIdleListenerHandlesRequestsOnItsReceiveLoop() throws Exception {
         try (Listener listener = new Listener(true)) {
             listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
             assertTrue(listener.handledBy().contains(RECEIVE_LOOP));
-            listener.send(bye(listener));
+            listener.send(bye(listener, SipSockets.GW));
+            assertTrue(listener.handledBy().contains(RECEIVE_LOOP));
+        }
+    }
+
+    @Test
+    void aRequestThatMayBeRelayedToAHostNameGoesToAWorker() throws Exception {
+        try (Listener listener = new Listener(true)) {
+            listener.send(bye(listener, "carrier.invalid"));
             assertTrue(listener.handledBy().contains(WORKER));
         }
     }
@@ -56,7 +64,7 @@ class ReceiveLoopHandlingTest {
     void whileAWorkerHandlesADatagramTheNextOneGoesToAWorkerToo() throws Exception {
         try (Listener listener = new Listener(true)) {
             listener.holdNext = true;
-            listener.send(bye(listener));
+            listener.send(bye(listener, "carrier.invalid"));
             assertTrue(listener.handledBy().contains(WORKER));
             // the BYE is held in its worker until the end: the INVITE must not be handled beside it on the loop
             listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
@@ -64,9 +72,10 @@ class ReceiveLoopHandlingTest {
         }
     }
 
-    private static String bye(Listener listener) {
+    /** A BYE whose Request-URI names {@code host}. */
+    private static String bye(Listener listener, String host) {
         return SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port)
-                .replace("INVITE sip:", "BYE sip:").replace("CSeq: 1 INVITE", "CSeq: 2 BYE")
+                .replace("INVITE sip:+15550001@" + SipSockets.GW, "BYE sip:+15550001@" + host).replace("CSeq: 1 INVITE", "CSeq: 2 BYE")
                 .replace("To: <sip:+15550001@" + SipSockets.GW + ">", "To: <sip:+15550001@" + SipSockets.GW
                         + ">;tag=callee");
     }

@@ -18,10 +18,10 @@ import org.slf4j.event.Level;
  * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), then put to the
- * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, handling
- * it never waits (see {@link #handledWithoutWaiting}), and the loop has spent less than a quarter of its time so on
- * lately ({@link LoopTimeBudget}): handing it to a worker costs a thread wake-up, which on a virtual machine cost
- * more than the handling (bench/README.md). Otherwise it is queued for the workers in its
+ * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, handling it
+ * never waits (see {@link #handledWithoutWaiting}), and the loop keeps up with its socket with time to spare
+ * ({@link ReceiveLoopLoad}): handing it to a worker costs a thread wake-up, which on a virtual machine cost more
+ * than the handling (bench/README.md). Otherwise it is queued for the workers in its
  * call's lane ({@link PerCallDatagramQueue}); while any worker holds a datagram, everything after it is queued too,
  * so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
  * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
@@ -38,7 +38,6 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     private final PerCallDatagramQueue queue;
     private final NewCallTriage triage;
     private final SocketWaitProbe socketWait;
-    private final QueueDelay delay;
     private final boolean newRequestsNeverWait;
 
     GuardedUdpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, int workers,
@@ -51,7 +50,6 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         this.triage = triage;
         this.messageQueue = queue;
         this.socketWait = delay.probe(sock);
-        this.delay = delay;
         this.newRequestsNeverWait = newRequestsNeverWait;
         StackInternals.sendFromListeningSockets(stack);
     }
@@ -69,13 +67,15 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         // the loop's own channel: this constructor starts no thread
         UDPMessageChannel here = new UDPMessageChannel(getIpAddress(), getPort(), sipStack, this) {
         };
-        LoopTimeBudget budget = new LoopTimeBudget(HANDLING_WINDOW, HANDLING_SHARE, System::nanoTime);
+        ReceiveLoopLoad load = new ReceiveLoopLoad(HANDLING_WINDOW, HANDLING_SHARE, System::nanoTime);
         byte[] buffer = new byte[maxMessageSize];
         DatagramPacket received = new DatagramPacket(buffer, buffer.length);
         while (isRunning) {
             try {
                 received.setLength(buffer.length);
+                long reading = System.nanoTime();
                 sock.receive(received);
+                load.read(System.nanoTime() - reading);
                 if (socketWait.read(buffer, received.getLength())) {
                     continue;
                 }
@@ -88,11 +88,10 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     continue;
                 }
-                long start = queue.idle() && handledWithoutWaiting(message) ? budget.startIfWithinBudget() : -1;
+                long start = queue.idle() && handledWithoutWaiting(message) ? load.startHandling() : -1;
                 if (start >= 0) {
-                    delay.record(0);
                     processHere(here, packet);
-                    budget.spentSince(start);
+                    load.handledSince(start);
                 } else {
                     queue.offer(new DatagramQueuedMessageDispatch(packet, receivedAt));
                 }

@@ -13,6 +13,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
 import javax.sip.RequestEvent;
@@ -37,10 +38,11 @@ class ReceiveLoopHandlingTest {
     @Test
     void anIdleListenerHandlesRequestsOnItsReceiveLoop() throws Exception {
         try (Listener listener = new Listener(true)) {
-            listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
-            assertTrue(listener.handledBy().contains(RECEIVE_LOOP));
-            listener.send(bye(listener, SipSockets.GW));
-            assertTrue(listener.handledBy().contains(RECEIVE_LOOP));
+            // one at a time, each sent once the one before was handled: the loop keeps up, but its first handlings
+            // (interpreted code) may take longer than it allows itself in a window, so it may leave a few to a worker
+            assertTrue(listener.someHandledOnTheLoop(() -> SipSockets.invite("UDP", SipSockets.GW,
+                    listener.caller.getLocalPort(), listener.port)));
+            assertTrue(listener.someHandledOnTheLoop(() -> bye(listener, SipSockets.GW)));
         }
     }
 
@@ -99,6 +101,17 @@ class ReceiveLoopHandlingTest {
         void send(String message) throws Exception {
             byte[] bytes = message.getBytes(StandardCharsets.US_ASCII);
             caller.send(new DatagramPacket(bytes, bytes.length, new InetSocketAddress(SipSockets.GW, port)));
+        }
+
+        /** Whether one of up to 50 messages, each sent once the one before was handled, was handled on the loop. */
+        boolean someHandledOnTheLoop(Supplier<String> message) throws Exception {
+            for (int i = 0; i < 50; i++) {
+                send(message.get());
+                if (handledBy().contains(RECEIVE_LOOP)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         String handledBy() throws InterruptedException {

@@ -18,10 +18,10 @@ import org.slf4j.event.Level;
  * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), then put to the
- * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, handling it
- * never waits (see {@link #handledWithoutWaiting}), and the loop keeps up with its socket with time to spare
- * ({@link ReceiveLoopLoad}): handing it to a worker costs a thread wake-up, which on a virtual machine cost more
- * than the handling (bench/README.md). Otherwise it is queued for the workers in its
+ * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, no queue has
+ * stood lately ({@link QueueDelay#standingWaitMs()}), handling it never waits (see {@link #handledWithoutWaiting}),
+ * and the loop keeps up with its socket with time to spare ({@link ReceiveLoopLoad}): handing it to a worker costs
+ * a thread wake-up, which on a virtual machine cost more than the handling (bench/README.md). Otherwise it is queued for the workers in its
  * call's lane ({@link PerCallDatagramQueue}); while any worker holds a datagram, everything after it is queued too,
  * so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
  * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
@@ -38,6 +38,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     private final PerCallDatagramQueue queue;
     private final NewCallTriage triage;
     private final SocketWaitProbe socketWait;
+    private final QueueDelay delay;
     private final boolean newRequestsNeverWait;
 
     GuardedUdpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, int workers,
@@ -50,6 +51,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         this.triage = triage;
         this.messageQueue = queue;
         this.socketWait = delay.probe(sock);
+        this.delay = delay;
         this.newRequestsNeverWait = newRequestsNeverWait;
         StackInternals.sendFromListeningSockets(stack);
     }
@@ -88,7 +90,8 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     continue;
                 }
-                long start = queue.idle() && handledWithoutWaiting(message) ? load.startHandling() : -1;
+                long start = queue.idle() && delay.standingWaitMs() == 0 && handledWithoutWaiting(message)
+                        ? load.startHandling() : -1;
                 if (start >= 0) {
                     processHere(here, packet);
                     load.handledSince(start);

@@ -3,6 +3,7 @@ package io.trunkgate.sip.transport;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.SipSettings;
 import io.trunkgate.sip.SipStackFactory;
 import io.trunkgate.testing.TestConfigs;
 import java.lang.reflect.Proxy;
@@ -61,10 +62,16 @@ class ReceiveLoopHandlingTest {
     void whileAWorkerHandlesADatagramTheNextOneGoesToAWorkerToo() throws Exception {
         try (Listener listener = new Listener(true)) {
             listener.holdNext = true;
-            listener.send(bye(listener, "carrier.invalid"));
+            String bye = bye(listener, "carrier.invalid");
+            listener.send(bye);
             assertTrue(listener.handledBy().contains(WORKER));
-            // the BYE is held in its worker until the end: the INVITE must not be handled beside it on the loop
-            listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
+            // the BYE is held in its worker until the end: the INVITE must not be handled beside it on the loop,
+            // and it goes to another worker's lane, or it would wait behind the BYE
+            String invite;
+            do {
+                invite = SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port);
+            } while (listener.lane(invite) == listener.lane(bye));
+            listener.send(invite);
             assertTrue(listener.handledBy().contains(WORKER));
         }
     }
@@ -87,10 +94,12 @@ class ReceiveLoopHandlingTest {
         /** Holds the next request in the listener until the test ends. */
         volatile boolean holdNext;
         private final CountDownLatch end = new CountDownLatch(1);
+        private final int workers;
 
         Listener(boolean newRequestsNeverWait) throws Exception {
-            stack = SipStackFactory.create("receive-loop-" + port,
-                    TestConfigs.onSharedRedis("receive-loop", port).build().sip(), newRequestsNeverWait);
+            SipSettings sip = TestConfigs.onSharedRedis("receive-loop", port).build().sip();
+            workers = sip.workerThreads();
+            stack = SipStackFactory.create("receive-loop-" + port, sip, newRequestsNeverWait);
             // only requests matter here: every other event is ignored
             stack.providers().get(0).addSipListener((SipListener) Proxy.newProxyInstance(
                     SipListener.class.getClassLoader(), new Class<?>[] {SipListener.class},
@@ -104,6 +113,12 @@ class ReceiveLoopHandlingTest {
                         case "toString" -> "receive-loop test listener";
                         default -> null;
                     }));
+        }
+
+        /** The worker lane a message goes to, as {@link PerCallDatagramQueue#lane} picks it. */
+        int lane(String message) {
+            byte[] bytes = message.getBytes(StandardCharsets.US_ASCII);
+            return Math.floorMod(new RawSipMessage(bytes, 0, bytes.length).callIdHash(0), workers);
         }
 
         void send(String message) throws Exception {

@@ -25,10 +25,7 @@ import org.slf4j.LoggerFactory;
  * The caller and the carrier of the gateway's warm-up calls, on two UDP sockets of a loopback address no peer
  * claims: INVITE (with SDP), 180 and 200 from the carrier, ACK and BYE along the gateway's Record-Route, 200 to the
  * BYE. Plain text over sockets, so the warm-up exercises only the gateway's own code, and nothing here is a second
- * SIP stack to start and stop. Every other call is dressed as many user agents send theirs (display names,
- * {@code transport} parameters, a few more headers): the compiler optimises for what the warm-up showed it, and
- * real traffic shaped otherwise threw the compiled call path away and had it compiled again under load
- * (bench/README.md).
+ * SIP stack to start and stop.
  */
 final class WarmUpAgent implements AutoCloseable {
 
@@ -42,9 +39,6 @@ final class WarmUpAgent implements AutoCloseable {
     private static final String SDP = "v=0\r\no=warm-up 1 1 IN IP4 %1$s\r\ns=-\r\nc=IN IP4 %1$s\r\nt=0 0\r\n"
             + "m=audio 40000 RTP/AVP 0 8 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:8 PCMA/8000\r\n"
             + "a=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n";
-    /** Headers the dressed calls' INVITE and answers carry, as user agents' do. */
-    private static final String DRESSING = "Allow: INVITE, ACK, CANCEL, BYE, OPTIONS, UPDATE\r\n"
-            + "Supported: timer, 100rel\r\nUser-Agent: trunkgate warm-up\r\nSubject: warm-up call\r\n";
 
     private final InetSocketAddress gateway;
     private final DatagramSocket callerSocket;
@@ -183,25 +177,17 @@ final class WarmUpAgent implements AutoCloseable {
     private String invite(String callId, String number) {
         String sdp = String.format(Locale.ROOT, SDP, host);
         String gw = gateway.getAddress().getHostAddress() + ":" + gateway.getPort();
-        boolean dressed = dressed(callId);
         return "INVITE sip:" + number + "@" + gw + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP " + host + ":" + callerSocket.getLocalPort() + ";branch=z9hG4bK" + callId.hashCode()
-                + (dressed ? "i\r\n" : "i;rport\r\n")
+                + "i;rport\r\n"
                 + "Max-Forwards: 70\r\n"
-                + "From: " + (dressed ? "\"warm up\" " : "") + "<sip:warm-up@" + host + ">;tag=c"
-                + Integer.toHexString(callId.hashCode()) + "\r\n"
-                + "To: " + (dressed ? "callee " : "") + "<sip:" + number + "@" + gw + ">\r\n"
+                + "From: <sip:warm-up@" + host + ">;tag=c" + Integer.toHexString(callId.hashCode()) + "\r\n"
+                + "To: <sip:" + number + "@" + gw + ">\r\n"
                 + "Call-ID: " + callId + "\r\n"
                 + "CSeq: 1 INVITE\r\n"
-                + "Contact: <sip:warm-up@" + host + ":" + callerSocket.getLocalPort()
-                + (dressed ? ";transport=udp>\r\n" + DRESSING : ">\r\n")
+                + "Contact: <sip:warm-up@" + host + ":" + callerSocket.getLocalPort() + ">\r\n"
                 + "Content-Type: application/sdp\r\n"
                 + "Content-Length: " + sdp.length() + "\r\n\r\n" + sdp;
-    }
-
-    /** Whether a call is one of the dressed half (see the class comment). */
-    private static boolean dressed(String callId) {
-        return (callId.hashCode() & 1) == 0;
     }
 
     /**
@@ -277,12 +263,8 @@ final class WarmUpAgent implements AutoCloseable {
                 .append("To: ").append(request.header("to")).append(toTag).append("\r\n")
                 .append("Call-ID: ").append(request.header("call-id")).append("\r\n")
                 .append("CSeq: ").append(request.header("cseq")).append("\r\n")
-                .append("Contact: <sip:callee@").append(host).append(':').append(carrierSocket.getLocalPort());
-        if (dressed(request.header("call-id"))) {
-            response.append(";transport=udp>\r\n").append(DRESSING);
-        } else {
-            response.append(">\r\n");
-        }
+                .append("Contact: <sip:callee@").append(host).append(':').append(carrierSocket.getLocalPort())
+                .append(">\r\n");
         if (!sdp.isEmpty()) {
             response.append("Content-Type: application/sdp\r\n");
         }

@@ -117,12 +117,14 @@ class LiveReloadTest {
 
     @Test
     void aPeersDirectoryNamedByAnEditedGatewayConfIsWatchedFromThenOn() throws Exception {
-        write("peers2/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 10s, max = 9 } ]\n");
+        write("peers2/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\n"
+                + "limits = [ { window = 10s, max = 9 } ]\n");
         Files.writeString(dir.resolve("gateway.conf"), "peers-dir = peers2\n", StandardOpenOption.APPEND);
         awaitHealth(h -> h.get("config").get("generation").asLong() == 2);
         assertEquals(9, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());
 
-        write("peers2/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nlimits = [ { window = 10s, max = 11 } ]\n");
+        write("peers2/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\n"
+                + "limits = [ { window = 10s, max = 11 } ]\n");
         JsonNode health = awaitHealth(h -> h.get("config").get("generation").asLong() == 3);
         assertEquals(3, health.get("config").get("generation").asLong(), health.toString());
         assertEquals(11, admin.get("/api/peers/acme").json().get("limits").get(0).get("max").asLong());

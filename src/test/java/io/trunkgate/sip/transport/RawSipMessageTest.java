@@ -60,7 +60,8 @@ class RawSipMessageTest {
     void aRequestRoutesOnlyToAddressesWhenItsRequestUriAndEveryRouteNameAnAddress() {
         assertTrue(raw("BYE sip:+1555@192.0.2.7:5070;transport=udp SIP/2.0\r\nTo: <sip:a@b>;tag=1\r\n\r\n")
                 .routesOnlyToAddresses());
-        assertTrue(raw("BYE sip:u;x=y@[2001:db8::1]:5060 SIP/2.0\r\nRoute: <sip:192.0.2.1;lr>, \"x\" <sips:10.0.0.1:5061;lr>"
+        assertTrue(raw("BYE sip:u;x=y@[2001:db8::1]:5060 SIP/2.0\r\n"
+                + "Route: <sip:192.0.2.1;lr>, \"x\" <sips:10.0.0.1:5061;lr>"
                 + "\r\nroute :<sip:gw@127.0.0.1;lr>\r\nRecord-Route: <sip:carrier.example;lr>\r\n\r\n")
                 .routesOnlyToAddresses(), "user parts may hold ; and ?; Record-Route is not a Route");
         assertFalse(raw("BYE sip:+1555@carrier.example SIP/2.0\r\n\r\n").routesOnlyToAddresses());

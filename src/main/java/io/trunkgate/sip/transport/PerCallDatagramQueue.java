@@ -121,11 +121,9 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         lane.finished();
         while (true) {
             DatagramQueuedMessageDispatch message = lane.queue.take();
-            if (fresh(message)) {
-                lane.holding = true;
+            if (lane.keeps(message)) {
                 return message;
             }
-            unfinished.decrementAndGet();
         }
     }
 
@@ -137,14 +135,9 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         while (true) {
             DatagramQueuedMessageDispatch message = lane.queue.poll(deadline - System.nanoTime(),
                     TimeUnit.NANOSECONDS);
-            if (message == null) {
-                return null;
-            }
-            if (fresh(message)) {
-                lane.holding = true;
+            if (message == null || lane.keeps(message)) {
                 return message;
             }
-            unfinished.decrementAndGet();
         }
     }
 
@@ -202,6 +195,16 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
         Lane(LinkedBlockingQueue<DatagramQueuedMessageDispatch> queue) {
             this.queue = queue;
+        }
+
+        /** Whether the worker is to handle a datagram it took: a stale one is done with at once. */
+        boolean keeps(DatagramQueuedMessageDispatch message) {
+            if (fresh(message)) {
+                holding = true;
+                return true;
+            }
+            unfinished.decrementAndGet();
+            return false;
         }
 
         /** The worker came back for more: the datagram it took last is handled. */

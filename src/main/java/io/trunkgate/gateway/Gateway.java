@@ -285,6 +285,7 @@ public final class Gateway implements AutoCloseable {
             timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
                     0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
             metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);
+            metrics.trackNewCallLimit(sip.queueDelay()::newCallsPerSecondLimit);
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);
             metrics.trackCarrierHealth(activeConfig().config().carriers().keySet(), health::isUp);

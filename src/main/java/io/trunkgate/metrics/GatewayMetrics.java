@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -236,6 +237,13 @@ public final class GatewayMetrics {
         Gauge.builder("trunkgate.sip.queue.delay", () -> standingWaitMs.getAsLong() / 1000.0)
                 .description("Shortest wait of received datagrams over the last 100 ms: in the socket, then for a SIP worker")
                 .baseUnit("seconds").register(registry);
+    }
+
+    /** The new calls a second let in since an overload (0: not limited). */
+    public void trackNewCallLimit(DoubleSupplier perSecond) {
+        Gauge.builder("trunkgate.sip.new.calls.limit", perSecond::getAsDouble)
+                .description("New calls a second let in since the gateway was overloaded; 0 while not limited")
+                .register(registry);
     }
 
     /** ACKs of the 503s sent to shed calls, absorbed before the stack parsed them. */

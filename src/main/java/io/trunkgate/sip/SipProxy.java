@@ -276,13 +276,14 @@ public final class SipProxy implements SipListener, NewCallGate {
         if (services.dialogs().full()) {
             return Optional.of(Shed.DIALOGS);
         }
-        if (queueDelay.refuseNewCall(sip.overloadDelay(), waitAhead)) {
-            return Optional.of(Shed.OVERLOAD);
-        }
         double perSecond = sip.maxNewCallsPerSecond();
         if (perSecond > 0 && !newCalls.tryTake(nanoClock.getAsLong(), perSecond,
                 Math.max(1, perSecond / NEW_CALL_BURSTS_PER_SECOND))) {
             return Optional.of(Shed.CALL_RATE);
+        }
+        // last: what it lets in counts as admitted, and the rate it lets in after an overload is cut from that
+        if (queueDelay.refuseNewCall(sip.overloadDelay(), waitAhead)) {
+            return Optional.of(Shed.OVERLOAD);
         }
         return Optional.empty();
     }

@@ -163,6 +163,8 @@ class AdminApiTest {
                 "no Redis errors yet, and the series is there from the start");
         assertEquals(0.0, Metrics.value(m, "trunkgate_redis_errors_total", Map.of("op", "pace")).orElse(-1));
         assertEquals(0.0, Metrics.value(m, "trunkgate_sip_transactions_in_flight", Map.of()).orElse(-1));
+        assertEquals(0.0, Metrics.value(m, "trunkgate_sip_new_calls_limit", Map.of()).orElse(-1),
+                "no overload: new calls not limited");
         assertEquals(1.0, Metrics.value(m, "trunkgate_config_generation", Map.of()).orElse(-1));
     }
 

@@ -34,7 +34,8 @@ public final class QueueDelay {
     private final LongSupplier nanoClock;
     private final List<SocketWaitProbe> probes = new CopyOnWriteArrayList<>();
     /** Until when (nanoClock) a backlog of one target ahead of a new INVITE refuses it. */
-    private volatile long strictUntilNanos;
+    private long strictUntilNanos;
+    private final OverloadRate rate;
 
     /** {@code interval}: how long a wait must stand before it counts. */
     public QueueDelay(Duration interval, LongSupplier nanoClock) {
@@ -42,6 +43,7 @@ public final class QueueDelay {
         this.socketWait = new StandingWait(interval.toNanos(), nanoClock);
         this.workerWait = new StandingWait(interval.toNanos(), nanoClock);
         this.strictUntilNanos = nanoClock.getAsLong();
+        this.rate = new OverloadRate(interval, nanoClock.getAsLong());
     }
 
     /** A worker took a datagram that had waited {@code waitMs} since the listener read it. */
@@ -79,25 +81,34 @@ public final class QueueDelay {
 
     /**
      * Whether a new INVITE with {@code waitAhead} ahead of it (in the socket and in its worker's queue) is to be
-     * refused for a target of {@code target} (zero: never). It is while the waits stand over the target
-     * ({@link #overloaded}); when the backlog ahead of it is {@link #BACKLOG_FACTOR} times the target, since a
-     * socket read in one go after the machine was busy fills the workers' queues faster than the standing wait can
-     * say so, while a burst or a short pause (tens of milliseconds) must not turn calls away; and for
+     * refused for a target of {@code target} (zero: never); if not, it counts as let in. It is while the waits stand
+     * over the target ({@link #overloaded}); when the backlog ahead of it is {@link #BACKLOG_FACTOR} times the
+     * target, since a socket read in one go after the machine was busy fills the workers' queues faster than the
+     * standing wait can say so, while a burst or a short pause (tens of milliseconds) must not turn calls away; for
      * {@link #STRICT_AFTER_OVERLOAD} after the waits last stood over the target, when the backlog ahead of it is
      * over the target itself: coming out of an overload, letting new calls into every queue shorter than four
-     * targets filled each one to that again, and admitted calls were answered in seconds (bench/README.md).
+     * targets filled each one to that again, and admitted calls were answered in seconds (bench/README.md); and
+     * when it is over the rate an {@link OverloadRate} lets in since an overload.
      */
-    public boolean refuseNewCall(Duration target, Duration waitAhead) {
+    public synchronized boolean refuseNewCall(Duration target, Duration waitAhead) {
         if (target.isZero()) {
             return false;
         }
         long now = nanoClock.getAsLong();
-        if (overloaded(target)) {
+        long standingMs = standingWaitMs();
+        rate.adjust(now, standingMs, target.toMillis());
+        if (standingMs > target.toMillis()) {
             strictUntilNanos = now + STRICT_AFTER_OVERLOAD.toNanos();
             return true;
         }
         Duration limit = now - strictUntilNanos < 0 ? target : target.multipliedBy(BACKLOG_FACTOR);
-        return waitAhead.compareTo(limit) > 0;
+        return waitAhead.compareTo(limit) > 0 || !rate.letIn(now);
+    }
+
+    /** How many new calls a second are let in since an overload; 0 while they are not limited. */
+    public synchronized double newCallsPerSecondLimit() {
+        double limit = rate.limitPerSecond();
+        return limit == Double.POSITIVE_INFINITY ? 0 : limit;
     }
 
     /**

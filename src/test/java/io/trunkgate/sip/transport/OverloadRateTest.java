@@ -1,0 +1,93 @@
+package io.trunkgate.sip.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The rate of new calls let in since an overload, driven through {@link QueueDelay} on an injected clock. */
+class OverloadRateTest {
+
+    private static final Duration TARGET = Duration.ofMillis(40);
+
+    private final AtomicLong nanos = new AtomicLong(TimeUnit.SECONDS.toNanos(1_000));
+    private final QueueDelay delay = new QueueDelay(QueueDelay.INTERVAL, nanos::get);
+
+    /**
+     * Offers {@code perSecond} new INVITEs a second for {@code ms}, evenly, while each datagram waits
+     * {@code waitMs} for a worker; returns how many were let in.
+     */
+    private int offer(int perSecond, long ms, long waitMs) {
+        long stepNanos = TimeUnit.SECONDS.toNanos(1) / perSecond;
+        long end = nanos.get() + TimeUnit.MILLISECONDS.toNanos(ms);
+        int letIn = 0;
+        while (nanos.get() < end) {
+            delay.record(waitMs);
+            if (!delay.refuseNewCall(TARGET, Duration.ZERO)) {
+                letIn++;
+            }
+            nanos.addAndGet(stepNanos);
+        }
+        return letIn;
+    }
+
+    @Test
+    void withoutAnOverloadEveryCallIsLetIn() {
+        assertEquals(2_000, offer(2_000, 1_000, 10));
+        assertEquals(0, delay.newCallsPerSecondLimit(), "not limited");
+    }
+
+    @Test
+    void anOverloadCutsTheRateToAShareOfWhatWasLetIn() {
+        assertEquals(1_000, offer(1_000, 1_000, 10));
+        // the waits stand over the target: everything is refused while they do, and the rate is cut once
+        assertEquals(0, offer(1_000, 300, 60) - 100, "the first interval's calls were let in before it ended");
+        assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0);
+        // another cut only after the spacing, from what was let in over the last second at most
+        offer(1_000, 200, 60);
+        assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0, "not yet");
+        offer(1_000, 200, 60);
+        double secondCut = delay.newCallsPerSecondLimit();
+        assertTrue(secondCut < 1_000 * OverloadRate.DECREASE * OverloadRate.DECREASE + 1, "cut again: " + secondCut);
+        // the waits fall to the target: no growth yet, and the rate holds the offer down to the limit
+        int letIn = offer(1_000, 1_000, 30);
+        assertEquals(secondCut, delay.newCallsPerSecondLimit(), 0.001, "held between half the target and the target");
+        assertTrue(letIn <= secondCut + secondCut / 10 + 1 && letIn >= secondCut - 1,
+                "let in " + letIn + " at a limit of " + secondCut);
+    }
+
+    @Test
+    void wellUnderTheTargetTheRateGrowsAndIsLiftedAfterTenSecondsWithTheOfferUnderIt() {
+        offer(1_000, 1_000, 10);
+        offer(1_000, 100, 60);
+        offer(1_000, 10, 1);
+        double cut = delay.newCallsPerSecondLimit();
+        assertEquals(850, cut, 1.0);
+        assertTrue(offer(1_000, 1_000, 1) < 1_000, "limited");
+        double grown = delay.newCallsPerSecondLimit();
+        assertTrue(grown > cut * 1.08 && grown < cut * 1.12, "ten intervals of 1% growth: " + grown);
+        int seconds = 0;
+        int wholeOffers = 0;
+        while (delay.newCallsPerSecondLimit() > 0) {
+            assertTrue(++seconds < 30, "still limited after " + seconds + " s");
+            wholeOffers = offer(1_000, 1_000, 1) == 1_000 ? wholeOffers + 1 : 0;
+        }
+        assertTrue(wholeOffers >= 9, "lifted after " + wholeOffers + " s with the whole offer let in");
+        assertEquals(1_000, offer(1_000, 1_000, 1), "lifted: the whole offer");
+    }
+
+    @Test
+    void anOverloadWithFewCallsLetInRefusesWhileItLastsAndSetsNoLimit() {
+        delay.record(60);
+        nanos.addAndGet(QueueDelay.INTERVAL.toNanos());
+        assertEquals(0, offer(10, 1_000, 60), "the waits stand over the target");
+        assertEquals(0, delay.newCallsPerSecondLimit(), "ten calls a second did not make the overload");
+        offer(10, 1_000, 1);
+        assertEquals(10, offer(10, 1_000, 1), "the overload over, and no limit left behind");
+        assertFalse(delay.overloaded(TARGET));
+    }
+}

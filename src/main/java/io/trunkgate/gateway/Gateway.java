@@ -159,8 +159,7 @@ public final class Gateway implements AutoCloseable {
             resolveAhead(resolver, config);
             FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
                     () -> active.get().config().carriers(), resolver);
-            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
-                    config.reroute().url().isEmpty());
+            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
             CallRegistry calls = new CallRegistry();
             SipLimits limits = config.sip().limits();
             String warmUpId = WarmUp.id(config);

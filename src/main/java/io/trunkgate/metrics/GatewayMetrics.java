@@ -15,10 +15,12 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
+import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -290,11 +292,26 @@ public final class GatewayMetrics {
 
     /** Counts reroutes by the carrier left and the reason, then lets {@code hook} decide. */
     public RerouteHook counting(RerouteHook hook) {
-        return context -> {
-            Counter.builder("trunkgate.reroutes").description("Calls moved to another carrier, by carrier left and reason")
-                    .tags("carrier", context.fromCarrier(), "reason", context.reason().name().toLowerCase(Locale.ROOT))
-                    .register(registry).increment();
-            return hook.reroute(context);
+        return new RerouteHook() {
+            @Override
+            public List<String> reroute(RerouteContext context) {
+                count(context);
+                return hook.reroute(context);
+            }
+
+            @Override
+            public CompletionStage<List<String>> rerouteAsync(RerouteContext context) {
+                count(context);
+                return hook.rerouteAsync(context);
+            }
+
+            private void count(RerouteContext context) {
+                Counter.builder("trunkgate.reroutes")
+                        .description("Calls moved to another carrier, by carrier left and reason")
+                        .tags("carrier", context.fromCarrier(), "reason",
+                                context.reason().name().toLowerCase(Locale.ROOT))
+                        .register(registry).increment();
+            }
         };
     }
 

@@ -115,8 +115,7 @@ public final class CallRouting {
                     addressesLeft.peekFirst(), detail);
             return pace(carrier);
         }
-        reroute(from, reason, responseCode);
-        return attemptNext();
+        return leave(from, reason, responseCode);
     }
 
     /** The caller cancelled: a held call is never sent. Returns false if the call already left for a carrier. */
@@ -157,8 +156,7 @@ public final class CallRouting {
         return resolver.resolve(next.uri()).handle((targets, error) -> {
             if (error != null) {
                 log.warn("call={} carrier {}: {}", callId, next.id(), error.getMessage());
-                reroute(next.id(), RerouteReason.UNRESOLVED, 0);
-                return attemptNext();
+                return leave(next.id(), RerouteReason.UNRESOLVED, 0);
             }
             carrier = next;
             addressesLeft.clear();
@@ -189,8 +187,7 @@ public final class CallRouting {
         }
         return held.result().handle((result, error) -> {
             if (error != null) {
-                reroute(carrier.id(), RerouteReason.PACER_UNAVAILABLE, 0);
-                return attemptNext();
+                return leave(carrier.id(), RerouteReason.PACER_UNAVAILABLE, 0);
             }
             return switch (result.status()) {
                 case RELEASED -> {
@@ -201,17 +198,12 @@ public final class CallRouting {
                 case CANCELLED -> CompletableFuture.<RoutingStep>completedFuture(new RoutingStep.Cancelled());
                 case OVER_MAX_WAIT -> {
                     noteRetry(result.delay().minus(carrier.maxWait()));
-                    reroute(carrier.id(), RerouteReason.OVER_MAX_WAIT, 0);
-                    yield attemptNext();
+                    yield leave(carrier.id(), RerouteReason.OVER_MAX_WAIT, 0);
                 }
-                case AT_CAPACITY -> {
-                    reroute(carrier.id(), RerouteReason.AT_CAPACITY, 0);
-                    yield attemptNext();
-                }
+                case AT_CAPACITY -> leave(carrier.id(), RerouteReason.AT_CAPACITY, 0);
                 case HOLD_FULL -> {
                     noteRetry(carrier.maxWait().isZero() ? carrier.interval() : carrier.maxWait());
-                    reroute(carrier.id(), RerouteReason.HOLD_FULL, 0);
-                    yield attemptNext();
+                    yield leave(carrier.id(), RerouteReason.HOLD_FULL, 0);
                 }
             };
         }).thenCompose(step -> step);
@@ -248,10 +240,17 @@ public final class CallRouting {
         skipped.clear();
     }
 
-    private void reroute(String from, RerouteReason reason, int responseCode) {
+    /** Leaves {@code from} for the candidates the hook chooses (no thread waits for its answer), then the next. */
+    private CompletionStage<RoutingStep> leave(String from, RerouteReason reason, int responseCode) {
         Set<String> down = routes.carrierIds().stream().filter(id -> !health.isUp(id)).collect(Collectors.toSet());
-        List<String> chosen = hook.reroute(new RerouteContext(callId, number, from, reason, responseCode,
-                List.copyOf(tried), List.copyOf(remaining), down));
+        return hook.rerouteAsync(new RerouteContext(callId, number, from, reason, responseCode,
+                List.copyOf(tried), List.copyOf(remaining), down)).thenCompose(chosen -> {
+                    follow(chosen, from, reason, responseCode);
+                    return attemptNext();
+                });
+    }
+
+    private void follow(List<String> chosen, String from, RerouteReason reason, int responseCode) {
         remaining.clear();
         chosen.stream().filter(id -> !tried.contains(id) && !remaining.contains(id)).forEach(remaining::add);
         String to = remaining.isEmpty() ? "none" : remaining.get(0);

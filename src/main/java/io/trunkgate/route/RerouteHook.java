@@ -1,6 +1,8 @@
 package io.trunkgate.route;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Extension point: decides which carriers a call tries after leaving one. Implementations are found with
@@ -17,4 +19,13 @@ public interface RerouteHook {
      * extended. Ids already tried for this call and unknown ids are skipped.
      */
     List<String> reroute(RerouteContext context);
+
+    /**
+     * As {@link #reroute}, answered when the choice is made: the gateway calls this, and goes on with the call when
+     * the stage completes, on the thread that completes it. The default answers with {@link #reroute} at once; a hook
+     * that asks another service overrides it, so that no thread of the gateway waits for that service.
+     */
+    default CompletionStage<List<String>> rerouteAsync(RerouteContext context) {
+        return CompletableFuture.completedFuture(reroute(context));
+    }
 }

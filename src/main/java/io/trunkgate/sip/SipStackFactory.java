@@ -37,12 +37,7 @@ public final class SipStackFactory {
                         StrayResponseValve strayResponses) {
     }
 
-    /**
-     * @param newRequestsNeverWait whether handling a request outside a dialog never waits on anything: true unless
-     *                             the reroute hook calls out (an idle UDP listener then handles such requests on
-     *                             its receive loop, not on a worker it must wake)
-     */
-    public static Stack create(String name, SipSettings sip, boolean newRequestsNeverWait) throws Exception {
+    public static Stack create(String name, SipSettings sip) throws Exception {
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
         Properties properties = new Properties();
@@ -56,7 +51,7 @@ public final class SipStackFactory {
         // JAIN-SIP's NIO TCP with connection caps, idle and message timeouts, a framer that reads compact and
         // spaced header names; UDP datagrams handed to the workers by Call-ID and dropped when stale; and, for
         // TCP and UDP, plain rate-capped 400s to what cannot be parsed.
-        GuardedTransports.configure(properties, sip.tcp(), sip.queueTimeout(), newRequestsNeverWait);
+        GuardedTransports.configure(properties, sip.tcp(), sip.queueTimeout());
         properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         // TCP connects must not block the sending thread: calls are forwarded from the pacer's timer thread and
         // from RedisGuard's small results pool.

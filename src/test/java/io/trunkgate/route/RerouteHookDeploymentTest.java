@@ -192,6 +192,32 @@ class RerouteHookDeploymentTest {
     }
 
     @Test
+    void aHookThatTakesItsTimeHoldsNoSipThread() throws Exception {
+        TestConfigs config = config("slow-hook").route("+2", "b").workerThreads(1)
+                .reroute(new RerouteSettings(Optional.empty(),
+                        Optional.of(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute")),
+                        Duration.ofSeconds(30), 4));
+        start(config);
+        reply.set("{\"carriers\": [\"backup-c\"]}");
+        hang = new CountDownLatch(1);
+        arrived = new CountDownLatch(1);
+        try {
+            SipAgent.Call rerouted = caller.invite(GW, config.sipPort(), "+1555");
+            assertTrue(arrived.await(WAIT_MS, TimeUnit.MILLISECONDS), "a's 503 sent the call to the hook");
+            // the hook has not answered: the gateway's one SIP worker and its receive loop go on with other calls
+            SipAgent.Call other = caller.invite(GW, config.sipPort(), "+2555");
+            assertEquals(200, other.awaitFinal(WAIT_MS).getStatusCode(), "a call while the hook thinks");
+            assertEquals(1, next.received("INVITE", other.callId()));
+            assertEquals(0, backup.received("INVITE", rerouted.callId()), "the rerouted call still waits");
+            hang.countDown();
+            assertEquals(200, rerouted.awaitFinal(WAIT_MS).getStatusCode());
+            assertEquals(1, backup.received("INVITE", rerouted.callId()), "the hook's choice, when it came");
+        } finally {
+            hang.countDown();
+        }
+    }
+
+    @Test
     void requestsBeyondTheConcurrencyCapUseTheChainAtOnce() throws Exception {
         List<String> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
         HttpRerouteHook hook = new HttpRerouteHook(

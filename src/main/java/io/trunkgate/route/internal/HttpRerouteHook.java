@@ -14,7 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A reroute hook behind HTTP: POSTs the reroute context as JSON and takes {@code {"carriers": [ids...]}} back.
- * The call waits at most {@code timeout}, and at most {@code maxConcurrent} requests are in flight; on timeout,
+ * No thread waits for the answer ({@link #rerouteAsync}): the call goes on when it comes, at most {@code timeout}
+ * later, and at most {@code maxConcurrent} requests are in flight; on timeout,
  * a full house, an error status, a failure or a reply that is not that JSON, the configured chain is used.
  * Each request's outcome ({@code ok}, {@code timeout}, {@code busy}, {@code error}, {@code bad_reply}) goes to
  * {@code outcomes}.
@@ -48,18 +50,39 @@ public final class HttpRerouteHook implements RerouteHook {
         this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
     }
 
+    /** Waits for {@link #rerouteAsync}'s answer: for callers that may block (the gateway calls rerouteAsync). */
     @Override
     public List<String> reroute(RerouteContext context) {
+        return rerouteAsync(context).toCompletableFuture().join();
+    }
+
+    @Override
+    public CompletionStage<List<String>> rerouteAsync(RerouteContext context) {
         if (!slots.tryAcquire()) {
-            return fallback(context, "busy", "too many requests in flight");
+            return CompletableFuture.completedFuture(fallback(context, "busy", "too many requests in flight"));
         }
-        CompletableFuture<HttpResponse<String>> reply = null;
+        CompletableFuture<HttpResponse<String>> reply;
         try {
             HttpRequest request = HttpRequest.newBuilder(url).timeout(timeout)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(context))).build();
             reply = client.sendAsync(request, HttpResponse.BodyHandlers.ofString());
-            HttpResponse<String> response = reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.io.IOException | RuntimeException e) {
+            slots.release();
+            return CompletableFuture.completedFuture(fallback(context, "error", e.toString()));
+        }
+        // The request's own timeout starts once connected; this one bounds the whole wait, and cancelling the reply
+        // aborts the exchange.
+        return reply.copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((response, error) -> {
+            reply.cancel(true);
+            slots.release();
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause instanceof TimeoutException || cause instanceof HttpTimeoutException) {
+                return fallback(context, "timeout", "no answer within " + timeout.toMillis() + " ms");
+            }
+            if (cause != null) {
+                return fallback(context, "error", cause.toString());
+            }
             if (response.statusCode() != 200) {
                 return fallback(context, "error", "HTTP " + response.statusCode());
             }
@@ -69,25 +92,7 @@ public final class HttpRerouteHook implements RerouteHook {
             }
             outcomes.accept("ok");
             return carriers.get();
-        } catch (TimeoutException e) {
-            return fallback(context, "timeout", "no answer within " + timeout.toMillis() + " ms");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return fallback(context, "error", "interrupted");
-        } catch (ExecutionException e) {
-            // The client's own request timeout and ours are the same length; whichever fires first, it is a timeout.
-            if (e.getCause() instanceof HttpTimeoutException) {
-                return fallback(context, "timeout", "no answer within " + timeout.toMillis() + " ms");
-            }
-            return fallback(context, "error", e.getCause() != null ? e.getCause().toString() : e.toString());
-        } catch (java.io.IOException | RuntimeException e) {
-            return fallback(context, "error", e.getCause() != null ? e.getCause().toString() : e.toString());
-        } finally {
-            if (reply != null) {
-                reply.cancel(true);
-            }
-            slots.release();
-        }
+        });
     }
 
     private static Optional<List<String>> carriers(String body) {

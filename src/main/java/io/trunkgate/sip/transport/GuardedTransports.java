@@ -18,7 +18,6 @@ public final class GuardedTransports {
     private static final String MAX_CONNECTIONS = "io.trunkgate.sip.tcp.MAX_CONNECTIONS";
     private static final String MAX_CONNECTIONS_PER_SOURCE = "io.trunkgate.sip.tcp.MAX_CONNECTIONS_PER_SOURCE";
     private static final String UDP_QUEUE_TIMEOUT_MS = "io.trunkgate.sip.udp.QUEUE_TIMEOUT_MS";
-    private static final String NEW_REQUESTS_NEVER_WAIT = "io.trunkgate.sip.udp.NEW_REQUESTS_NEVER_WAIT";
     private static final String WORKER_THREADS = "gov.nist.javax.sip.THREAD_POOL_SIZE";
 
     private GuardedTransports() {
@@ -28,11 +27,8 @@ public final class GuardedTransports {
      * @param udpQueueTimeout how long a datagram may wait for a worker before it is dropped unread: its sender has
      *                        retransmitted it by now (T1 = 500 ms), and working through stale copies is how an
      *                        overloaded proxy stays overloaded
-     * @param newRequestsNeverWait whether handling a request outside a dialog never waits on anything (no reroute
-     *                        hook that calls out): then an idle UDP listener handles it on its receive loop
      */
-    public static void configure(Properties stack, TcpLimits tcp, Duration udpQueueTimeout,
-                                 boolean newRequestsNeverWait) {
+    public static void configure(Properties stack, TcpLimits tcp, Duration udpQueueTimeout) {
         if (stack.getProperty(WORKER_THREADS) == null) {
             throw new IllegalArgumentException(WORKER_THREADS + " must be set before the transports are configured");
         }
@@ -49,11 +45,6 @@ public final class GuardedTransports {
         // PerCallDatagramQueue drops stale datagrams itself; JAIN-SIP's auditor would watch a queue no longer used.
         stack.setProperty("gov.nist.javax.sip.CONGESTION_CONTROL_TIMEOUT", "0");
         stack.setProperty(UDP_QUEUE_TIMEOUT_MS, Long.toString(udpQueueTimeout.toMillis()));
-        stack.setProperty(NEW_REQUESTS_NEVER_WAIT, Boolean.toString(newRequestsNeverWait));
-    }
-
-    static boolean newRequestsNeverWait(Properties stack) {
-        return Boolean.parseBoolean(stack.getProperty(NEW_REQUESTS_NEVER_WAIT));
     }
 
     static int workerThreads(Properties stack) {

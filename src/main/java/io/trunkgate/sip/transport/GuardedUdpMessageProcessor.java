@@ -39,11 +39,10 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     private final NewCallTriage triage;
     private final SocketWaitProbe socketWait;
     private final QueueDelay delay;
-    private final boolean newRequestsNeverWait;
 
     GuardedUdpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, int workers,
                                int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
-                               NewCallTriage triage, boolean newRequestsNeverWait) throws IOException {
+                               NewCallTriage triage) throws IOException {
         super(address, stack, port);
         this.workers = workers;
         this.maxMessageSize = maxMessageSize;
@@ -52,7 +51,6 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         this.messageQueue = queue;
         this.socketWait = delay.probe(sock);
         this.delay = delay;
-        this.newRequestsNeverWait = newRequestsNeverWait;
         StackInternals.sendFromListeningSockets(stack);
     }
 
@@ -111,10 +109,10 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     /**
      * Whether handling the datagram never waits on anything. A response below 300 is relayed to the address its
      * Via says it came from, and ends or confirms a transaction. A request outside a dialog is answered, or handed
-     * to admission, which replies later on its own threads, unless a reroute hook that calls out may be asked
-     * (when a carrier is full, say). A request inside a dialog is relayed, or refused, at once, unless it is to be
-     * relayed to a host name, which JAIN-SIP resolves on the thread that sends. A failure response may ask the
-     * reroute hook. What may wait goes to a worker.
+     * to admission, which replies later on its own threads (and so does a reroute hook that calls out). A request
+     * inside a dialog is relayed, or refused, at once, unless it is to be relayed to a host name, which JAIN-SIP
+     * resolves on the thread that sends. A failure response may send the call to another carrier, and goes to a
+     * worker. What may wait goes to a worker.
      */
     private boolean handledWithoutWaiting(byte[] message) {
         RawSipMessage raw = new RawSipMessage(message, 0, message.length);
@@ -122,7 +120,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
         if (status > 0) {
             return status < 300;
         }
-        return "".equals(raw.toTag()) ? newRequestsNeverWait : raw.routesOnlyToAddresses();
+        return "".equals(raw.toTag()) || raw.routesOnlyToAddresses();
     }
 
     private void processHere(UDPMessageChannel here, DatagramPacket packet) {

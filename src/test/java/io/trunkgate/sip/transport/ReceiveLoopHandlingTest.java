@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Which thread of a real JAIN-SIP stack handles a datagram. An idle UDP listener handles a request on its receive
  * loop, with no worker to wake; a request that may be relayed to a host name, which JAIN-SIP resolves on the
- * sending thread, goes to a worker, and so does a new request when the reroute hook may call out.
+ * sending thread, goes to a worker.
  * While a worker holds a datagram, whatever comes next waits in the lanes behind it, so a call's messages keep
  * their order.
  */
@@ -33,7 +33,7 @@ class ReceiveLoopHandlingTest {
 
     @Test
     void anIdleListenerHandlesRequestsOnItsReceiveLoop() throws Exception {
-        try (Listener listener = new Listener(true)) {
+        try (Listener listener = new Listener()) {
             // one at a time, each sent once the one before was handled: the loop keeps up, but its first handlings
             // (interpreted code) may take longer than it allows itself in a window, so it may leave a few to a worker
             assertTrue(listener.someHandledOnTheLoop(() -> SipSockets.invite("UDP", SipSockets.GW,
@@ -44,23 +44,15 @@ class ReceiveLoopHandlingTest {
 
     @Test
     void aRequestThatMayBeRelayedToAHostNameGoesToAWorker() throws Exception {
-        try (Listener listener = new Listener(true)) {
+        try (Listener listener = new Listener()) {
             listener.send(bye(listener, "carrier.invalid"));
             assertTrue(listener.handledBy().contains(WORKER));
         }
     }
 
     @Test
-    void whenNewRequestsMayWaitTheyGoToAWorker() throws Exception {
-        try (Listener listener = new Listener(false)) {
-            listener.send(SipSockets.invite("UDP", SipSockets.GW, listener.caller.getLocalPort(), listener.port));
-            assertTrue(listener.handledBy().contains(WORKER));
-        }
-    }
-
-    @Test
     void whileAWorkerHandlesADatagramTheNextOneGoesToAWorkerToo() throws Exception {
-        try (Listener listener = new Listener(true)) {
+        try (Listener listener = new Listener()) {
             listener.holdNext = true;
             String bye = bye(listener, "carrier.invalid");
             listener.send(bye);
@@ -96,10 +88,10 @@ class ReceiveLoopHandlingTest {
         private final CountDownLatch end = new CountDownLatch(1);
         private final int workers;
 
-        Listener(boolean newRequestsNeverWait) throws Exception {
+        Listener() throws Exception {
             SipSettings sip = TestConfigs.onSharedRedis("receive-loop", port).build().sip();
             workers = sip.workerThreads();
-            stack = SipStackFactory.create("receive-loop-" + port, sip, newRequestsNeverWait);
+            stack = SipStackFactory.create("receive-loop-" + port, sip);
             // only requests matter here: every other event is ignored
             stack.providers().get(0).addSipListener((SipListener) Proxy.newProxyInstance(
                     SipListener.class.getClassLoader(), new Class<?>[] {SipListener.class},

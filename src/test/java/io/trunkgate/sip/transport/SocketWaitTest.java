@@ -31,7 +31,7 @@ class SocketWaitTest {
     void aNewInviteReadAfterABacklogKnowsHowLongTheSocketHeldIt() throws Exception {
         int port = SipSockets.freePort();
         SipStackFactory.Stack stack = SipStackFactory.create("socket-wait-" + port,
-                TestConfigs.onSharedRedis("socket-wait", port).build().sip(), true);
+                TestConfigs.onSharedRedis("socket-wait", port).build().sip());
         List<Duration> waitsAhead = new CopyOnWriteArrayList<>();
         CountDownLatch firstAsked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);

@@ -76,7 +76,8 @@ public final class HttpRerouteHook implements RerouteHook {
         return reply.copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((response, error) -> {
             reply.cancel(true);
             slots.release();
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
             if (cause instanceof TimeoutException || cause instanceof HttpTimeoutException) {
                 return fallback(context, "timeout", "no answer within " + timeout.toMillis() + " ms");
             }

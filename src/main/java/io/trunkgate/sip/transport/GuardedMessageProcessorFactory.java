@@ -38,7 +38,8 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
             return new GuardedUdpMessageProcessor(address, stack, port, GuardedTransports.workerThreads(properties),
-                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay), newCalls);
+                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay),
+                    newCalls);
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);

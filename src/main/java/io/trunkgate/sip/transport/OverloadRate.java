@@ -13,8 +13,8 @@ import org.slf4j.event.Level;
  * INVITE->200 p99 460-920 ms at 2,400 calls/s on 2 cores, bench/README.md). Instead, an interval whose waits stood
  * over the target cuts the rate to a fraction of what was let in over the last second (at most once per
  * {@link #DECREASE_SPACING}, so that one cut shows in the waits before the next), each interval well under the
- * target raises it a little, and {@link #RELEASE_AFTER} with the offer under it and no overload lifts it. Not thread-safe on its own:
- * {@link QueueDelay} calls it under its lock.
+ * target raises it a little, and {@link #RELEASE_AFTER} with the offer under it and no overload lifts it. Not
+ * thread-safe on its own: {@link QueueDelay} calls it under its lock.
  */
 final class OverloadRate {
 
@@ -77,8 +77,8 @@ final class OverloadRate {
         } else if (limitPerSecond != Double.POSITIVE_INFINITY) {
             if (nowNanos - Math.max(lastOverload, lastRefusal) >= RELEASE_AFTER.toNanos()) {
                 limitPerSecond = Double.POSITIVE_INFINITY;
-                GuardedTransports.LOG.log(Level.INFO, "overload over: new calls are no longer limited (the offer stayed "
-                        + "under the limit with no overload for " + RELEASE_AFTER.toSeconds() + " s)");
+                GuardedTransports.LOG.log(Level.INFO, "overload over: new calls are no longer limited (the offer "
+                        + "stayed under the limit with no overload for " + RELEASE_AFTER.toSeconds() + " s)");
             } else if (standingWaitMs * 2 <= targetMs) {
                 limitPerSecond += Math.max(1, limitPerSecond * INCREASE);
             }

@@ -74,7 +74,7 @@ final class OverloadRate {
             if (nowNanos - lastCut >= DECREASE_SPACING.toNanos()) {
                 cut(nowNanos, standingWaitMs, targetMs);
             }
-        } else if (limitPerSecond != Double.POSITIVE_INFINITY) {
+        } else if (limited()) {
             if (nowNanos - Math.max(lastOverload, lastRefusal) >= RELEASE_AFTER.toNanos()) {
                 limitPerSecond = Double.POSITIVE_INFINITY;
                 GuardedTransports.LOG.log(Level.INFO, "overload over: new calls are no longer limited (the offer "
@@ -93,7 +93,7 @@ final class OverloadRate {
         if (lastSecond < MIN_CUT_BASE) {
             return;
         }
-        boolean wasLimited = limitPerSecond != Double.POSITIVE_INFINITY;
+        boolean wasLimited = limited();
         limitPerSecond = Math.min(limitPerSecond, lastSecond) * DECREASE;
         lastCut = nowNanos;
         if (!wasLimited) {
@@ -103,9 +103,13 @@ final class OverloadRate {
         }
     }
 
+    private boolean limited() {
+        return limitPerSecond != Double.POSITIVE_INFINITY;
+    }
+
     /** Whether a new call is let in at {@code nowNanos}; counts it if it is. */
     boolean letIn(long nowNanos) {
-        if (limitPerSecond != Double.POSITIVE_INFINITY && !bucket.tryTake(nowNanos, limitPerSecond,
+        if (limited() && !bucket.tryTake(nowNanos, limitPerSecond,
                 Math.max(1, limitPerSecond * intervalNanos / 1e9))) {
             lastRefusal = nowNanos;
             return false;

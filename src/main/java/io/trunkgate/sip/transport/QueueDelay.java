@@ -97,7 +97,7 @@ public final class QueueDelay {
         long now = nanoClock.getAsLong();
         long standingMs = standingWaitMs();
         rate.adjust(now, standingMs, target.toMillis());
-        if (standingMs > target.toMillis()) {
+        if (overloaded(standingMs, target)) {
             strictUntilNanos = now + STRICT_AFTER_OVERLOAD.toNanos();
             return true;
         }
@@ -116,7 +116,11 @@ public final class QueueDelay {
      * {@code target}.
      */
     boolean overloaded(Duration target) {
-        return standingWaitMs() > target.toMillis();
+        return overloaded(standingWaitMs(), target);
+    }
+
+    private static boolean overloaded(long standingWaitMs, Duration target) {
+        return standingWaitMs > target.toMillis();
     }
 
     /** The shortest waits of the last full interval, in the socket and for a worker, in milliseconds. */

@@ -137,6 +137,17 @@ final class Field {
         return Optional.of(duration);
     }
 
+    /** A duration with a unit, from {@code min} to {@code max}. */
+    Optional<Duration> duration(Duration min, Duration max) {
+        String text = value.map(v -> String.valueOf(v.unwrapped())).orElse("");
+        Optional<Duration> duration = duration(min);
+        if (duration.isPresent() && duration.get().compareTo(max) > 0) {
+            error("must be at most " + max.toMillis() + "ms (got \"" + text + "\")");
+            return Optional.empty();
+        }
+        return duration;
+    }
+
     /** One of the constants of {@code type}, written in any case: "embedded", "UDP". */
     <E extends Enum<E>> Optional<E> choice(Class<E> type) {
         E[] constants = type.getEnumConstants();

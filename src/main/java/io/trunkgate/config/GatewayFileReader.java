@@ -131,7 +131,9 @@ final class GatewayFileReader {
                 file.optional("sip.max-via-headers").integer(2, 256).orElse(defaults.maxViaHeaders()),
                 file.optional("sip.dialog-timeout").duration(Duration.ofMinutes(1)).orElse(defaults.dialogTimeout()),
                 file.optional("sip.max-call-length").duration(Duration.ofMinutes(1)).orElse(defaults.maxCallLength()),
-                file.optional("sip.max-dialogs").integer(1, Integer.MAX_VALUE).orElse(defaults.maxDialogs()));
+                file.optional("sip.max-dialogs").integer(1, Integer.MAX_VALUE).orElse(defaults.maxDialogs()),
+                file.optional("sip.transaction-linger").duration(Duration.ofSeconds(1), SipLimits.MAX_LINGER)
+                        .orElse(defaults.linger()));
     }
 
     private static List<SipListener> listeners(ConfigSection file) {

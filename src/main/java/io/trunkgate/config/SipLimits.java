@@ -13,10 +13,17 @@ import java.time.Duration;
  * @param maxCallLength  how long after its INVITE a dialog is remembered at most, however often it is refreshed;
  *                       {@link Duration#ZERO} for no such bound
  * @param maxDialogs     dialogs remembered at once; beyond it new INVITEs are answered 503
+ * @param linger         how long a finished transaction is remembered to answer retransmissions of its request
+ *                       (RFC 3261's Timer J, 32 s over UDP, at most this), and a dialog a BYE ended for a late ACK
  */
 public record SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTimeout, Duration maxCallLength,
-        int maxDialogs) {
+        int maxDialogs, Duration linger) {
+
+    /** Kamailio's tm keeps a finished transaction 5 s too ({@code wt_timer}). */
+    public static final Duration DEFAULT_LINGER = Duration.ofSeconds(5);
+    /** RFC 3261's 64 x T1: no retransmission of a request comes later. */
+    public static final Duration MAX_LINGER = Duration.ofSeconds(32);
 
     public static final SipLimits DEFAULTS =
-            new SipLimits(16 * 1024, 16, Duration.ofHours(12), Duration.ZERO, 200_000);
+            new SipLimits(16 * 1024, 16, Duration.ofHours(12), Duration.ZERO, 200_000, DEFAULT_LINGER);
 }

@@ -170,8 +170,8 @@ public final class Gateway implements AutoCloseable {
                     metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
                             () -> liveCallIds(calls, dialogTable.get())));
             // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
-            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.maxDialogs(),
-                    System::nanoTime,
+            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.linger(),
+                    limits.maxDialogs(), System::nanoTime,
                     record -> {
                         admission.leases().release(record.callId());
                         writer.write(record);
@@ -285,6 +285,7 @@ public final class Gateway implements AutoCloseable {
                     0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
             metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);
             metrics.trackNewCallLimit(sip.queueDelay()::newCallsPerSecondLimit);
+            metrics.trackTransactions(sip::transactions);
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);
             metrics.trackCarrierHealth(activeConfig().config().carriers().keySet(), health::isUp);

@@ -131,6 +131,20 @@ public final class GatewayMetrics {
                 .tag("reason", reason).register(registry).increment();
     }
 
+    /** A retransmitted request the gateway dropped itself, its transaction being over (e.g. an answered INVITE). */
+    public void requestAbsorbed(String reason) {
+        Counter.builder("trunkgate.sip.requests.absorbed")
+                .description("Copies of requests already answered, dropped by the gateway once their transaction was over")
+                .tag("reason", reason).register(registry).increment();
+    }
+
+    /** SIP transactions the stack remembers: in progress, or finished and lingering for retransmissions. */
+    public void trackTransactions(IntSupplier transactions) {
+        Gauge.builder("trunkgate.sip.stack.transactions", transactions::getAsInt)
+                .description("SIP transactions in progress or finished and kept for retransmissions (sip.transaction-linger)")
+                .register(registry);
+    }
+
     /** Dialogs the gateway admitted and remembers, whose requests it relays. */
     public void trackDialogs(IntSupplier dialogs) {
         Gauge.builder("trunkgate.sip.dialogs", dialogs::getAsInt)

@@ -181,8 +181,11 @@ final class Dialog {
         return ended;
     }
 
-    synchronized Optional<CallRecord> answeredCall() {
-        return Optional.ofNullable(answeredCall);
+    /** The record of the answered call, once: a dialog that lingers after its BYE need not keep it. */
+    synchronized Optional<CallRecord> takeAnsweredCall() {
+        Optional<CallRecord> call = Optional.ofNullable(answeredCall);
+        answeredCall = null;
+        return call;
     }
 
     synchronized boolean confirmed() {

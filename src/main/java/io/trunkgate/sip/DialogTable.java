@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
+import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
 /**
@@ -26,12 +27,6 @@ import javax.sip.message.Request;
 public final class DialogTable {
 
     /**
-     * How long a dialog a BYE ended still lets its ACK through: the caller's ACK and BYE can be handled by two
-     * worker threads in either order, and a 2xx retransmission needs its ACK (64 x T1, RFC 3261 Timer J).
-     */
-    private static final long ENDED_LINGER_NANOS = TimeUnit.SECONDS.toNanos(32);
-
-    /**
      * How long past a session interval a dialog is kept for a refresh that comes late: the party that does not
      * refresh hangs up min(32 s, interval / 3) before the interval ends (RFC 4028 §10), so the session is over
      * by then at both ends.
@@ -42,18 +37,22 @@ public final class DialogTable {
     private final AtomicInteger live = new AtomicInteger();
     private final long timeoutNanos;
     private final long maxCallLengthNanos;
+    private final long endedLingerNanos;
     private final int max;
     private final LongSupplier nanoClock;
     private final Consumer<CallRecord> records;
 
     /**
      * @param maxCallLength {@link Duration#ZERO} for no bound
+     * @param endedLinger   how long a dialog a BYE ended still lets a late ACK through (an ACK and a BYE of one
+     *                      call can cross on the way; a 2xx retransmitted after the BYE still wants its ACK)
      * @param records       told of every answered call when its dialog ends
      */
-    public DialogTable(Duration timeout, Duration maxCallLength, int max, LongSupplier nanoClock,
-            Consumer<CallRecord> records) {
+    public DialogTable(Duration timeout, Duration maxCallLength, Duration endedLinger, int max,
+            LongSupplier nanoClock, Consumer<CallRecord> records) {
         this.timeoutNanos = timeout.toNanos();
         this.maxCallLengthNanos = maxCallLength.toNanos();
+        this.endedLingerNanos = endedLinger.toNanos();
         this.max = max;
         this.nanoClock = nanoClock;
         this.records = records;
@@ -88,6 +87,14 @@ public final class DialogTable {
             return Optional.empty();
         }
         return Optional.of(dialog);
+    }
+
+    /** Whether {@code invite} is a copy of a remembered dialog's INVITE: same Call-ID, caller's tag and branch. */
+    boolean isCopyOfInvite(Request invite) {
+        ViaHeader via = (ViaHeader) invite.getHeader(ViaHeader.NAME);
+        String branch = via == null ? null : via.getBranch();
+        return branch != null && find(SipMessages.callId(invite), SipMessages.fromTag(invite))
+                .filter(dialog -> branch.equals(dialog.inviteBranch())).isPresent();
     }
 
     /** Something was relayed in the dialog: without a session timer, it lives another {@code timeout}. */
@@ -125,10 +132,10 @@ public final class DialogTable {
     void remove(Dialog dialog, String endedBy) {
         if (dialog.end()) {
             live.decrementAndGet();
-            dialog.answeredCall().ifPresent(call -> records.accept(call.ended(Instant.now(), endedBy)));
+            dialog.takeAnsweredCall().ifPresent(call -> records.accept(call.ended(Instant.now(), endedBy)));
         }
         if ("bye".equals(endedBy)) {
-            dialog.expireAt(nanoClock.getAsLong() + ENDED_LINGER_NANOS);
+            dialog.expireAt(nanoClock.getAsLong() + endedLingerNanos);
         } else {
             dialogs.remove(key(dialog.callId(), dialog.callerTag()), dialog);
         }

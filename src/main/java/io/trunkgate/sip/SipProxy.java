@@ -211,6 +211,12 @@ public final class SipProxy implements SipListener, NewCallGate {
             }
             return;
         }
+        if (services.dialogs().isCopyOfInvite(request)) {
+            // Its server transaction is over, so the call was answered (a copy while it runs never gets here);
+            // the carrier's 2xx, retransmitted until the ACK, reaches the caller through the dialog.
+            services.metrics().requestAbsorbed("answered_invite");
+            return;
+        }
         Optional<ServerTransaction> server = serverTransaction(event, provider);
         if (server.isEmpty()) {
             return;

@@ -35,6 +35,12 @@ public final class SipStackFactory {
      */
     public record Stack(SipStack stack, List<SipProvider> providers, QueueDelay queueDelay, NewCallTriage newCalls,
                         StrayResponseValve strayResponses) {
+
+        /** Server and client transactions the stack remembers, lingering ones included. */
+        public int transactions() {
+            SIPTransactionStack transactions = (SIPTransactionStack) stack;
+            return transactions.getServerTransactionTableSize() + transactions.getClientTransactionTableSize();
+        }
     }
 
     public static Stack create(String name, SipSettings sip) throws Exception {
@@ -56,13 +62,14 @@ public final class SipStackFactory {
         // TCP connects must not block the sending thread: calls are forwarded from the pacer's timer thread and
         // from RedisGuard's small results pool.
         properties.setProperty("gov.nist.javax.sip.NIO_BLOCKING_MODE", "NONBLOCKING");
-        // A finished transaction lingers for its RFC 3261 timers (32 s for a non-INVITE over UDP) to absorb
-        // retransmissions; without this it keeps the parsed messages too (about 100 MB more live heap at 800
+        // A finished transaction lingers to absorb retransmissions (sip.transaction-linger, see CoarseSipTimer);
+        // without this it keeps the parsed messages too (about 100 MB more live heap at 800
         // calls/s, copied by every young GC). "Aggressive" rather than "Normal": Normal keeps each released
         // message as bytes (one encode per request and per last response) and parses the request again when the
         // transaction is removed, only to drop it (about 5% of the gateway's CPU in the profile, bench/README.md).
         properties.setProperty("gov.nist.javax.sip.RELEASE_REFERENCES_STRATEGY", "Aggressive");
         properties.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", CoarseSipTimer.class.getName());
+        properties.setProperty(CoarseSipTimer.LINGER_PROPERTY, Long.toString(sip.limits().linger().toMillis()));
         properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");

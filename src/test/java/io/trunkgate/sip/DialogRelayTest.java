@@ -173,7 +173,7 @@ class DialogRelayTest {
         int smallPort = RedisServerProcess.freePort();
         try (Gateway small = Gateway.start(TestConfigs.onSharedRedis("dialogs", smallPort)
                 .instance("small-gw")
-                .sipLimits(new SipLimits(16 * 1024, 16, Duration.ofHours(1), Duration.ZERO, 2))
+                .sipLimits(new SipLimits(16 * 1024, 16, Duration.ofHours(1), Duration.ZERO, 2, SipLimits.DEFAULT_LINGER))
                 .peer("udp-peer", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("carrier", carrier, 1000, Duration.ofSeconds(2), Duration.ofSeconds(5))
                 .route("+1", "carrier")

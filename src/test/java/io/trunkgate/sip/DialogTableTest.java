@@ -26,8 +26,9 @@ class DialogTableTest {
     private static final Duration MAX_CALL_LENGTH = Duration.ofHours(2);
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
     private final List<String> endings = new ArrayList<>();
-    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, 2, now::get, record -> { });
-    private final DialogTable bounded = new DialogTable(TIMEOUT, MAX_CALL_LENGTH, 10, now::get,
+    private static final Duration LINGER = Duration.ofSeconds(5);
+    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, LINGER, 2, now::get, record -> { });
+    private final DialogTable bounded = new DialogTable(TIMEOUT, MAX_CALL_LENGTH, LINGER, 10, now::get,
             record -> endings.add(record.endedBy()));
 
     private static Request invite(String callId, String tag) throws Exception {
@@ -146,6 +147,23 @@ class DialogTableTest {
         Instant at = Instant.parse("2026-11-23T12:00:00Z");
         return new CallRecord(callId, "peer", null, "admitted", null, List.of(), List.of(), 0, at, at, null, 0, 200,
                 null, "gw");
+    }
+
+    @Test
+    void aDialogAByeEndedLetsALateAckFindItForTheLingerOnlyAndItsRecordIsWrittenOnce() throws Exception {
+        Dialog dialog = bounded.open(invite("c11", "t11"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        dialog.confirm(record("c11"));
+        bounded.remove(dialog, "bye");
+        bounded.remove(dialog, "bye");
+        assertEquals(List.of("bye"), endings);
+        assertTrue(dialog.takeAnsweredCall().isEmpty(), "the lingering dialog still holds its call record");
+        now.addAndGet(LINGER.toNanos() - 1);
+        assertTrue(bounded.find("c11", "t11").isPresent(), "an ACK just inside the linger finds no dialog");
+        now.addAndGet(2);
+        assertTrue(bounded.find("c11", "t11").isEmpty());
+        bounded.sweep();
+        assertEquals(0, bounded.size());
+        assertEquals(List.of("bye"), endings);
     }
 
     @Test

@@ -271,6 +271,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
             return callId;
         }
 
+        /** The INVITE as this agent sent it. */
+        public Request inviteRequest() {
+            return invite.getRequest();
+        }
+
         /** The next response of any status, or null after the timeout. */
         public Response next(long timeoutMs) throws InterruptedException {
             return responses.poll(timeoutMs, TimeUnit.MILLISECONDS);

@@ -1,6 +1,7 @@
 package io.trunkgate.sip.transport;
 
 import gov.nist.javax.sip.SipStackImpl;
+import gov.nist.javax.sip.stack.SIPServerTransactionImpl;
 import gov.nist.javax.sip.stack.SIPStackTimerTask;
 import gov.nist.javax.sip.stack.timers.SipTimer;
 import io.netty.util.HashedWheelTimer;
@@ -19,12 +20,27 @@ import org.slf4j.event.Level;
  * wake-ups per call at 100 calls/s, a quarter of all the gateway's (bench/README.md). On the wheel the timers due
  * in one tick run in one wake-up; a timer runs up to one tick late, against RFC 3261 timers of 500 ms and more.
  * The wheel ticks while the stack runs, busy or idle.
+ *
+ * <p>It also bounds how long a finished transaction stays. A non-INVITE server transaction waits out RFC 3261's
+ * Timer J (32 s over UDP) to answer copies of its request; this is cut to {@link #LINGER_PROPERTY}
+ * ({@code sip.transaction-linger}, 5 s by default, as Kamailio's {@code wt_timer}): a copy comes only when every
+ * response sent within that time was lost. And JAIN-SIP keeps every terminated transaction 8 s more in its
+ * table (its {@code LingerTimer}), an INVITE's after its 2xx with the whole parsed INVITE; here that is 1 s:
+ * the gateway does not need it (the ACK of a 2xx and the carrier's retransmitted 2xx are relayed in the dialog,
+ * a copy of an answered INVITE is dropped by the proxy), and at 2,400 calls/s the INVITEs kept those 8 s were
+ * most of what each young GC had to copy (bench/README.md).
  */
 public final class CoarseSipTimer implements SipTimer {
 
+    /** The stack property with the longest linger of a finished transaction, in milliseconds. */
+    public static final String LINGER_PROPERTY = "io.trunkgate.sip.TRANSACTION_LINGER_MS";
     static final Duration TICK = Duration.ofMillis(20);
     private static final int TICKS_PER_WHEEL = 512;
+    private static final long TERMINATED_LINGER_MS = 1000;
+    /** JAIN-SIP's task that removes a terminated transaction from the stack's tables. */
+    private static final String LINGER_TIMER = "gov.nist.javax.sip.stack.SIPTransactionImpl$LingerTimer";
 
+    private volatile long lingerMs = 32_000;
     private volatile HashedWheelTimer wheel;
     private volatile boolean stopped;
 
@@ -34,6 +50,9 @@ public final class CoarseSipTimer implements SipTimer {
 
     @Override
     public void start(SipStackImpl stack, Properties properties) {
+        if (properties != null && properties.getProperty(LINGER_PROPERTY) != null) {
+            lingerMs = Long.parseLong(properties.getProperty(LINGER_PROPERTY));
+        }
         HashedWheelTimer started = new HashedWheelTimer(new DefaultThreadFactory("sip-stack-timer", true),
                 TICK.toMillis(), TimeUnit.MILLISECONDS, TICKS_PER_WHEEL);
         started.start();
@@ -56,8 +75,21 @@ public final class CoarseSipTimer implements SipTimer {
 
     @Override
     public boolean schedule(SIPStackTimerTask task, long delayMs) {
-        new Scheduled(task, 0).arm(delayMs);
+        new Scheduled(task, 0).arm(lingerBound(task, delayMs));
         return true;
+    }
+
+    /** The delay of a one-shot task, shortened if it only keeps a finished transaction (see above). */
+    private long lingerBound(SIPStackTimerTask task, long delayMs) {
+        Class<?> type = task.getClass();
+        if (type.getName().equals(LINGER_TIMER)) {
+            return Math.min(delayMs, TERMINATED_LINGER_MS);
+        }
+        // Timer J: the server transaction's only anonymous task
+        if (type.isAnonymousClass() && type.getEnclosingClass() == SIPServerTransactionImpl.class) {
+            return Math.min(delayMs, lingerMs);
+        }
+        return delayMs;
     }
 
     @Override

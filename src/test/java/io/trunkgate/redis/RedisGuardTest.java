@@ -126,6 +126,41 @@ class RedisGuardTest {
         assertEquals("CLOSED", starved.state());
     }
 
+    /**
+     * After a failure the extra budget of a healthy Redis is gone; a call whose reply comes two budgets late is
+     * still waited for while Redis answers a call sent after it (the gateway's own backlog, not a dead Redis).
+     */
+    @Test
+    void aLateReplyIsWaitedForWhileRedisAnswersCallsSentAfterIt() throws Exception {
+        waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        answerAnotherCallAfter(10);
+        timeouts.schedule(() -> reply.complete("admitted"), 2 * TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
+        assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void whileRedisAnswersOthersACallStillFailsAfterFourBudgets() throws Exception {
+        waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+        long start = System.nanoTime();
+        CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+                .toCompletableFuture();
+        answerAnotherCallAfter(10);
+        waitForFailure(result);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(tookMs >= 4 * TIMEOUT.toMillis() && tookMs < 1_500, "failed after " + tookMs + " ms");
+    }
+
+    /** Another call, sent {@code delayMs} from now on the thread that checks deadlines, answered at once. */
+    private void answerAnotherCallAfter(long delayMs) throws Exception {
+        CompletableFuture<String> other = new CompletableFuture<>();
+        timeouts.schedule(() -> guard.call(() -> CompletableFuture.completedFuture("other"),
+                IllegalStateException::new).whenComplete((value, error) -> other.complete(value)),
+                delayMs, TimeUnit.MILLISECONDS);
+        assertEquals("other", other.get(2, TimeUnit.SECONDS));
+    }
+
     /** Each timer the guard sets wakes its thread; replies that come at once need one check per budget at most. */
     @Test
     void callsAnsweredAtOnceShareOneDeadlineCheck() throws Exception {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A stall of the whole gateway under load: what a long GC pause or a VM descheduled for a second does to calls.
+# The bench/sipp-vs-kamailio.sh set-up (standalone redis-server, carrier with burst = 1), one SIPp caller at RATE
+# calls/s from the moment the gateway is ready, for SECS seconds; STALL_AT seconds in, the gateway's JVM is
+# stopped (SIGSTOP) for STALL_MS and let go again (SIGCONT). Redis answers throughout. Prints the caller's
+# outcome, the gateway's calls by admission outcome and second, and the Redis circuit's transitions: every
+# refusal here is the gateway's own doing.
+#
+#   bench/sipp-stall.sh
+#   RATE=600 STALL_MS=2000 JAR=/tmp/other.jar bench/sipp-stall.sh
+set -euo pipefail
+source "$(dirname "$0")/sipp/lib.sh"
+
+RATE=${RATE:-1200}
+SECS=${SECS:-30}
+STALL_AT=${STALL_AT:-15}
+STALL_MS=${STALL_MS:-1000}
+
+sipp_init trunkgate-sipp-stall
+sipp_tee bench-sipp-stall
+echo "# $(machine_line) cpu=\"$(lscpu | grep 'Model name' | sed 's/.*: *//')\" work=$WORK"
+echo "# $RATE calls/s for $SECS s; the gateway stopped for $STALL_MS ms $STALL_AT s in"
+start_redis redis-tg
+UAS_PORT=$(free_sip_port 127.0.0.2)
+GW_PORT=$(free_sip_port 127.0.0.1)
+sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
+start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
+  TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
+GW=$GW_PID_gw
+steady_caller "$GW_PORT" "$RATE" "$SECS"
+sleep "$STALL_AT"
+stalled_at=$(date -u +%H:%M:%S.%N | cut -c1-12)
+kill -STOP "$GW"
+sleep "$(echo "$STALL_MS / 1000" | bc -l)"
+kill -CONT "$GW"
+echo "# stalled at $stalled_at UTC"
+wait "$UAC" || true
+echo "# caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")"
+echo "# gateway calls by admission and final status:"
+grep -h 'trunkgate.calls' "$WORK/gw.log" | sed -n 's/.* admission=\([^ ]*\).* final=\([0-9]*\).*/\1 \2/p' | sort | uniq -c |
+  sed 's/^/#   /'
+echo "# refused calls by second (UTC):"
+grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -v 'final=200' | cut -c12-19 | uniq -c | sed 's/^/#   /'
+echo "# redis circuit:"
+grep -h 'redis circuit' "$WORK/gw.log" | sed 's/^\(.\{23\}\).*redis circuit /#   \1 /' || echo "#   closed throughout"

@@ -19,13 +19,7 @@ IV=${IV:-15}
 sipp_init trunkgate-cpu-after-start
 sipp_tee bench-cpu-after-start
 echo "# $(machine_line) cpu=\"$(lscpu | grep 'Model name' | sed 's/.*: *//')\" work=$WORK"
-start_redis redis-tg
-UAS_PORT=$(free_sip_port 127.0.0.2)
-GW_PORT=$(free_sip_port 127.0.0.1)
-sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
-start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
-  TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
-GW=$GW_PID_gw
+start_vs_gateway
 grep -h 'warm-up:' "$WORK/gw.log" | sed 's/.* - /# /'
 steady_caller "$GW_PORT" "$RATE" "$SECS"
 

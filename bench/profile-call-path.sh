@@ -31,14 +31,7 @@ fi
 (cd "$WORK" && unzip -o -q "$AP_JAR" 'linux-x64/libasyncProfiler.so')
 AP_LIB="$WORK/linux-x64/libasyncProfiler.so"
 
-start_redis redis-tg
-UAS_PORT=$(free_sip_port 127.0.0.2)
-GW_PORT=$(free_sip_port 127.0.0.1)
-sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
-JAVA_OPTS="${JAVA_OPTS:-} -XX:StartFlightRecording=name=tg,settings=profile,disk=true,maxsize=500m" \
-  start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
-  TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
-GW=$GW_PID_gw
+JAVA_OPTS="${JAVA_OPTS:-} -XX:StartFlightRecording=name=tg,settings=profile,disk=true,maxsize=500m" start_vs_gateway
 secs=$((WARM_S + PROFILE_S + 5))
 steady_caller "$GW_PORT" "$RATE" "$secs"
 sleep "$WARM_S"

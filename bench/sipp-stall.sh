@@ -20,13 +20,7 @@ sipp_init trunkgate-sipp-stall
 sipp_tee bench-sipp-stall
 echo "# $(machine_line) cpu=\"$(lscpu | grep 'Model name' | sed 's/.*: *//')\" work=$WORK"
 echo "# $RATE calls/s for $SECS s; the gateway stopped for $STALL_MS ms $STALL_AT s in"
-start_redis redis-tg
-UAS_PORT=$(free_sip_port 127.0.0.2)
-GW_PORT=$(free_sip_port 127.0.0.1)
-sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
-start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
-  TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
-GW=$GW_PID_gw
+start_vs_gateway
 steady_caller "$GW_PORT" "$RATE" "$SECS"
 sleep "$STALL_AT"
 stalled_at=$(date -u +%H:%M:%S.%N | cut -c1-12)
@@ -40,6 +34,6 @@ echo "# gateway calls by admission and final status:"
 grep -h 'trunkgate.calls' "$WORK/gw.log" | sed -n 's/.* admission=\([^ ]*\).* final=\([0-9]*\).*/\1 \2/p' | sort | uniq -c |
   sed 's/^/#   /'
 echo "# refused calls by second (UTC):"
-grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -v 'final=200' | cut -c12-19 | uniq -c | sed 's/^/#   /'
+grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -v 'final=200' | cut -c12-19 | uniq -c | sed 's/^/#   /' || echo "#   none"
 echo "# redis circuit:"
 grep -h 'redis circuit' "$WORK/gw.log" | sed 's/^\(.\{23\}\).*redis circuit /#   \1 /' || echo "#   closed throughout"

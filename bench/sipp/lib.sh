@@ -127,6 +127,19 @@ steady_caller() {
   PIDS+=("$UAC")
 }
 
+# start_vs_gateway: the bench/sipp-vs-kamailio.sh set-up for one gateway: a standalone redis-server of its own,
+# the SIPp carrier on 127.0.0.2 and the gateway with conf-vs (admission + pacing, carrier burst = 1), with
+# JAVA_OPTS as set. Sets GW (the gateway's pid), GW_PORT and UAS_PORT.
+start_vs_gateway() {
+  start_redis redis-tg
+  UAS_PORT=$(free_sip_port 127.0.0.2)
+  GW_PORT=$(free_sip_port 127.0.0.1)
+  sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
+  start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
+    TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
+  GW=$GW_PID_gw
+}
+
 # stop_gateway NAME: SIGTERM, then checks that the JVM exits within 20 s and that its embedded
 # redis-server (if any) is gone. Returns non-zero otherwise.
 stop_gateway() {

@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.slf4j.event.Level;
 
 /**
@@ -32,6 +33,7 @@ final class ReceivedMessageParser {
     /** Answers to broken requests one source gets a second, as many as an unknown source gets to its INVITEs. */
     private static final int ANSWERS_PER_SECOND = 5;
     private static final int MAX_TRACKED_SOURCES = 100_000;
+    private static final Pattern CHAR_ARRAY_PREFIX = Pattern.compile("^\\[C@\\p{XDigit}+\\s*");
 
     /**
      * A header the proxy cannot do without makes the message unparseable; any other bad header is kept unparsed
@@ -62,7 +64,7 @@ final class ReceivedMessageParser {
         try {
             message = parser.parseSIPMessage(raw, true, false, KEEP_UNPARSED_UNLESS_ESSENTIAL);
         } catch (ParseException e) {
-            refuse(raw, source, transport, e.getMessage(), reply);
+            refuse(raw, source, transport, parserMessage(e), reply);
             return null;
         }
         if (message == null) {
@@ -99,6 +101,15 @@ final class ReceivedMessageParser {
         if (!version.equalsIgnoreCase("SIP/2.0")) {
             request.getRequestLine().setSipVersion(version);
         }
+    }
+
+    /**
+     * The parser's complaint without the "[C@1f8344ce" JAIN-SIP's lexer prefixes it with (a char array printed as
+     * an object), so that the log line says what was wrong.
+     */
+    static String parserMessage(ParseException e) {
+        String message = String.valueOf(e.getMessage());
+        return CHAR_ARRAY_PREFIX.matcher(message).replaceFirst("");
     }
 
     /** Answers {@code raw} with a 400 if it is a request that can have one and its source has answers left. */

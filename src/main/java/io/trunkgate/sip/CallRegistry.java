@@ -1,11 +1,11 @@
 package io.trunkgate.sip;
 
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import javax.sip.header.CallIdHeader;
-import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
 /**
@@ -20,8 +20,7 @@ public final class CallRegistry {
 
     static String key(Request request) {
         CallIdHeader callId = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
-        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
-        return callId.getCallId() + "|" + (via == null ? "" : via.getBranch());
+        return callId.getCallId() + "|" + Objects.requireNonNullElse(SipMessages.topBranch(request), "");
     }
 
     void add(InviteCall call) {

@@ -61,7 +61,7 @@ final class Dialog {
         this.callId = SipMessages.callId(invite);
         this.callerTag = SipMessages.fromTag(invite);
         this.peerId = peerId;
-        this.inviteBranch = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getBranch();
+        this.inviteBranch = SipMessages.topBranch(invite);
         this.callerSource = source;
         this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport())
                 ? new Flow(new InetSocketAddress(source, sourcePort)) : null;

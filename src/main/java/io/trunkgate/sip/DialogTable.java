@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
-import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
 /**
@@ -91,8 +90,7 @@ public final class DialogTable {
 
     /** Whether {@code invite} is a copy of a remembered dialog's INVITE: same Call-ID, caller's tag and branch. */
     boolean isCopyOfInvite(Request invite) {
-        ViaHeader via = (ViaHeader) invite.getHeader(ViaHeader.NAME);
-        String branch = via == null ? null : via.getBranch();
+        String branch = SipMessages.topBranch(invite);
         return branch != null && find(SipMessages.callId(invite), SipMessages.fromTag(invite))
                 .filter(dialog -> branch.equals(dialog.inviteBranch())).isPresent();
     }

@@ -254,6 +254,12 @@ public final class SipMessages {
         return from == null ? null : from.getTag();
     }
 
+    /** The branch of the top Via: the sender's transaction. */
+    static String topBranch(Message message) {
+        ViaHeader via = (ViaHeader) message.getHeader(ViaHeader.NAME);
+        return via == null ? null : via.getBranch();
+    }
+
     static String toTag(Message message) {
         ToHeader to = (ToHeader) message.getHeader(ToHeader.NAME);
         return to == null ? null : to.getTag();

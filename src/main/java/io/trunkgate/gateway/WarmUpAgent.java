@@ -17,15 +17,17 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The caller and the carrier of the gateway's warm-up calls, on two UDP sockets of a loopback address no peer
- * claims: INVITE (with SDP), 180 and 200 from the carrier, ACK and BYE along the gateway's Record-Route, 200 to the
- * BYE. Plain text over sockets, so the warm-up exercises only the gateway's own code, and nothing here is a second
- * SIP stack to start and stop.
+ * claims: INVITE (with SDP), the carrier's provisional and final answers, ACK, and for an answered call a BYE from
+ * one side along the gateway's Record-Route, answered 200; each call in one of the {@link WarmUpShape}s, in turn.
+ * Plain text over sockets, so the warm-up exercises only the gateway's own code, and nothing here is a second SIP
+ * stack to start and stop.
  */
 final class WarmUpAgent implements AutoCloseable {
 
@@ -44,6 +46,7 @@ final class WarmUpAgent implements AutoCloseable {
     private final DatagramSocket callerSocket;
     private final DatagramSocket carrierSocket;
     private final String host;
+    private final String sdp;
     /** Calls placed and not ended, by Call-ID. */
     private final Map<String, PlacedCall> calls = new ConcurrentHashMap<>();
     private volatile Semaphore window = new Semaphore(0);
@@ -60,6 +63,7 @@ final class WarmUpAgent implements AutoCloseable {
     WarmUpAgent(InetAddress address, InetSocketAddress gateway) throws IOException {
         this.gateway = gateway;
         this.host = address.getHostAddress();
+        this.sdp = String.format(Locale.ROOT, SDP, host);
         this.callerSocket = new DatagramSocket(new InetSocketAddress(address, 0));
         this.carrierSocket = new DatagramSocket(new InetSocketAddress(address, 0));
         callerSocket.setSoTimeout(TIMEOUT_MS);
@@ -77,12 +81,12 @@ final class WarmUpAgent implements AutoCloseable {
         return placed;
     }
 
-    /** Calls completed so far (BYE answered 200). */
+    /** Calls completed so far: ended as their shape has them end (BYE answered 200, or the carrier's 486). */
     int completed() {
         return completed.get();
     }
 
-    /** Calls that got a failure answer (503 while Redis was slow to warm, for instance). */
+    /** Calls that got a failure answer their shape does not expect (503 while Redis was slow to warm, say). */
     int failed() {
         return failed.get();
     }
@@ -94,7 +98,8 @@ final class WarmUpAgent implements AutoCloseable {
 
     /**
      * Places {@code count} calls, and more while {@code more} says so, at most {@code concurrency} at a time, each
-     * to {@code number} plus its index; returns how many completed (BYE answered 200) before {@code deadlineNanos}.
+     * to {@code number} plus its index; returns how many completed (see {@link #completed()}) before
+     * {@code deadlineNanos}.
      * A call not completed within {@link #CALL_TIMEOUT_NANOS} gives its place to the next, and is still ended when
      * its answer comes; calls in flight at the deadline get {@link #IN_FLIGHT_GRACE_NANOS} more to end.
      */
@@ -112,9 +117,13 @@ final class WarmUpAgent implements AutoCloseable {
                 continue;
             }
             String callId = "warm-up-" + i + "-" + System.nanoTime() + "@" + host;
-            calls.put(callId, new PlacedCall(number + i, System.nanoTime()));
+            WarmUpShape shape = WarmUpShape.of(placed + sent);
+            String to = number + i;
+            calls.put(callId, new PlacedCall(shape, "sip:" + to + "@" + gatewayHostPort(), System.nanoTime()));
             try {
-                send(callerSocket, invite(callId, number + i), gateway);
+                send(callerSocket, shape.invite(to, callId, host + ":" + callerSocket.getLocalPort(),
+                        gatewayHostPort(), branch(callId), "c" + Integer.toHexString(callId.hashCode()),
+                        sdp), gateway);
             } catch (IOException e) {
                 log.debug("warm-up INVITE not sent: {}", e.toString());
             }
@@ -143,18 +152,43 @@ final class WarmUpAgent implements AutoCloseable {
     }
 
     /** The ACK of a failure answer, on the INVITE's branch (RFC 3261 §17.1.1.3). */
-    private String ackOfFailure(Message response, String callId) {
-        String gw = gateway.getAddress().getHostAddress() + ":" + gateway.getPort();
-        PlacedCall call = calls.get(callId);
-        return "ACK sip:" + (call == null ? "" : call.user()) + "@" + gw + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP " + host + ":" + callerSocket.getLocalPort() + ";branch=z9hG4bK" + callId.hashCode()
-                + "i;rport\r\n"
+    private String ackOfFailure(Message response, String callId, String requestUri) {
+        return "ACK " + requestUri + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP " + host + ":" + callerSocket.getLocalPort() + ";branch=" + branch(callId)
+                + ";rport\r\n"
                 + "Max-Forwards: 70\r\n"
                 + "From: " + response.header("from") + "\r\n"
                 + "To: " + response.header("to") + "\r\n"
                 + "Call-ID: " + callId + "\r\n"
-                + "CSeq: 1 ACK\r\n"
+                + "CSeq: " + cseqNumber(response) + " ACK\r\n"
                 + "Content-Length: 0\r\n\r\n";
+    }
+
+    /** The INVITE's Via branch. */
+    private static String branch(String callId) {
+        return "z9hG4bK" + callId.hashCode() + "i";
+    }
+
+    private String gatewayHostPort() {
+        return gateway.getAddress().getHostAddress() + ":" + gateway.getPort();
+    }
+
+    private static long cseqNumber(Message message) {
+        String cseq = message.header("cseq").trim();
+        int space = cseq.indexOf(' ');
+        try {
+            return Long.parseLong(space < 0 ? cseq : cseq.substring(0, space));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    /** Counts the call as completed or failed, once, and gives its place to the next. */
+    private void ended(String callId, boolean asPlanned) {
+        if (ended.add(callId)) {
+            (asPlanned ? completed : failed).incrementAndGet();
+            callEnded(callId);
+        }
     }
 
     private static int parseStatus(String digits) {
@@ -174,48 +208,37 @@ final class WarmUpAgent implements AutoCloseable {
         });
     }
 
-    private String invite(String callId, String number) {
-        String sdp = String.format(Locale.ROOT, SDP, host);
-        String gw = gateway.getAddress().getHostAddress() + ":" + gateway.getPort();
-        return "INVITE sip:" + number + "@" + gw + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP " + host + ":" + callerSocket.getLocalPort() + ";branch=z9hG4bK" + callId.hashCode()
-                + "i;rport\r\n"
-                + "Max-Forwards: 70\r\n"
-                + "From: <sip:warm-up@" + host + ">;tag=c" + Integer.toHexString(callId.hashCode()) + "\r\n"
-                + "To: <sip:" + number + "@" + gw + ">\r\n"
-                + "Call-ID: " + callId + "\r\n"
-                + "CSeq: 1 INVITE\r\n"
-                + "Contact: <sip:warm-up@" + host + ":" + callerSocket.getLocalPort() + ">\r\n"
-                + "Content-Type: application/sdp\r\n"
-                + "Content-Length: " + sdp.length() + "\r\n\r\n" + sdp;
-    }
-
     /**
-     * The caller: on the 200 to its INVITE, ACK and BYE along the route set; on the 200 to its BYE, done; on a
-     * failure to its INVITE, the ACK and the next call.
+     * The caller: on a final answer to its INVITE, the ACK (on the 200, along the route set), and the BYE when it
+     * is the one to hang up; on the 200 to its BYE, done; on a BYE from the callee, 200.
      */
     private void onCallerMessage(Message message, InetSocketAddress from) throws IOException {
         String callId = message.header("call-id");
         String cseq = message.header("cseq");
-        int status = message.firstLine.length() >= 12 ? parseStatus(message.firstLine.substring(8, 11)) : 0;
-        if (status >= 300 && cseq.endsWith("INVITE") && ended.add(callId)) {
-            failed.incrementAndGet();
-            send(callerSocket, ackOfFailure(message, callId), from);
-            callEnded(callId);
+        if (message.isRequest()) {
+            if (message.method().equals("BYE")) {
+                send(callerSocket, WarmUpShape.response("200 OK", message.echo(), "", "", "", ""), from);
+            }
+            return;
+        }
+        int status = message.status();
+        PlacedCall call = calls.get(callId);
+        if (status >= 300 && cseq.endsWith("INVITE")) {
+            if (call != null) {
+                send(callerSocket, ackOfFailure(message, callId, call.requestUri()), from);
+            }
+            ended(callId, call != null && status == call.shape().expectedFinal());
             return;
         }
         if (status != 200) {
             return;
         }
         if (cseq.endsWith("BYE")) {
-            if (ended.add(callId)) {
-                completed.incrementAndGet();
-                callEnded(callId);
-            }
+            ended(callId, true);
             return;
         }
         // A call whose place was given to the next one is still ended, or its dialog would stay in the gateway.
-        if (!cseq.endsWith("INVITE") || !callId.startsWith("warm-up-") || ended.contains(callId)) {
+        if (!cseq.endsWith("INVITE") || call == null || ended.contains(callId)) {
             return;
         }
         List<String> recordRoutes = message.headers("record-route");
@@ -224,51 +247,72 @@ final class WarmUpAgent implements AutoCloseable {
         for (int i = recordRoutes.size() - 1; i >= 0; i--) {
             routes.append("Route: ").append(recordRoutes.get(i)).append("\r\n");
         }
-        for (String method : List.of("ACK", "BYE")) {
-            String request = method + " " + target + " SIP/2.0\r\n"
-                    + "Via: SIP/2.0/UDP " + host + ":" + callerSocket.getLocalPort() + ";branch=z9hG4bK"
-                    + (callId + method).hashCode() + "d;rport\r\n"
-                    + routes
-                    + "Max-Forwards: 70\r\n"
-                    + "From: " + message.header("from") + "\r\n"
-                    + "To: " + message.header("to") + "\r\n"
-                    + "Call-ID: " + callId + "\r\n"
-                    + "CSeq: " + (method.equals("ACK") ? "1 ACK" : "2 BYE") + "\r\n"
-                    + "Content-Length: 0\r\n\r\n";
-            send(callerSocket, request, from);
+        long invite = cseqNumber(message);
+        send(callerSocket, inDialog("ACK", invite, target, routes, message.header("from"), message.header("to"),
+                callId, callerSocket, (callId + "ACK").hashCode() + "d"), from);
+        if (call.shape().hangup == WarmUpShape.Hangup.CALLER) {
+            send(callerSocket, inDialog("BYE", invite + 1, target, routes, message.header("from"),
+                    message.header("to"), callId, callerSocket, (callId + "BYE").hashCode() + "d"), from);
         }
     }
 
-    /** The carrier: 180 and 200 (with SDP) to an INVITE, 200 to a BYE; the gateway's Vias and Record-Routes copied. */
+    /** An ACK or BYE within a dialog, from {@code socket}. */
+    private String inDialog(String method, long cseq, String target, CharSequence routes, String from, String to,
+                            String callId, DatagramSocket socket, String branch) {
+        return method + " " + target + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP " + host + ":" + socket.getLocalPort() + ";branch=z9hG4bK" + branch + ";rport\r\n"
+                + routes
+                + "Max-Forwards: 70\r\n"
+                + "From: " + from + "\r\n"
+                + "To: " + to + "\r\n"
+                + "Call-ID: " + callId + "\r\n"
+                + "CSeq: " + cseq + " " + method + "\r\n"
+                + "Content-Length: 0\r\n\r\n";
+    }
+
+    /**
+     * The carrier: answers an INVITE as the call's shape says (the gateway's Vias and Record-Routes copied), 200 to
+     * a BYE; for a call the callee hangs up, the BYE once the ACK is in, and done on its 200.
+     */
     private void onCarrierMessage(Message message, InetSocketAddress from) throws IOException {
-        String method = message.firstLine.substring(0, Math.max(0, message.firstLine.indexOf(' ')));
-        if (method.equals("INVITE")) {
-            String tag = ";tag=r" + Integer.toHexString(message.header("call-id").hashCode());
-            send(carrierSocket, response(message, "180 Ringing", tag, ""), from);
-            send(carrierSocket, response(message, "200 OK", tag, String.format(Locale.ROOT, SDP, host)), from);
-        } else if (method.equals("BYE")) {
-            send(carrierSocket, response(message, "200 OK", "", ""), from);
+        String callId = message.header("call-id");
+        if (!message.isRequest()) {
+            if (message.status() == 200 && message.header("cseq").endsWith("BYE")) {
+                ended(callId, true);
+            }
+            return;
         }
-    }
-
-    private String response(Message request, String status, String toTag, String sdp) {
-        StringBuilder response = new StringBuilder("SIP/2.0 ").append(status).append("\r\n");
-        for (String via : request.headers("via")) {
-            response.append("Via: ").append(via).append("\r\n");
+        switch (message.method()) {
+            case "INVITE" -> {
+                PlacedCall call = calls.get(callId);
+                WarmUpShape shape = call == null ? WarmUpShape.PLAIN : call.shape();
+                String tag = "r" + Integer.toHexString(callId.hashCode());
+                String contact = "<sip:callee@" + host + ":" + carrierSocket.getLocalPort() + ">";
+                for (String answer : shape.answers(message.echo(), tag, contact, sdp)) {
+                    send(carrierSocket, answer, from);
+                }
+                if (call != null && shape.hangup == WarmUpShape.Hangup.CALLEE) {
+                    StringBuilder routes = new StringBuilder();
+                    for (String recordRoute : message.headers("record-route")) {
+                        routes.append("Route: ").append(recordRoute).append("\r\n");
+                    }
+                    call.calleeBye().set(inDialog("BYE", 1, uriOf(message.header("contact")), routes,
+                            message.header("to") + ";tag=" + tag, message.header("from"), callId, carrierSocket,
+                            (callId + "callee-BYE").hashCode() + "d"));
+                }
+            }
+            case "ACK" -> {
+                PlacedCall call = calls.get(callId);
+                String bye = call == null ? null : call.calleeBye().getAndSet(null);
+                if (bye != null) {
+                    send(carrierSocket, bye, from);
+                }
+            }
+            case "BYE" -> send(carrierSocket, WarmUpShape.response("200 OK", message.echo(), "", "", "", ""), from);
+            default -> {
+                // nothing else comes to the warm-up carrier
+            }
         }
-        for (String recordRoute : request.headers("record-route")) {
-            response.append("Record-Route: ").append(recordRoute).append("\r\n");
-        }
-        response.append("From: ").append(request.header("from")).append("\r\n")
-                .append("To: ").append(request.header("to")).append(toTag).append("\r\n")
-                .append("Call-ID: ").append(request.header("call-id")).append("\r\n")
-                .append("CSeq: ").append(request.header("cseq")).append("\r\n")
-                .append("Contact: <sip:callee@").append(host).append(':').append(carrierSocket.getLocalPort())
-                .append(">\r\n");
-        if (!sdp.isEmpty()) {
-            response.append("Content-Type: application/sdp\r\n");
-        }
-        return response.append("Content-Length: ").append(sdp.length()).append("\r\n\r\n").append(sdp).toString();
     }
 
     private static String uriOf(String nameAddr) {
@@ -304,8 +348,11 @@ final class WarmUpAgent implements AutoCloseable {
         }
     }
 
-    /** A received message's first line and headers (full names, as the gateway writes them). */
+    /** A received message's first line and headers (names lower case, compact names as the full ones). */
     private record Message(String firstLine, List<String[]> headers) {
+        private static final Map<String, String> COMPACT = Map.of("v", "via", "f", "from", "t", "to", "i", "call-id",
+                "m", "contact", "l", "content-length", "c", "content-type", "k", "supported");
+
         static Message parse(String text) {
             int end = text.indexOf("\r\n\r\n");
             String[] lines = (end < 0 ? text : text.substring(0, end)).split("\r\n");
@@ -313,11 +360,37 @@ final class WarmUpAgent implements AutoCloseable {
             for (int i = 1; i < lines.length; i++) {
                 int colon = lines[i].indexOf(':');
                 if (colon > 0) {
-                    headers.add(new String[] {lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
-                            lines[i].substring(colon + 1).trim()});
+                    String name = lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                    headers.add(new String[] {COMPACT.getOrDefault(name, name), lines[i].substring(colon + 1).trim()});
                 }
             }
             return new Message(lines[0], headers);
+        }
+
+        boolean isRequest() {
+            return !firstLine.startsWith("SIP/2.0 ");
+        }
+
+        String method() {
+            return firstLine.substring(0, Math.max(0, firstLine.indexOf(' ')));
+        }
+
+        /** The status code of a response, 0 if there is none. */
+        int status() {
+            return firstLine.length() >= 11 ? parseStatus(firstLine.substring(8, 11)) : 0;
+        }
+
+        /** The request's headers a response copies (RFC 3261 §8.2.6.2), To last and without its line end. */
+        String echo() {
+            StringBuilder echo = new StringBuilder();
+            for (String name : List.of("Via", "Record-Route", "From", "Call-ID", "CSeq")) {
+                for (String[] header : headers) {
+                    if (header[0].equalsIgnoreCase(name)) {
+                        echo.append(name).append(": ").append(header[1]).append("\r\n");
+                    }
+                }
+            }
+            return echo.append("To: ").append(header("to")).toString();
         }
 
         String header(String name) {
@@ -353,12 +426,14 @@ final class WarmUpAgent implements AutoCloseable {
     }
 
     /**
-     * A warm-up call: the user part it was sent to (for the ACK of a failure), when its INVITE left, and whether it
-     * still holds a place in the window (given back once: when it ends, or earlier when it is stuck).
+     * A warm-up call: its shape, the INVITE's Request-URI (for the ACK of a failure), when its INVITE left, whether
+     * it still holds a place in the window (given back once: when it ends, or earlier when it is stuck), and the
+     * BYE its carrier sends once the ACK is in, for a call the callee hangs up.
      */
-    private record PlacedCall(String user, long sentNanos, AtomicBoolean holdsPlace) {
-        PlacedCall(String user, long sentNanos) {
-            this(user, sentNanos, new AtomicBoolean(true));
+    private record PlacedCall(WarmUpShape shape, String requestUri, long sentNanos, AtomicBoolean holdsPlace,
+                              AtomicReference<String> calleeBye) {
+        PlacedCall(WarmUpShape shape, String requestUri, long sentNanos) {
+            this(shape, requestUri, sentNanos, new AtomicBoolean(true), new AtomicReference<>());
         }
 
         boolean givePlaceBack() {

@@ -154,7 +154,7 @@ public final class Gateway implements AutoCloseable {
         Gateway gateway;
         CallRecordWriter records = null;
         try {
-            RerouteHook hook = metrics.counting(rerouteHook(config, metrics));
+            RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
             CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
             resolveAhead(resolver, config);
             FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
@@ -233,11 +233,11 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** The HTTP hook when routing.reroute-url is set, else a class (from plugins-dir or the class path). */
-    private static RerouteHook rerouteHook(GatewayConfig config, GatewayMetrics metrics) {
+    private static RerouteHook rerouteHook(GatewayConfig config, GatewayMetrics metrics, GatewayThreads threads) {
         RerouteSettings reroute = config.reroute();
         if (reroute.url().isPresent()) {
             return RerouteHooks.http(reroute.url().get(), reroute.timeout(), reroute.maxConcurrent(),
-                    metrics::rerouteHookOutcome);
+                    metrics::rerouteHookOutcome, threads.rerouteHttp(), threads.sipTimers());
         }
         ClassLoader loader = reroute.pluginsDir().map(RerouteHooks::plugins).orElse(Gateway.class.getClassLoader());
         RerouteHook hook = RerouteHooks.load(config.rerouteHook(), loader);

@@ -36,6 +36,8 @@ public final class GatewayThreads implements AutoCloseable {
     private final ExecutorService redisResults = Executors.newFixedThreadPool(REDIS_RESULT_THREADS,
             daemon("redis-results"));
     private final ScheduledExecutorService configReload = scheduled("config-reload");
+    /** Threads start on first use: none unless routing.reroute-url is set. */
+    private final ExecutorService rerouteHttp = Executors.newFixedThreadPool(1, daemon("reroute-http"));
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
     private final EventLoopGroup redisIo = new NioEventLoopGroup(REDIS_IO_THREADS,
             new DefaultThreadFactory("redis-io", true));
@@ -63,6 +65,14 @@ public final class GatewayThreads implements AutoCloseable {
     /** Polls the configuration files and runs reloads, one at a time. */
     public ScheduledExecutorService configReload() {
         return configReload;
+    }
+
+    /**
+     * The HTTP reroute hook's client: its work, and what follows its answer (or its timeout, timed on
+     * {@link #sipTimers()}), so a rerouted call goes on here.
+     */
+    public ExecutorService rerouteHttp() {
+        return rerouteHttp;
     }
 
     /** Where the Redis client reads and writes. */
@@ -101,6 +111,7 @@ public final class GatewayThreads implements AutoCloseable {
         pacerTimer.shutdownNow();
         redisTimeouts.shutdownNow();
         redisResults.shutdownNow();
+        rerouteHttp.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

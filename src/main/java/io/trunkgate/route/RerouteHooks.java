@@ -13,6 +13,8 @@ import java.util.List;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -45,10 +47,12 @@ public final class RerouteHooks {
 
     /**
      * The HTTP hook at {@code url}: at most {@code timeout} per reroute and {@code maxConcurrent} requests in
-     * flight, else the configured chain; each request's outcome goes to {@code outcomes}.
+     * flight, else the configured chain; each request's outcome goes to {@code outcomes}. The HTTP client works and
+     * completes its replies on {@code executor}; the timeout runs on {@code timers}.
      */
-    public static RerouteHook http(URI url, Duration timeout, int maxConcurrent, Consumer<String> outcomes) {
-        return new HttpRerouteHook(url, timeout, maxConcurrent, outcomes);
+    public static RerouteHook http(URI url, Duration timeout, int maxConcurrent, Consumer<String> outcomes,
+                                   Executor executor, ScheduledExecutorService timers) {
+        return new HttpRerouteHook(url, timeout, maxConcurrent, outcomes, executor, timers);
     }
 
     /**

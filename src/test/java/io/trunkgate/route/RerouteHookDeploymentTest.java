@@ -29,6 +29,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.jar.JarEntry;
@@ -220,9 +223,11 @@ class RerouteHookDeploymentTest {
     @Test
     void requestsBeyondTheConcurrencyCapUseTheChainAtOnce() throws Exception {
         List<String> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
         HttpRerouteHook hook = new HttpRerouteHook(
                 URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute"), Duration.ofSeconds(30),
-                1, outcomes::add);
+                1, outcomes::add, client, timers);
         RerouteContext context = new RerouteContext("cap-1", "+1", "a", RerouteReason.FAILURE_RESPONSE, 503,
                 List.of("a"), List.of("b", "backup-c"));
         hang = new CountDownLatch(1);
@@ -235,6 +240,39 @@ class RerouteHookDeploymentTest {
         hang.countDown();
         assertEquals(List.of("backup-c"), first.get(WAIT_MS, TimeUnit.MILLISECONDS));
         assertEquals(List.of("busy", "ok"), outcomes);
+        client.shutdownNow();
+        timers.shutdownNow();
+    }
+
+    @Test
+    void aCallGoesOnOnTheGatewaysThreadWhetherTheHookAnswersOrTimesOut() throws Exception {
+        ExecutorService client = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-reroute-http"));
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "test-timers"));
+        List<String> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
+        HttpRerouteHook hook = new HttpRerouteHook(
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute"), Duration.ofMillis(300),
+                4, outcomes::add, client, timers);
+        RerouteContext context = new RerouteContext("threads-1", "+1", "a", RerouteReason.FAILURE_RESPONSE, 503,
+                List.of("a"), List.of("b", "backup-c"));
+        try {
+            reply.set("{\"carriers\": [\"backup-c\"]}");
+            hang = new CountDownLatch(0);
+            assertEquals("test-reroute-http", hook.rerouteAsync(context)
+                    .thenApply(carriers -> Thread.currentThread().getName()).toCompletableFuture()
+                    .get(WAIT_MS, TimeUnit.MILLISECONDS), "the thread a call goes on with the hook's answer");
+            hang = new CountDownLatch(1);
+            arrived = new CountDownLatch(1);
+            CompletableFuture<String> late = hook.rerouteAsync(context).thenApply(carriers ->
+                    carriers + " on " + Thread.currentThread().getName()).toCompletableFuture();
+            assertTrue(arrived.await(WAIT_MS, TimeUnit.MILLISECONDS), "the request reached the server");
+            assertEquals("[b, backup-c] on test-reroute-http", late.get(WAIT_MS, TimeUnit.MILLISECONDS),
+                    "the configured chain at the timeout, on the same thread");
+            assertEquals(List.of("ok", "timeout"), outcomes);
+        } finally {
+            hang.countDown();
+            client.shutdownNow();
+            timers.shutdownNow();
+        }
     }
 
     /** Compiles examples/reroute-hook against trunkgate's classes and packs it as a plugin jar would be. */

@@ -17,6 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -25,8 +29,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A reroute hook behind HTTP: POSTs the reroute context as JSON and takes {@code {"carriers": [ids...]}} back.
- * No thread waits for the answer ({@link #rerouteAsync}): the call goes on when it comes, at most {@code timeout}
- * later, and at most {@code maxConcurrent} requests are in flight; on timeout,
+ * No thread waits for the answer ({@link #rerouteAsync}): the call goes on on {@code executor} (where the HTTP
+ * client also does its work) when it comes, or at {@code timeout} (timed on {@code timers}). The JDK's client
+ * completes its replies on a pool of its own (on fewer than three cores, a new thread for each reply), so the call is
+ * handed from there to the gateway's thread. At most {@code maxConcurrent} requests are in flight; on timeout,
  * a full house, an error status, a failure or a reply that is not that JSON, the configured chain is used.
  * Each request's outcome ({@code ok}, {@code timeout}, {@code busy}, {@code error}, {@code bad_reply}) goes to
  * {@code outcomes}.
@@ -41,13 +47,18 @@ public final class HttpRerouteHook implements RerouteHook {
     private final Semaphore slots;
     private final Consumer<String> outcomes;
     private final HttpClient client;
+    private final Executor executor;
+    private final ScheduledExecutorService timers;
 
-    public HttpRerouteHook(URI url, Duration timeout, int maxConcurrent, Consumer<String> outcomes) {
+    public HttpRerouteHook(URI url, Duration timeout, int maxConcurrent, Consumer<String> outcomes, Executor executor,
+                           ScheduledExecutorService timers) {
         this.url = url;
         this.timeout = timeout;
         this.slots = new Semaphore(maxConcurrent);
         this.outcomes = outcomes;
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.client = HttpClient.newBuilder().connectTimeout(timeout).executor(executor).build();
+        this.executor = executor;
+        this.timers = timers;
     }
 
     /** Waits for {@link #rerouteAsync}'s answer: for callers that may block (the gateway calls rerouteAsync). */
@@ -73,7 +84,19 @@ public final class HttpRerouteHook implements RerouteHook {
         }
         // The request's own timeout starts once connected; this one bounds the whole wait, and cancelling the reply
         // aborts the exchange.
-        return reply.copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((response, error) -> {
+        CompletableFuture<HttpResponse<String>> bounded = reply.copy();
+        ScheduledFuture<?> timer;
+        try {
+            timer = timers.schedule(() -> bounded.completeExceptionally(new TimeoutException()), timeout.toNanos(),
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            timer = null; // the gateway is closing: the request's own timeout still ends the wait
+        }
+        ScheduledFuture<?> deadline = timer;
+        return bounded.handleAsync((response, error) -> {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
             reply.cancel(true);
             slots.release();
             Throwable cause = error instanceof CompletionException && error.getCause() != null
@@ -93,7 +116,7 @@ public final class HttpRerouteHook implements RerouteHook {
             }
             outcomes.accept("ok");
             return carriers.get();
-        });
+        }, executor);
     }
 
     private static Optional<List<String>> carriers(String body) {

@@ -49,62 +49,40 @@ enum WarmUpShape {
     }
 
     /**
-     * The INVITE: {@code caller} is the caller's host:port, {@code gateway} the gateway's, {@code via} the branch and
-     * {@code tag} the From tag.
+     * The INVITE: {@code caller} is the caller's host:port, {@code gateway} the gateway's, {@code branch} the Via
+     * branch and {@code tag} the From tag.
      */
     String invite(String number, String callId, String caller, String gateway, String branch, String tag,
                   String sdp) {
         String callerHost = caller.substring(0, caller.lastIndexOf(':'));
-        return switch (this) {
-            case PLAIN -> "INVITE sip:" + number + "@" + gateway + " SIP/2.0\r\n"
-                    + "Via: SIP/2.0/UDP " + caller + ";branch=" + branch + ";rport\r\n"
-                    + "Max-Forwards: 70\r\n"
-                    + "From: <sip:warm-up@" + callerHost + ">;tag=" + tag + "\r\n"
-                    + "To: <sip:" + number + "@" + gateway + ">\r\n"
-                    + "Call-ID: " + callId + "\r\n"
-                    + "CSeq: 1 INVITE\r\n"
-                    + "Contact: <sip:warm-up@" + caller + ">\r\n"
-                    + "Content-Type: application/sdp\r\n"
-                    + "Content-Length: " + sdp.length() + "\r\n\r\n" + sdp;
-            case PBX -> "INVITE sip:" + number + "@" + gateway + ";user=phone SIP/2.0\r\n"
-                    + "Via: SIP/2.0/UDP " + caller + ";rport;branch=" + branch + "\r\n"
-                    + "From: \"Warm Up\" <sip:+15550100@" + callerHost + ";user=phone>;tag=" + tag + "\r\n"
-                    + "To: <sip:" + number + "@" + gateway + ";user=phone>\r\n"
-                    + "Contact: <sip:+15550100@" + caller + ">\r\n"
-                    + "Call-ID: " + callId + "\r\n"
-                    + "CSeq: 102 INVITE\r\n"
-                    + "Allow: OPTIONS, INVITE, ACK, BYE, CANCEL, UPDATE, PRACK, REFER, NOTIFY, INFO\r\n"
-                    + "Supported: timer, replaces, norefersub\r\n"
-                    + "Session-Expires: 1800\r\n"
-                    + "Min-SE: 90\r\n"
-                    + "P-Asserted-Identity: \"Warm Up\" <sip:+15550100@" + callerHost + ">\r\n"
-                    + "Max-Forwards: 70\r\n"
-                    + "User-Agent: trunkgate warm-up\r\n"
-                    + "Content-Type: application/sdp\r\n"
-                    + "Content-Length: " + sdp.length() + "\r\n\r\n" + sdp;
-            case SOFTPHONE -> "INVITE sip:" + number + "@" + gateway + " SIP/2.0\r\n"
-                    + "Via: SIP/2.0/UDP " + caller + ";branch=" + branch + "\r\n"
-                    + "From: warmup <sip:warmup@" + caller + ">;tag=" + tag + "\r\n"
-                    + "To: <sip:" + number + "@" + gateway + ">\r\n"
-                    + "Call-ID: " + callId + "\r\n"
-                    + "CSeq: 1 INVITE\r\n"
-                    + "Contact: <sip:warmup@" + caller + ";transport=UDP>\r\n"
-                    + "Max-Forwards: 70\r\n"
-                    + "Subject: warm-up\r\n"
-                    + "Content-Type: application/sdp\r\n"
-                    + "Content-Length: " + sdp.length() + "\r\n\r\n" + sdp;
-            case COMPACT -> "INVITE sip:" + number + "@" + gateway + " SIP/2.0\r\n"
-                    + "v: SIP/2.0/UDP " + caller + ";branch=" + branch + ";rport\r\n"
-                    + "f: <sip:warm-up@" + callerHost + ">;tag=" + tag + "\r\n"
-                    + "t: <sip:" + number + "@" + gateway + ">\r\n"
-                    + "i: " + callId + "\r\n"
-                    + "CSeq: 1 INVITE\r\n"
-                    + "m: <sip:warm-up@" + caller + ">\r\n"
-                    + "k: 100rel, timer\r\n"
-                    + "Max-Forwards: 70\r\n"
-                    + "c: application/sdp\r\n"
-                    + "l: " + sdp.length() + "\r\n\r\n" + sdp;
+        String to = "sip:" + number + "@" + gateway;
+        String headers = switch (this) {
+            case PLAIN -> lines("Via: SIP/2.0/UDP " + caller + ";branch=" + branch + ";rport", "Max-Forwards: 70",
+                    "From: <sip:warm-up@" + callerHost + ">;tag=" + tag, "To: <" + to + ">", "Call-ID: " + callId,
+                    "CSeq: 1 INVITE", "Contact: <sip:warm-up@" + caller + ">");
+            case PBX -> lines("Via: SIP/2.0/UDP " + caller + ";rport;branch=" + branch,
+                    "From: \"Warm Up\" <sip:+15550100@" + callerHost + ";user=phone>;tag=" + tag,
+                    "To: <" + to + ";user=phone>", "Contact: <sip:+15550100@" + caller + ">", "Call-ID: " + callId,
+                    "CSeq: 102 INVITE", "Allow: OPTIONS, INVITE, ACK, BYE, CANCEL, UPDATE, PRACK, REFER, NOTIFY, INFO",
+                    "Supported: timer, replaces, norefersub", "Session-Expires: 1800", "Min-SE: 90",
+                    "P-Asserted-Identity: \"Warm Up\" <sip:+15550100@" + callerHost + ">", "Max-Forwards: 70",
+                    "User-Agent: trunkgate warm-up");
+            case SOFTPHONE -> lines("Via: SIP/2.0/UDP " + caller + ";branch=" + branch,
+                    "From: warmup <sip:warmup@" + caller + ">;tag=" + tag, "To: <" + to + ">", "Call-ID: " + callId,
+                    "CSeq: 1 INVITE", "Contact: <sip:warmup@" + caller + ";transport=UDP>", "Max-Forwards: 70",
+                    "Subject: warm-up");
+            case COMPACT -> lines("v: SIP/2.0/UDP " + caller + ";branch=" + branch + ";rport",
+                    "f: <sip:warm-up@" + callerHost + ">;tag=" + tag, "t: <" + to + ">", "i: " + callId,
+                    "CSeq: 1 INVITE", "m: <sip:warm-up@" + caller + ">", "k: 100rel, timer", "Max-Forwards: 70");
         };
+        boolean compact = this == COMPACT;
+        return "INVITE " + (this == PBX ? to + ";user=phone" : to) + " SIP/2.0\r\n" + headers
+                + (compact ? "c: " : "Content-Type: ") + "application/sdp\r\n"
+                + (compact ? "l: " : "Content-Length: ") + sdp.length() + "\r\n\r\n" + sdp;
+    }
+
+    private static String lines(String... headers) {
+        return String.join("\r\n", headers) + "\r\n";
     }
 
     /** The carrier's responses to the INVITE, in order; {@code echo} holds the headers copied from the request. */

@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import javax.tools.JavaCompiler;
@@ -248,26 +249,26 @@ class RerouteHookDeploymentTest {
     void aCallGoesOnOnTheGatewaysThreadWhetherTheHookAnswersOrTimesOut() throws Exception {
         ExecutorService client = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-reroute-http"));
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "test-timers"));
+        // the hook reports each outcome from the step that decides the call's next carriers: note where it ran
         List<String> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
-        HttpRerouteHook hook = new HttpRerouteHook(
-                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute"), Duration.ofMillis(300),
-                4, outcomes::add, client, timers);
+        Consumer<String> outcome = o -> outcomes.add(o + " on " + Thread.currentThread().getName());
+        URI url = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute");
+        HttpRerouteHook answered = new HttpRerouteHook(url, Duration.ofMillis(WAIT_MS), 4, outcome, client, timers);
+        HttpRerouteHook timingOut = new HttpRerouteHook(url, Duration.ofMillis(300), 4, outcome, client, timers);
         RerouteContext context = new RerouteContext("threads-1", "+1", "a", RerouteReason.FAILURE_RESPONSE, 503,
                 List.of("a"), List.of("b", "backup-c"));
         try {
             reply.set("{\"carriers\": [\"backup-c\"]}");
             hang = new CountDownLatch(0);
-            assertEquals("test-reroute-http", hook.rerouteAsync(context)
-                    .thenApply(carriers -> Thread.currentThread().getName()).toCompletableFuture()
-                    .get(WAIT_MS, TimeUnit.MILLISECONDS), "the thread a call goes on with the hook's answer");
+            assertEquals(List.of("backup-c"), answered.rerouteAsync(context).toCompletableFuture()
+                    .get(WAIT_MS, TimeUnit.MILLISECONDS), "the hook's answer");
             hang = new CountDownLatch(1);
             arrived = new CountDownLatch(1);
-            CompletableFuture<String> late = hook.rerouteAsync(context).thenApply(carriers ->
-                    carriers + " on " + Thread.currentThread().getName()).toCompletableFuture();
+            CompletableFuture<List<String>> late = timingOut.rerouteAsync(context).toCompletableFuture();
             assertTrue(arrived.await(WAIT_MS, TimeUnit.MILLISECONDS), "the request reached the server");
-            assertEquals("[b, backup-c] on test-reroute-http", late.get(WAIT_MS, TimeUnit.MILLISECONDS),
-                    "the configured chain at the timeout, on the same thread");
-            assertEquals(List.of("ok", "timeout"), outcomes);
+            assertEquals(List.of("b", "backup-c"), late.get(WAIT_MS, TimeUnit.MILLISECONDS),
+                    "the configured chain at the timeout");
+            assertEquals(List.of("ok on test-reroute-http", "timeout on test-reroute-http"), outcomes);
         } finally {
             hang.countDown();
             client.shutdownNow();

@@ -47,8 +47,8 @@ public final class RerouteHooks {
 
     /**
      * The HTTP hook at {@code url}: at most {@code timeout} per reroute and {@code maxConcurrent} requests in
-     * flight, else the configured chain; each request's outcome goes to {@code outcomes}. The HTTP client works and
-     * completes its replies on {@code executor}; the timeout runs on {@code timers}.
+     * flight, else the configured chain; each request's outcome goes to {@code outcomes}. The HTTP client works on
+     * {@code executor}, and the call goes on there after the hook's answer or its timeout (timed on {@code timers}).
      */
     public static RerouteHook http(URI url, Duration timeout, int maxConcurrent, Consumer<String> outcomes,
                                    Executor executor, ScheduledExecutorService timers) {

@@ -12,8 +12,11 @@ import org.slf4j.event.Level;
  * dipped under it, and the gateway swung between shedding nothing and shedding everything every second (admitted
  * INVITE->200 p99 460-920 ms at 2,400 calls/s on 2 cores, bench/README.md). Instead, an interval whose waits stood
  * over the target cuts the rate to a fraction of what was let in over the last second (at most once per
- * {@link #DECREASE_SPACING}, so that one cut shows in the waits before the next), each interval well under the
- * target raises it a little, and {@link #RELEASE_AFTER} with the offer under it and no overload lifts it. Not
+ * {@link #DECREASE_SPACING}, so that one cut shows in the waits before the next); while the waits stay over it,
+ * each further cut takes that fraction of the limit itself, since every new call is refused meanwhile and what was
+ * let in says nothing more (cut from it, a one-second stall left a limit of an eighth of what the gateway had
+ * just carried, and it took ten seconds to grow back: bench/README.md, session 12). Each interval well under the
+ * target raises the rate a little, and {@link #RELEASE_AFTER} with the offer under it and no overload lifts it. Not
  * thread-safe on its own: {@link QueueDelay} calls it under its lock.
  */
 final class OverloadRate {
@@ -41,6 +44,8 @@ final class OverloadRate {
     private long lastCut;
     private long lastOverload;
     private long lastRefusal;
+    /** Cut since the waits last stood under the target. */
+    private boolean cutInThisOverload;
     private final TokenBucket bucket = new TokenBucket();
 
     OverloadRate(Duration interval, long nowNanos) {
@@ -74,7 +79,10 @@ final class OverloadRate {
             if (nowNanos - lastCut >= DECREASE_SPACING.toNanos()) {
                 cut(nowNanos, standingWaitMs, targetMs);
             }
-        } else if (limited()) {
+            return;
+        }
+        cutInThisOverload = false;
+        if (limited()) {
             if (nowNanos - Math.max(lastOverload, lastRefusal) >= RELEASE_AFTER.toNanos()) {
                 limitPerSecond = Double.POSITIVE_INFINITY;
                 GuardedTransports.LOG.log(Level.INFO, "overload over: new calls are no longer limited (the offer "
@@ -90,11 +98,12 @@ final class OverloadRate {
         for (int i = 0; i < letIn.length; i++) {
             lastSecond += i == current ? 0 : letIn[i];
         }
-        if (lastSecond < MIN_CUT_BASE) {
+        if (!cutInThisOverload && lastSecond < MIN_CUT_BASE) {
             return;
         }
         boolean wasLimited = limited();
-        limitPerSecond = Math.min(limitPerSecond, lastSecond) * DECREASE;
+        limitPerSecond = (cutInThisOverload ? limitPerSecond : Math.min(limitPerSecond, lastSecond)) * DECREASE;
+        cutInThisOverload = true;
         lastCut = nowNanos;
         if (!wasLimited) {
             GuardedTransports.LOG.log(Level.WARN, "overload: new calls limited to " + Math.round(limitPerSecond)

@@ -47,17 +47,33 @@ class OverloadRateTest {
         // the waits stand over the target: everything is refused while they do, and the rate is cut once
         assertEquals(0, offer(1_000, 300, 60) - 100, "the first interval's calls were let in before it ended");
         assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0);
-        // another cut only after the spacing, from what was let in over the last second at most
+        // another cut only after the spacing, and from the limit: every call was refused meanwhile, so the hundred
+        // let in over the last second say nothing about what the gateway takes
         offer(1_000, 200, 60);
         assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0, "not yet");
         offer(1_000, 200, 60);
         double secondCut = delay.newCallsPerSecondLimit();
-        assertTrue(secondCut < 1_000 * OverloadRate.DECREASE * OverloadRate.DECREASE + 1, "cut again: " + secondCut);
+        assertEquals(1_000 * OverloadRate.DECREASE * OverloadRate.DECREASE, secondCut, 1.0, "cut again");
         // the waits fall to the target: no growth yet, and the rate holds the offer down to the limit
         int letIn = offer(1_000, 1_000, 30);
         assertEquals(secondCut, delay.newCallsPerSecondLimit(), 0.001, "held between half the target and the target");
-        assertTrue(letIn <= secondCut + secondCut / 10 + 1 && letIn >= secondCut - 1,
+        assertTrue(letIn <= secondCut + secondCut / 10 + 1 && letIn >= secondCut - secondCut / 100 - 1,
                 "let in " + letIn + " at a limit of " + secondCut);
+    }
+
+    @Test
+    void aNewOverloadCutsFromWhatWasLetInAgain() {
+        assertEquals(1_000, offer(1_000, 1_000, 10));
+        offer(1_000, 300, 60);
+        assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0, "the first overload's cut");
+        // the waits fall to the target, and fewer calls come than the limit lets in
+        int letIn = offer(400, 1_000, 30);
+        assertTrue(letIn > 300 && letIn <= 400, "let in " + letIn);
+        // a second overload: cut from what was let in over the last second (give or take its first interval), not
+        // from the first overload's limit
+        offer(400, 300, 60);
+        assertEquals(letIn * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 40 * OverloadRate.DECREASE + 1,
+                "the second overload's cut");
     }
 
     @Test

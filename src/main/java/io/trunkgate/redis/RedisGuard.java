@@ -44,8 +44,10 @@ import org.slf4j.LoggerFactory;
  * milliseconds late on our side, and each failure made the next ones fail at their budget, then opened the
  * breaker (bench/sipp-stall.sh: a 1 s stall at 1,200 calls/s cost about 1,500 calls, Redis answering
  * throughout). So a call past its budget waits on while some reply arrived after it was sent (Redis is up and
- * reached), up to {@code MAX_BUDGETS} budgets in all, which bounds the wait for a call whose own node is gone in
- * a cluster.
+ * reached), up to {@code MAX_BUDGETS} budgets or {@code MIN_WAIT_WHILE_ANSWERED} in all, whichever is longer, which
+ * bounds the wait for a call whose own node is gone in a cluster. Four budgets (200 ms by default) covered a stall
+ * at 1,200 calls/s, not at 2,400/s, where the calls refused had waited 200-350 ms (bench/README.md, session 12); half
+ * a second is SIP's T1, and a caller that has its 100 Trying waits far longer for a final answer.
  *
  * <p>Results are completed on the {@code results} pool given, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
@@ -57,8 +59,10 @@ public final class RedisGuard {
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long HEALTHY_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** The longest a call waits for its reply while other replies arrive, in budgets. */
+    /** The longest a call waits for its reply while other replies arrive, in budgets, */
     private static final int MAX_BUDGETS = 4;
+    /** or this, if longer. */
+    private static final long MIN_WAIT_WHILE_ANSWERED_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** While Redis is down, one call in this interval probes whether it is back. */
     private static final Duration PROBE_INTERVAL = Duration.ofMillis(250);
     /** The breaker judges the calls of the last this many seconds, */
@@ -196,9 +200,10 @@ public final class RedisGuard {
             return;
         }
         long waited = System.nanoTime() - call.start;
-        if (lastReplyNanos - call.start > 0 && waited < MAX_BUDGETS * timeout.toNanos()) {
-            timeouts.schedule(() -> expire(call, true, readsChecked),
-                    Math.min(timeout.toNanos(), MAX_BUDGETS * timeout.toNanos() - waited), TimeUnit.NANOSECONDS);
+        long longest = Math.max(MAX_BUDGETS * timeout.toNanos(), MIN_WAIT_WHILE_ANSWERED_NANOS);
+        if (lastReplyNanos - call.start > 0 && waited < longest) {
+            timeouts.schedule(() -> expire(call, true, readsChecked), Math.min(timeout.toNanos(), longest - waited),
+                    TimeUnit.NANOSECONDS);
             return;
         }
         if (!readsChecked) {

@@ -127,8 +127,8 @@ class RedisGuardTest {
     }
 
     /**
-     * After a failure the extra budget of a healthy Redis is gone; a call whose reply comes two budgets late is
-     * still waited for while Redis answers a call sent after it (the gateway's own backlog, not a dead Redis).
+     * After a failure the extra budget of a healthy Redis is gone; a call whose reply comes six budgets (300 ms) late
+     * is still waited for while Redis answers a call sent after it (the gateway's own backlog, not a dead Redis).
      */
     @Test
     void aLateReplyIsWaitedForWhileRedisAnswersCallsSentAfterIt() throws Exception {
@@ -136,12 +136,12 @@ class RedisGuardTest {
         CompletableFuture<String> reply = new CompletableFuture<>();
         CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
         answerAnotherCallAfter(10);
-        timeouts.schedule(() -> reply.complete("admitted"), 2 * TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
+        timeouts.schedule(() -> reply.complete("admitted"), 6 * TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
         assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
     }
 
     @Test
-    void whileRedisAnswersOthersACallStillFailsAfterFourBudgets() throws Exception {
+    void whileRedisAnswersOthersACallStillFailsAfterHalfASecond() throws Exception {
         waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
         long start = System.nanoTime();
         CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
@@ -149,7 +149,8 @@ class RedisGuardTest {
         answerAnotherCallAfter(10);
         waitForFailure(result);
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertTrue(tookMs >= 4 * TIMEOUT.toMillis() && tookMs < 1_500, "failed after " + tookMs + " ms");
+        // four budgets are 200 ms here: the longer of that and half a second
+        assertTrue(tookMs >= 500 && tookMs < 2_500, "failed after " + tookMs + " ms");
     }
 
     /** Another call, sent {@code delayMs} from now on the thread that checks deadlines, answered at once. */

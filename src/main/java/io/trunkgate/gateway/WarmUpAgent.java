@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -241,12 +242,10 @@ final class WarmUpAgent implements AutoCloseable {
         if (!cseq.endsWith("INVITE") || call == null || ended.contains(callId)) {
             return;
         }
-        List<String> recordRoutes = message.headers("record-route");
+        List<String> recordRoutes = new ArrayList<>(message.headers("record-route"));
+        Collections.reverse(recordRoutes);
+        String routes = routeSet(recordRoutes);
         String target = uriOf(message.header("contact"));
-        StringBuilder routes = new StringBuilder();
-        for (int i = recordRoutes.size() - 1; i >= 0; i--) {
-            routes.append("Route: ").append(recordRoutes.get(i)).append("\r\n");
-        }
         long invite = cseqNumber(message);
         send(callerSocket, inDialog("ACK", invite, target, routes, message.header("from"), message.header("to"),
                 callId, callerSocket, (callId + "ACK").hashCode() + "d"), from);
@@ -256,8 +255,18 @@ final class WarmUpAgent implements AutoCloseable {
         }
     }
 
+    /**
+     * The Route headers of a route set, in the order given: a caller's is the 2xx's Record-Routes reversed, a
+     * callee's the INVITE's in order (RFC 3261 §12.1).
+     */
+    private static String routeSet(List<String> routes) {
+        StringBuilder set = new StringBuilder();
+        routes.forEach(route -> set.append("Route: ").append(route).append("\r\n"));
+        return set.toString();
+    }
+
     /** An ACK or BYE within a dialog, from {@code socket}. */
-    private String inDialog(String method, long cseq, String target, CharSequence routes, String from, String to,
+    private String inDialog(String method, long cseq, String target, String routes, String from, String to,
                             String callId, DatagramSocket socket, String branch) {
         return method + " " + target + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP " + host + ":" + socket.getLocalPort() + ";branch=z9hG4bK" + branch + ";rport\r\n"
@@ -292,11 +301,8 @@ final class WarmUpAgent implements AutoCloseable {
                     send(carrierSocket, answer, from);
                 }
                 if (call != null && shape.hangup == WarmUpShape.Hangup.CALLEE) {
-                    StringBuilder routes = new StringBuilder();
-                    for (String recordRoute : message.headers("record-route")) {
-                        routes.append("Route: ").append(recordRoute).append("\r\n");
-                    }
-                    call.calleeBye().set(inDialog("BYE", 1, uriOf(message.header("contact")), routes,
+                    call.calleeBye().set(inDialog("BYE", 1, uriOf(message.header("contact")),
+                            routeSet(message.headers("record-route")),
                             message.header("to") + ";tag=" + tag, message.header("from"), callId, carrierSocket,
                             (callId + "callee-BYE").hashCode() + "d"));
                 }

@@ -73,6 +73,8 @@ public final class RedisGuard {
     private static final float FAILURE_RATE_PERCENT = 50;
 
     private final Duration timeout;
+    /** How long a late call waits on while Redis answers others: the longer of the two bounds above. */
+    private final long waitWhileAnsweredNanos;
     private final ScheduledExecutorService timeouts;
     private final Executor results;
     private final Consumer<Runnable> afterPendingReads;
@@ -91,6 +93,7 @@ public final class RedisGuard {
     public RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts, Executor results,
                       Consumer<Runnable> afterPendingReads) {
         this.timeout = timeout;
+        this.waitWhileAnsweredNanos = Math.max(MAX_BUDGETS * timeout.toNanos(), MIN_WAIT_WHILE_ANSWERED_NANOS);
         this.timeouts = timeouts;
         this.results = results;
         this.afterPendingReads = afterPendingReads;
@@ -200,10 +203,9 @@ public final class RedisGuard {
             return;
         }
         long waited = System.nanoTime() - call.start;
-        long longest = Math.max(MAX_BUDGETS * timeout.toNanos(), MIN_WAIT_WHILE_ANSWERED_NANOS);
-        if (lastReplyNanos - call.start > 0 && waited < longest) {
-            timeouts.schedule(() -> expire(call, true, readsChecked), Math.min(timeout.toNanos(), longest - waited),
-                    TimeUnit.NANOSECONDS);
+        if (lastReplyNanos - call.start > 0 && waited < waitWhileAnsweredNanos) {
+            timeouts.schedule(() -> expire(call, true, readsChecked),
+                    Math.min(timeout.toNanos(), waitWhileAnsweredNanos - waited), TimeUnit.NANOSECONDS);
             return;
         }
         if (!readsChecked) {

@@ -85,14 +85,7 @@ public final class HttpRerouteHook implements RerouteHook {
         // The request's own timeout starts once connected; this one bounds the whole wait, and cancelling the reply
         // aborts the exchange.
         CompletableFuture<HttpResponse<String>> bounded = reply.copy();
-        ScheduledFuture<?> timer;
-        try {
-            timer = timers.schedule(() -> bounded.completeExceptionally(new TimeoutException()), timeout.toNanos(),
-                    TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException closing) {
-            timer = null; // the gateway is closing: the request's own timeout still ends the wait
-        }
-        ScheduledFuture<?> deadline = timer;
+        ScheduledFuture<?> deadline = timeOut(bounded);
         return bounded.handleAsync((response, error) -> {
             if (deadline != null) {
                 deadline.cancel(false);
@@ -117,6 +110,19 @@ public final class HttpRerouteHook implements RerouteHook {
             outcomes.accept("ok");
             return carriers.get();
         }, executor);
+    }
+
+    /**
+     * Fails {@code reply} at the timeout; null when the timers are stopped (the gateway is closing: the request's own
+     * timeout still ends the wait).
+     */
+    private ScheduledFuture<?> timeOut(CompletableFuture<?> reply) {
+        try {
+            return timers.schedule(() -> reply.completeExceptionally(new TimeoutException()), timeout.toNanos(),
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            return null;
+        }
     }
 
     private static Optional<List<String>> carriers(String body) {

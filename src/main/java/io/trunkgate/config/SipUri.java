@@ -17,9 +17,6 @@ public record SipUri(String text, String host, int port, Transport transport, bo
 
     private static final Pattern URI = Pattern.compile(
             "(?i)sip:(?:[^@;]+@)?(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+)(?::(\\d{1,5}))?((?:;[^;=]+(?:=[^;]*)?)*)");
-    /** A valid IPv4 address only: "999.1.1.1" is a (bad) host name, never handed to InetAddress as an address. */
-    private static final Pattern IPV4 = Pattern.compile(
-            "((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
 
     public static SipUri parse(String text) {
         Matcher m = URI.matcher(text.trim());
@@ -49,8 +46,39 @@ public record SipUri(String text, String host, int port, Transport transport, bo
         return host.startsWith("[") || isIpv4(host);
     }
 
-    /** Whether {@code host} is a valid dotted IPv4 address (so naming it needs no DNS). */
+    /**
+     * Whether {@code host} is a valid dotted IPv4 address (so naming it needs no DNS): four decimal numbers 0-255
+     * without leading zeros. "999.1.1.1" is a (bad) host name, never handed to InetAddress as an address.
+     * A loop, not a regular expression: it runs several times for every message of a call.
+     */
     public static boolean isIpv4(String host) {
-        return IPV4.matcher(host).matches();
+        int octets = 0;
+        int i = 0;
+        int n = host.length();
+        while (i < n) {
+            int start = i;
+            int value = 0;
+            while (i < n && i - start < 4) {
+                char c = host.charAt(i);
+                if (c < '0' || c > '9') {
+                    break;
+                }
+                value = value * 10 + (c - '0');
+                i++;
+            }
+            int digits = i - start;
+            if (digits == 0 || digits > 3 || value > 255 || (digits > 1 && host.charAt(start) == '0')) {
+                return false;
+            }
+            octets++;
+            if (i == n) {
+                return octets == 4;
+            }
+            if (host.charAt(i) != '.' || octets == 4) {
+                return false;
+            }
+            i++;
+        }
+        return false;
     }
 }

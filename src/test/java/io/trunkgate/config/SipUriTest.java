@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.Arrays;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -61,5 +63,47 @@ class SipUriTest {
             "sip:gw.example;transport=sctp", "sip:", "sips gw.example"})
     void rejectsBadUris(String text) {
         assertThrows(IllegalArgumentException.class, () -> SipUri.parse(text));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0.0.0.0", "192.0.2.10", "10.0.0.1", "255.255.255.255", "99.100.199.249"})
+    void dottedQuadsAreIpv4Addresses(String host) {
+        assertTrue(SipUri.isIpv4(host));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "1.2.3", "1.2.3.4.", "1.2.3.4.5", "256.1.1.1", "1.2.3.260", "01.2.3.4", "1.2.3.04",
+            "1.2.3.00", "1..2.3", ".1.2.3", "1.2.3.4a", "a.b.c.d", "1234.1.1.1", "0999.1.1.1", "1.2.3.-4", "[::1]",
+            "carrier.example", "1.2.3.4 "})
+    void anythingElseIsAHostName(String host) {
+        assertFalse(SipUri.isIpv4(host));
+    }
+
+    /** Every string of up to eight characters over digits and dots, against the address grammar as a regex. */
+    @Test
+    void agreesWithTheGrammarOnEveryShortString() {
+        Pattern octet = Pattern.compile("25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d");
+        Pattern grammar = Pattern.compile("((" + octet + ")\\.){3}(" + octet + ")");
+        char[] alphabet = {'0', '1', '2', '5', '6', '9', '.'};
+        StringBuilder text = new StringBuilder();
+        int[] digits = new int[8];
+        for (int length = 1; length <= 8; length++) {
+            Arrays.fill(digits, 0);
+            while (true) {
+                text.setLength(0);
+                for (int i = 0; i < length; i++) {
+                    text.append(alphabet[digits[i]]);
+                }
+                String host = text.toString();
+                assertEquals(grammar.matcher(host).matches(), SipUri.isIpv4(host), host);
+                int i = 0;
+                while (i < length && ++digits[i] == alphabet.length) {
+                    digits[i++] = 0;
+                }
+                if (i == length) {
+                    break;
+                }
+            }
+        }
     }
 }

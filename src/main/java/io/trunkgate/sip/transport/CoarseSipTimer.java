@@ -39,6 +39,18 @@ public final class CoarseSipTimer implements SipTimer {
     private static final long TERMINATED_LINGER_MS = 1000;
     /** JAIN-SIP's task that removes a terminated transaction from the stack's tables. */
     private static final String LINGER_TIMER = "gov.nist.javax.sip.stack.SIPTransactionImpl$LingerTimer";
+    /**
+     * Which of JAIN-SIP's one-shot tasks only keep a finished transaction, by class: asked for every transaction,
+     * and {@link Class#isAnonymousClass()} reads the class file's attributes on each call.
+     */
+    private static final ClassValue<Boolean> KEEPS_FINISHED = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            // Timer J is the server transaction's only anonymous task
+            return type.getName().equals(LINGER_TIMER)
+                    || type.isAnonymousClass() && type.getEnclosingClass() == SIPServerTransactionImpl.class;
+        }
+    };
 
     private volatile long lingerMs = 32_000;
     private volatile HashedWheelTimer wheel;
@@ -82,14 +94,10 @@ public final class CoarseSipTimer implements SipTimer {
     /** The delay of a one-shot task, shortened if it only keeps a finished transaction (see above). */
     private long lingerBound(SIPStackTimerTask task, long delayMs) {
         Class<?> type = task.getClass();
-        if (type.getName().equals(LINGER_TIMER)) {
-            return Math.min(delayMs, TERMINATED_LINGER_MS);
+        if (!KEEPS_FINISHED.get(type)) {
+            return delayMs;
         }
-        // Timer J: the server transaction's only anonymous task
-        if (type.isAnonymousClass() && type.getEnclosingClass() == SIPServerTransactionImpl.class) {
-            return Math.min(delayMs, lingerMs);
-        }
-        return delayMs;
+        return Math.min(delayMs, type.getName().equals(LINGER_TIMER) ? TERMINATED_LINGER_MS : lingerMs);
     }
 
     @Override

@@ -75,11 +75,12 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                 received.setLength(buffer.length);
                 long reading = System.nanoTime();
                 sock.receive(received);
-                load.read(System.nanoTime() - reading);
+                long read = System.nanoTime();
+                load.read(read - reading);
+                socketWait.loopRead(reading, read);
                 if (socketWait.read(buffer, received.getLength())) {
                     continue;
                 }
-                socketWait.heard();
                 long receivedAt = System.currentTimeMillis();
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());

@@ -61,7 +61,7 @@ public final class QueueDelay {
     /**
      * Samples how long the oldest datagram still unread in each listener's socket has waited, then sends each
      * listener its next probe; returns when to call it again: after {@link #PROBE_PERIOD}, or, while every listener
-     * is quiet (see {@link SocketWaitProbe#quiet()}), after {@link SocketWaitProbe#QUIET_PERIOD}.
+     * is relaxed (see {@link SocketWaitProbe#relaxed()}), after {@link SocketWaitProbe#RELAXED_PERIOD}.
      */
     public Duration probeSockets() {
         long longest = 0;
@@ -76,7 +76,7 @@ public final class QueueDelay {
                 GuardedTransports.LOG.log(Level.WARN, "queue-delay probe not sent: " + e);
             }
         }
-        return probes.stream().allMatch(SocketWaitProbe::quiet) ? SocketWaitProbe.QUIET_PERIOD : PROBE_PERIOD;
+        return probes.stream().allMatch(SocketWaitProbe::relaxed) ? SocketWaitProbe.RELAXED_PERIOD : PROBE_PERIOD;
     }
 
     /**

@@ -17,9 +17,14 @@ import java.util.function.LongSupplier;
  * How long datagrams wait in a UDP listener's socket before its receive loop reads them. An overloaded gateway's
  * backlog builds there first (the one receive thread shares the cores with everything else, and the kernel queues
  * up to the socket's buffer, megabytes), where no clock of the gateway's can see it. So the listener sends itself a
- * probe datagram on every tick (every tenth while it is quiet), which queues behind whatever waits, and the receive
+ * probe datagram on every tick (every tenth while it is relaxed, see below), which queues behind whatever waits, and the receive
  * loop notes each probe it reads. A probe not read yet has waited at least its age, and so has everything received
  * before it.
+ *
+ * <p>A loop that spent most of its time blocked in its read had nothing waiting for it, so while it does (and every
+ * probe came back), the socket is probed every tenth tick only: at 100 calls/s the probes were a tenth of the
+ * gateway's wake-ups (a tick's and the loop's for each), spent measuring a wait that cannot be there. A backlog
+ * needs a busy or descheduled loop, and that shows within one {@link #RELAXED_PERIOD}.
  *
  * <p>A probe carries a random secret of this listener's, so no datagram from elsewhere passes for one. Until the
  * first probe comes back the wait reads zero: a probe that can never arrive (a firewall on the host) must not
@@ -31,12 +36,13 @@ final class SocketWaitProbe {
     /** Probes whose send time is kept: more in flight than this and the wait reads as that of the oldest kept. */
     private static final int KEPT = 64;
     /**
-     * How often a quiet socket is probed (nothing but probes read for this long, and every probe read): a
-     * backlog after a quiet spell shows within CoDel's interval, and an idle listener is not woken 100 times a
-     * second for nothing.
+     * How often a relaxed socket is probed, and the window over which the loop's busy share is taken: a backlog
+     * that begins while the loop looked relaxed shows within CoDel's interval.
      */
-    static final Duration QUIET_PERIOD = QueueDelay.INTERVAL;
-    private static final long QUIET_PERIOD_NANOS = QUIET_PERIOD.toNanos();
+    static final Duration RELAXED_PERIOD = QueueDelay.INTERVAL;
+    private static final long RELAXED_PERIOD_NANOS = RELAXED_PERIOD.toNanos();
+    /** The most of a window the loop may spend outside its read (handling, or descheduled) and count as relaxed. */
+    static final double RELAXED_BUSY_SHARE = 0.25;
     private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};
 
     private final DatagramSocket socket;
@@ -46,12 +52,22 @@ final class SocketWaitProbe {
     private final AtomicLongArray sentAt = new AtomicLongArray(KEPT);
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong read = new AtomicLong();
-    private volatile long lastHeardNanos;
+    /** The receive loop's accounting, written by its thread only: the current window and its busy time. */
+    private long windowStart;
+    private long busyNanos;
+    private long lastReadEnd;
+    /** Whether the loop's last full window was mostly spent blocked in its read. */
+    private volatile boolean relaxedWindow = true;
+    /** When (nanoClock) the loop last read anything: a loop blocked in its read for a whole window is relaxed. */
+    private volatile long lastReadNanos;
 
     SocketWaitProbe(DatagramSocket socket, LongSupplier nanoClock) {
         this.socket = socket;
         this.nanoClock = nanoClock;
-        this.lastHeardNanos = nanoClock.getAsLong() - QUIET_PERIOD_NANOS;
+        long now = nanoClock.getAsLong();
+        this.windowStart = now;
+        this.lastReadEnd = now;
+        this.lastReadNanos = now;
         InetAddress bound = socket.getLocalAddress();
         this.self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : bound,
                 socket.getLocalPort());
@@ -61,14 +77,26 @@ final class SocketWaitProbe {
         System.arraycopy(secret, 0, prefix, MAGIC.length, secret.length);
     }
 
-    /** The receive loop read a datagram that is not a probe: the socket has traffic whose wait counts. */
-    void heard() {
-        lastHeardNanos = nanoClock.getAsLong();
+    /**
+     * The receive loop's read began at {@code readStart} and returned a datagram (a probe or not) at
+     * {@code readEnd}: the time between its previous read's end and this read's start it was busy (handling, or
+     * descheduled). Called by the loop's thread only.
+     */
+    void loopRead(long readStart, long readEnd) {
+        busyNanos += Math.max(0, readStart - lastReadEnd);
+        lastReadEnd = readEnd;
+        lastReadNanos = readEnd;
+        long window = readEnd - windowStart;
+        if (window >= RELAXED_PERIOD_NANOS) {
+            relaxedWindow = busyNanos <= window * RELAXED_BUSY_SHARE;
+            windowStart = readEnd;
+            busyNanos = 0;
+        }
     }
 
     /**
-     * Sends the next probe to the listener's own socket, unless it is closed, or quiet and probed less than
-     * {@link #QUIET_PERIOD} ago. Called from one thread, the ticks'.
+     * Sends the next probe to the listener's own socket, unless it is closed, or relaxed and probed less than
+     * {@link #RELAXED_PERIOD} ago. Called from one thread, the ticks'.
      */
     void send() throws IOException {
         if (socket.isClosed()) {
@@ -76,7 +104,7 @@ final class SocketWaitProbe {
         }
         long now = nanoClock.getAsLong();
         long seq = sent.get() + 1;
-        if (quiet() && seq > 1 && now - sentAt.get((int) ((seq - 1) % KEPT)) < QUIET_PERIOD_NANOS) {
+        if (relaxed() && seq > 1 && now - sentAt.get((int) ((seq - 1) % KEPT)) < RELAXED_PERIOD_NANOS) {
             return;
         }
         sentAt.set((int) (seq % KEPT), now);
@@ -86,12 +114,14 @@ final class SocketWaitProbe {
     }
 
     /**
-     * Nothing but probes read for {@link #QUIET_PERIOD}, and every probe read. Not "since the last probe": under
+     * Every probe read, and the loop spent at most {@link #RELAXED_BUSY_SHARE} of its last full window outside
+     * its read (or has been blocked in it for a whole window). Not "nothing read since the last probe": under
      * load the receive loop, descheduled right after reading a probe off an empty socket, reads nothing for a tick
-     * while datagrams pile up behind it, and that must not slow the probes down.
+     * while datagrams pile up behind it, and that must not slow the probes down; its busy window says it is loaded.
      */
-    boolean quiet() {
-        return nanoClock.getAsLong() - lastHeardNanos >= QUIET_PERIOD_NANOS && read.get() >= sent.get();
+    boolean relaxed() {
+        return read.get() >= sent.get()
+                && (relaxedWindow || nanoClock.getAsLong() - lastReadNanos >= RELAXED_PERIOD_NANOS);
     }
 
     /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */

@@ -67,9 +67,11 @@ class QueueDelayTest {
             DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
             socket.receive(packet);
             assertTrue(probe.read(buffer, packet.getLength()));
-            probe.heard(); // the listener reads traffic, and then
+            advanceMs(100);
+            probe.loopRead(nanos.get(), nanos.get()); // the loop was busy for a whole window, and then
             // from now on nothing is read: each tick finds the probes of the ticks before still in the socket
-            for (int tick = 0; tick < 20; tick++) {
+            int ticks = 30;
+            for (int tick = 0; tick < ticks; tick++) {
                 advanceMs(10);
                 assertEquals(QueueDelay.PROBE_PERIOD, delay.probeSockets(), "the next tick while probes are out");
                 delay.record(15);
@@ -77,13 +79,13 @@ class QueueDelayTest {
             assertTrue(delay.standingWaitMs() >= 90 + 15, "socket " + delay.standingWaitMs() + " ms");
             assertTrue(delay.overloaded(TARGET));
             // the listener catches up: the socket is empty at the next ticks and the workers keep up again
-            for (int read = 0; read < 20; read++) {
+            for (int read = 0; read < ticks; read++) {
                 socket.receive(packet);
                 assertTrue(probe.read(buffer, packet.getLength()));
             }
             for (int tick = 0; tick < 10; tick++) {
                 advanceMs(10);
-                probe.heard(); // traffic flows
+                probe.loopRead(nanos.get(), nanos.get()); // traffic keeps the loop busy
                 delay.probeSockets();
                 socket.receive(packet);
                 probe.read(buffer, packet.getLength());
@@ -92,7 +94,7 @@ class QueueDelayTest {
             advanceMs(10);
             assertEquals(2, delay.standingWaitMs());
             assertFalse(delay.overloaded(TARGET));
-            // nothing but probes read for 100 ms, and every probe back: the next tick a tenth as often
+            // the loop blocked in its read for 100 ms, and every probe back: the next tick a tenth as often
             advanceMs(100);
             assertEquals(QueueDelay.PROBE_PERIOD, delay.probeSockets(), "a probe went out");
             socket.receive(packet);

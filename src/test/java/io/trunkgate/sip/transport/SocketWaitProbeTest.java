@@ -51,55 +51,99 @@ class SocketWaitProbeTest {
 
     @Test
     void theOldestProbeNotYetReadIsHowLongTheSocketHasHeldItsDatagrams() throws Exception {
-        atMs(0);
+        loopReadMs(100, 100); // a loop busy for a whole window: probed on every tick
+        atMs(100);
         probe.send();
         assertTrue(readNext(), "the probe arrives on the listener's own socket");
         assertEquals(0, waitMs(), "every probe read");
-        probe.heard(); // traffic
-        atMs(10);
+        atMs(110);
         probe.send();
-        atMs(20);
+        atMs(120);
         probe.send();
-        atMs(150);
-        assertEquals(140, waitMs(), "the probe sent at 10 ms is still unread");
+        atMs(250);
+        assertEquals(140, waitMs(), "the probe sent at 110 ms is still unread");
         assertTrue(readNext());
-        assertEquals(130, waitMs(), "now the one sent at 20 ms is the oldest unread");
+        assertEquals(130, waitMs(), "now the one sent at 120 ms is the oldest unread");
         assertTrue(readNext());
         assertEquals(0, waitMs());
     }
 
-    @Test
-    void aQuietSocketIsProbedEveryTenthTickAndAsSoonAsItHearsTraffic() throws Exception {
-        atMs(0);
-        probe.send();
-        assertTrue(readNext());
-        assertTrue(probe.quiet());
-        for (long ms = 10; ms < 100; ms += 10) {
+    private void loopReadMs(long startMs, long endMs) {
+        probe.loopRead(TimeUnit.MILLISECONDS.toNanos(startMs), TimeUnit.MILLISECONDS.toNanos(endMs));
+    }
+
+    /** Ticks every 10 ms from {@code fromMs} to {@code toMs} (exclusive); the number of probes that went out. */
+    private int tick(long fromMs, long toMs) throws Exception {
+        socket.setSoTimeout(100);
+        int sent = 0;
+        for (long ms = fromMs; ms < toMs; ms += 10) {
             atMs(ms);
-            probe.send(); // quiet: nothing heard, every probe read
+            probe.send();
+            try {
+                assertTrue(readNext());
+                sent++;
+            } catch (SocketTimeoutException nothingSent) {
+                // a relaxed tick
+            }
+        }
+        return sent;
+    }
+
+    @Test
+    void aLoopMostlyBlockedInItsReadIsProbedEveryTenthTick() throws Exception {
+        // traffic every 5 ms, each datagram handled in 1 ms: the loop is busy a fifth of its time
+        for (long ms = 0; ms <= 100; ms += 5) {
+            loopReadMs(ms - 4, ms);
+        }
+        assertTrue(probe.relaxed());
+        atMs(100);
+        assertEquals(1, tick(100, 200), "one probe in ten ticks");
+        assertEquals(1, tick(200, 300));
+    }
+
+    @Test
+    void aBusyLoopIsProbedOnEveryTick() throws Exception {
+        // each datagram handled in 2 ms of every 5: busy 40% of the time
+        for (long ms = 0; ms <= 100; ms += 5) {
+            loopReadMs(ms - 3, ms);
+        }
+        assertFalse(probe.relaxed(), "busy over a quarter of the window");
+        assertEquals(10, tick(100, 200));
+        // the load goes: the next full window of the loop's relaxed again
+        for (long ms = 200; ms <= 300; ms += 50) {
+            loopReadMs(ms - 49, ms);
+        }
+        assertTrue(probe.relaxed());
+        assertEquals(1, tick(310, 410));
+    }
+
+    @Test
+    void aProbeNotReadYetKeepsTheTicksGoing() throws Exception {
+        for (long ms = 0; ms <= 100; ms += 5) {
+            loopReadMs(ms - 4, ms);
         }
         atMs(100);
         probe.send();
-        assertTrue(readNext(), "the quiet socket's probe, 100 ms after the last");
-        probe.heard();
-        assertFalse(probe.quiet(), "traffic read");
-        atMs(110);
-        probe.send();
-        assertTrue(readNext());
-        atMs(120);
-        probe.send(); // traffic 20 ms ago: probed on
-        atMs(125);
-        assertEquals(5, waitMs(), "the probe sent at 120 ms is unread");
-        assertTrue(readNext());
-        atMs(199);
-        probe.send(); // traffic 99 ms ago: still probed
-        assertTrue(readNext());
+        assertTrue(readNext(), "the first probe");
         atMs(200);
-        assertTrue(probe.quiet(), "nothing but probes read for 100 ms");
-        atMs(210);
         probe.send();
-        socket.setSoTimeout(200);
-        assertThrows(SocketTimeoutException.class, this::readNext, "a quiet tick sent nothing");
+        assertFalse(probe.relaxed(), "the loop has not read the probe: stuck, or behind a backlog");
+        atMs(230);
+        assertEquals(30, waitMs());
+        assertTrue(readNext());
+        assertTrue(probe.relaxed());
+    }
+
+    @Test
+    void aLoopThatReadNothingForAWindowIsRelaxed() throws Exception {
+        for (long ms = 0; ms <= 100; ms += 5) {
+            loopReadMs(ms - 3, ms);
+        }
+        assertFalse(probe.relaxed());
+        atMs(199);
+        assertFalse(probe.relaxed(), "its last read 99 ms ago");
+        atMs(200);
+        assertTrue(probe.relaxed(), "blocked in its read for a whole window, every probe read");
     }
 
     @Test

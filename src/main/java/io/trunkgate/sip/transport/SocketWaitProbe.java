@@ -17,12 +17,12 @@ import java.util.function.LongSupplier;
  * How long datagrams wait in a UDP listener's socket before its receive loop reads them. An overloaded gateway's
  * backlog builds there first (the one receive thread shares the cores with everything else, and the kernel queues
  * up to the socket's buffer, megabytes), where no clock of the gateway's can see it. So the listener sends itself a
- * probe datagram on every tick (every tenth while it is relaxed, see below), which queues behind whatever waits, and the receive
- * loop notes each probe it reads. A probe not read yet has waited at least its age, and so has everything received
- * before it.
+ * probe datagram on every tick (every tenth while it is relaxed, see below), which queues behind whatever waits,
+ * and the receive loop notes each probe it reads. A probe not read yet has waited at least its age, and so has
+ * everything received before it.
  *
- * <p>A loop that spent most of its time blocked in its read had nothing waiting for it, so while it does (and every
- * probe came back), the socket is probed every tenth tick only: at 100 calls/s the probes were a tenth of the
+ * <p>A loop that spent nearly all its time blocked in its read had nothing waiting for it, so while it does (and
+ * every probe came back), the socket is probed every tenth tick only: at 100 calls/s the probes were a tenth of the
  * gateway's wake-ups (a tick's and the loop's for each), spent measuring a wait that cannot be there. A backlog
  * needs a busy or descheduled loop, and that shows within one {@link #RELAXED_PERIOD}.
  *
@@ -60,11 +60,10 @@ final class SocketWaitProbe {
     /** The receive loop's accounting, written by its thread only: the current window and its busy time. */
     private long windowStart;
     private long busyNanos;
-    private long lastReadEnd;
-    /** Whether the loop's last full window was mostly spent blocked in its read. */
+    /** Whether the loop was busy at most {@link #RELAXED_BUSY_SHARE} of its last full window. */
     private volatile boolean relaxedWindow = true;
-    /** When (nanoClock) the loop last read anything: a loop blocked in its read for a whole window is relaxed. */
-    private volatile long lastReadNanos;
+    /** When (nanoClock) the loop's last read returned: a loop blocked in its read for a whole window is relaxed. */
+    private volatile long lastReadEnd;
 
     SocketWaitProbe(DatagramSocket socket, LongSupplier nanoClock) {
         this.socket = socket;
@@ -72,7 +71,6 @@ final class SocketWaitProbe {
         long now = nanoClock.getAsLong();
         this.windowStart = now;
         this.lastReadEnd = now;
-        this.lastReadNanos = now;
         InetAddress bound = socket.getLocalAddress();
         this.self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : bound,
                 socket.getLocalPort());
@@ -90,7 +88,6 @@ final class SocketWaitProbe {
     void loopRead(long readStart, long readEnd) {
         busyNanos += Math.max(0, readStart - lastReadEnd);
         lastReadEnd = readEnd;
-        lastReadNanos = readEnd;
         long window = readEnd - windowStart;
         if (window >= RELAXED_PERIOD_NANOS) {
             relaxedWindow = busyNanos <= window * RELAXED_BUSY_SHARE;
@@ -126,7 +123,7 @@ final class SocketWaitProbe {
      */
     boolean relaxed() {
         return read.get() >= sent.get()
-                && (relaxedWindow || nanoClock.getAsLong() - lastReadNanos >= RELAXED_PERIOD_NANOS);
+                && (relaxedWindow || nanoClock.getAsLong() - lastReadEnd >= RELAXED_PERIOD_NANOS);
     }
 
     /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */

@@ -138,6 +138,11 @@ final class SocketWaitProbe {
         return true;
     }
 
+    /** How many probes this listener has sent. */
+    long sent() {
+        return sent.get();
+    }
+
     /** How long the oldest probe not read yet has waited, in nanoseconds: 0 when every probe was read. */
     long waitNanos() {
         long lastRead = read.get();

@@ -40,17 +40,23 @@ public final class CoarseSipTimer implements SipTimer {
     /** JAIN-SIP's task that removes a terminated transaction from the stack's tables. */
     private static final String LINGER_TIMER = "gov.nist.javax.sip.stack.SIPTransactionImpl$LingerTimer";
     /**
-     * Which of JAIN-SIP's one-shot tasks only keep a finished transaction, by class: asked for every transaction,
-     * and {@link Class#isAnonymousClass()} reads the class file's attributes on each call.
+     * What each of JAIN-SIP's one-shot tasks is, by class: asked for every transaction, and
+     * {@link Class#isAnonymousClass()} reads the class file's attributes on each call.
      */
-    private static final ClassValue<Boolean> KEEPS_FINISHED = new ClassValue<>() {
+    private static final ClassValue<TaskKind> KINDS = new ClassValue<>() {
         @Override
-        protected Boolean computeValue(Class<?> type) {
-            // Timer J is the server transaction's only anonymous task
-            return type.getName().equals(LINGER_TIMER)
-                    || type.isAnonymousClass() && type.getEnclosingClass() == SIPServerTransactionImpl.class;
+        protected TaskKind computeValue(Class<?> type) {
+            if (type.getName().equals(LINGER_TIMER)) {
+                return TaskKind.TERMINATED_LINGER;
+            }
+            // Timer J: the server transaction's only anonymous task
+            return type.isAnonymousClass() && type.getEnclosingClass() == SIPServerTransactionImpl.class
+                    ? TaskKind.TIMER_J : TaskKind.OTHER;
         }
     };
+
+    /** The one-shot tasks whose delay only keeps a finished transaction, and all others. */
+    private enum TaskKind { TERMINATED_LINGER, TIMER_J, OTHER }
 
     private volatile long lingerMs = 32_000;
     private volatile HashedWheelTimer wheel;
@@ -93,11 +99,11 @@ public final class CoarseSipTimer implements SipTimer {
 
     /** The delay of a one-shot task, shortened if it only keeps a finished transaction (see above). */
     private long lingerBound(SIPStackTimerTask task, long delayMs) {
-        Class<?> type = task.getClass();
-        if (!KEEPS_FINISHED.get(type)) {
-            return delayMs;
-        }
-        return Math.min(delayMs, type.getName().equals(LINGER_TIMER) ? TERMINATED_LINGER_MS : lingerMs);
+        return switch (KINDS.get(task.getClass())) {
+            case TERMINATED_LINGER -> Math.min(delayMs, TERMINATED_LINGER_MS);
+            case TIMER_J -> Math.min(delayMs, lingerMs);
+            case OTHER -> delayMs;
+        };
     }
 
     @Override

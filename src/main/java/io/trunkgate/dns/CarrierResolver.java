@@ -5,6 +5,7 @@ import io.trunkgate.config.SipUri;
 import io.trunkgate.dns.internal.CachingResolver;
 import io.trunkgate.dns.internal.Rfc3263Lookup;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -23,6 +24,12 @@ public interface CarrierResolver {
 
     /** The last answer for the URI, however old, without a lookup; empty if there never was one. */
     Optional<CarrierTargets> known(SipUri uri);
+
+    /**
+     * Since when the URI's host name does not resolve and no earlier answer is used in its place: the lookup that
+     * failed first; empty while it resolves, or before its first lookup, and always for an IP address.
+     */
+    Optional<Instant> unresolvedSince(SipUri uri);
 
     /** Lookups through {@code settings}' resolver; the cache's time comes from {@code clock}. */
     static CarrierResolver open(DnsSettings settings, Clock clock) {
@@ -43,6 +50,11 @@ public interface CarrierResolver {
 
             @Override
             public Optional<CarrierTargets> known(SipUri uri) {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<Instant> unresolvedSince(SipUri uri) {
                 return Optional.empty();
             }
         };

@@ -17,6 +17,9 @@ import java.util.Optional;
 public record CarrierState(boolean up, Origin origin, String reason, Instant since, Optional<Instant> until,
                            String by) {
 
+    /** The reason of a carrier whose host name does not resolve (and no earlier answer is used): down. */
+    public static final String UNRESOLVED = "unresolved";
+
     /** Who set a state; a stronger origin's hold is not overridden by a weaker one while it lasts. */
     public enum Origin {
         CHECKS, CARRIER, OPERATOR

@@ -323,7 +323,7 @@ public final class GatewayMetrics {
                 Counter.builder("trunkgate.reroutes")
                         .description("Calls moved to another carrier, by carrier left and reason")
                         .tags("carrier", context.fromCarrier(), "reason",
-                                context.reason().name().toLowerCase(Locale.ROOT))
+                                context.reason().label())
                         .register(registry).increment();
             }
         };

@@ -4,6 +4,7 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
+import io.trunkgate.health.CarrierState;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
@@ -53,6 +54,8 @@ public final class CallRouting {
     /** Carriers passed over because they were down, not yet written into {@link #reroutes}. */
     private final List<String> skipped = new ArrayList<>();
     private boolean skippedAny;
+    /** Carriers whose host names did not resolve: tried, or passed over as down for it. */
+    private final Set<String> unresolved = new LinkedHashSet<>();
     private Optional<Duration> shortestRetry = Optional.empty();
     private volatile HeldCall current;
     /** The first carrier's hold, on a slot reserved with the admission; until the call is paced for it. */
@@ -109,7 +112,7 @@ public final class CallRouting {
         addressesLeft.removeIf(next -> !health.isUp(carrier, next));
         if ((reason == RerouteReason.TIMEOUT || responseCode == 503) && !addressesLeft.isEmpty()
                 && health.isUp(from)) {
-            String detail = responseCode > 0 ? reason + "(" + responseCode + ")" : reason.toString();
+            String detail = responseCode > 0 ? reason.label() + "(" + responseCode + ")" : reason.label();
             reroutes.add(from + "->" + from + ":" + detail);
             log.info("reroute call={} from={} address={} to next address {} reason={}", callId, from, address,
                     addressesLeft.peekFirst(), detail);
@@ -131,7 +134,10 @@ public final class CallRouting {
         return List.copyOf(tried);
     }
 
-    /** Every reroute so far, as "from->to:reason"; a carrier skipped because it was down has reason CARRIER_DOWN. */
+    /**
+     * Every reroute so far, as "from->to:reason"; a carrier skipped because it was down has reason carrier_down
+     * (unresolved when its host name does not resolve).
+     */
     public List<String> reroutes() {
         return List.copyOf(reroutes);
     }
@@ -149,13 +155,14 @@ public final class CallRouting {
         Optional<CarrierConfig> candidate = takeNext();
         if (candidate.isEmpty()) {
             dropFirstHold();
-            return CompletableFuture.completedFuture(new RoutingStep.Exhausted(shortestRetry));
+            return CompletableFuture.completedFuture(new RoutingStep.Exhausted(shortestRetry, List.copyOf(unresolved)));
         }
         CarrierConfig next = candidate.get();
         tried.add(next.id());
         return resolver.resolve(next.uri()).handle((targets, error) -> {
             if (error != null) {
                 log.warn("call={} carrier {}: {}", callId, next.id(), error.getMessage());
+                unresolved.add(next.id());
                 return leave(next.id(), RerouteReason.UNRESOLVED, 0);
             }
             carrier = next;
@@ -220,9 +227,13 @@ public final class CallRouting {
         while (!remaining.isEmpty()) {
             String id = remaining.remove(0);
             Optional<CarrierConfig> carrier = routes.carrier(id);
-            if (carrier.isPresent() && !tried.contains(id) && !health.isUp(id)) {
+            CarrierState state = carrier.isPresent() && !tried.contains(id) ? health.state(id) : null;
+            if (state != null && !state.up()) {
                 skipped.add(id);
                 skippedAny = true;
+                if (CarrierState.UNRESOLVED.equals(state.reason())) {
+                    unresolved.add(id);
+                }
             } else if (carrier.isPresent() && !tried.contains(id)) {
                 noteSkipped(id);
                 return carrier;
@@ -236,7 +247,8 @@ public final class CallRouting {
     }
 
     private void noteSkipped(String to) {
-        skipped.forEach(id -> reroutes.add(id + "->" + to + ":CARRIER_DOWN"));
+        skipped.forEach(id -> reroutes.add(id + "->" + to + ":"
+                + (unresolved.contains(id) ? RerouteReason.UNRESOLVED.label() : RerouteReason.CARRIER_DOWN)));
         skipped.clear();
     }
 
@@ -254,7 +266,7 @@ public final class CallRouting {
         remaining.clear();
         chosen.stream().filter(id -> !tried.contains(id) && !remaining.contains(id)).forEach(remaining::add);
         String to = remaining.isEmpty() ? "none" : remaining.get(0);
-        String detail = responseCode > 0 ? reason + "(" + responseCode + ")" : reason.toString();
+        String detail = responseCode > 0 ? reason.label() + "(" + responseCode + ")" : reason.label();
         reroutes.add(from + "->" + to + ":" + detail);
         log.info("reroute call={} from={} to={} reason={}", callId, from, to, detail);
     }

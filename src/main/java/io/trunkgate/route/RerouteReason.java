@@ -1,6 +1,11 @@
 package io.trunkgate.route;
 
-/** Why a call left a carrier for the next candidate. */
+import java.util.Locale;
+
+/**
+ * Why a call left a carrier for the next candidate. Logs, call records and metrics spell it as {@link #label()};
+ * the HTTP reroute hook's request carries the constant's name.
+ */
 public enum RerouteReason {
     /** The carrier's next slot was further away than its max-wait. */
     OVER_MAX_WAIT,
@@ -15,5 +20,13 @@ public enum RerouteReason {
     /** The carrier's slot could not be reserved because Redis was unreachable. */
     PACER_UNAVAILABLE,
     /** The carrier's host name resolved to no address (DNS failed, and no earlier answer was at hand). */
-    UNRESOLVED
+    UNRESOLVED;
+
+    /** A carrier of the chain passed over without an attempt because it was down: the label of such a skip. */
+    public static final String CARRIER_DOWN = "carrier_down";
+
+    /** The reason in lowercase snake case ({@code over_max_wait}), as logs, call records and metrics show it. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
 }

@@ -3,6 +3,7 @@ package io.trunkgate.route;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** What to do next with a call: send it to a carrier now, or give up. */
@@ -17,9 +18,17 @@ public sealed interface RoutingStep {
 
     /**
      * No carrier is left. {@code retryAfter} is the shortest time after which some carrier tried would have
-     * had a slot within its max-wait; empty when no carrier was refused for pacing.
+     * had a slot within its max-wait; empty when no carrier was refused for pacing. {@code unresolved}: the
+     * carriers of the call whose host names did not resolve (tried, or passed over as down for it), in order.
      */
-    record Exhausted(Optional<Duration> retryAfter) implements RoutingStep {
+    record Exhausted(Optional<Duration> retryAfter, List<String> unresolved) implements RoutingStep {
+        public Exhausted {
+            unresolved = List.copyOf(unresolved);
+        }
+
+        public Exhausted(Optional<Duration> retryAfter) {
+            this(retryAfter, List.of());
+        }
     }
 
     /** The caller cancelled while the call was held; it was never sent. */

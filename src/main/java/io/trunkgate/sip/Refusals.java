@@ -60,11 +60,17 @@ final class Refusals {
         if (failureResponse && exhausted.retryAfter().isEmpty()) {
             return Optional.empty();
         }
+        String unresolved = exhausted.unresolved().isEmpty() ? ""
+                : " (unresolved: " + String.join(", ", exhausted.unresolved()) + ")";
         if (!anyTried && anyDown) {
-            return Optional.of(new Refusal(Response.SERVICE_UNAVAILABLE, "every carrier of the route is down", 0));
+            return Optional.of(new Refusal(Response.SERVICE_UNAVAILABLE, "every carrier of the route is down"
+                    + unresolved, 0));
         }
         if (!anyTried) {
             return Optional.of(new Refusal(Response.NOT_FOUND, "no route for " + number, 0));
+        }
+        if (exhausted.retryAfter().isEmpty() && !timedOut && !exhausted.unresolved().isEmpty()) {
+            return Optional.of(new Refusal(Response.SERVICE_UNAVAILABLE, "no carrier reachable" + unresolved, 0));
         }
         if (exhausted.retryAfter().isPresent() || !timedOut) {
             return Optional.of(new Refusal(Response.SERVICE_UNAVAILABLE, "no carrier slot within max-wait",

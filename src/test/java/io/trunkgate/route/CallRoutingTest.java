@@ -90,7 +90,7 @@ class CallRoutingTest {
         CallRouting second = new CallRouting("c2", "+1555", table, pacer, RerouteHook.CONFIGURED_CHAIN, CarrierHealth.ALWAYS_UP, RESOLVER);
         RoutingStep step = await(second.start());
         assertEquals(alternate, assertInstanceOf(RoutingStep.Send.class, step).carrier());
-        assertEquals(List.of(slow.id() + "->" + b + ":OVER_MAX_WAIT"), second.reroutes());
+        assertEquals(List.of(slow.id() + "->" + b + ":over_max_wait"), second.reroutes());
     }
 
     @Test
@@ -171,8 +171,8 @@ class CallRoutingTest {
                     + " (500 ms at 2 cps): " + again.held().toMillis() + " ms");
             assertEquals(next, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 503)))
                     .carrier(), "no address left: the next carrier");
-            assertEquals(List.of(named.id() + "->" + named.id() + ":TIMEOUT",
-                    named.id() + "->" + next.id() + ":FAILURE_RESPONSE(503)"), routing.reroutes());
+            assertEquals(List.of(named.id() + "->" + named.id() + ":timeout",
+                    named.id() + "->" + next.id() + ":failure_response(503)"), routing.reroutes());
 
             CallRouting busy = new CallRouting("n2", "1", table, pacer, RerouteHook.CONFIGURED_CHAIN,
                     CarrierHealth.ALWAYS_UP, resolver);
@@ -191,7 +191,7 @@ class CallRoutingTest {
         assertEquals(a, ((RoutingStep.Send) await(routing.start())).carrier());
         assertEquals(b, ((RoutingStep.Send) await(routing.failover(RerouteReason.FAILURE_RESPONSE, 503))).carrier());
         assertInstanceOf(RoutingStep.Exhausted.class, await(routing.failover(RerouteReason.TIMEOUT, 0)));
-        assertEquals(List.of(a.id() + "->" + b.id() + ":FAILURE_RESPONSE(503)", b.id() + "->none:TIMEOUT"),
+        assertEquals(List.of(a.id() + "->" + b.id() + ":failure_response(503)", b.id() + "->none:timeout"),
                 routing.reroutes());
     }
 

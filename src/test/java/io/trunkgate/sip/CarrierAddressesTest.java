@@ -38,6 +38,7 @@ import org.junit.jupiter.api.TestInstance;
  * Carriers named by host names with two SRV targets each, served by a real DNS server (dnsmasq) on loopback,
  * the targets real SIP agents: calls are spread over both targets within the carrier's cps, fail over from a dead
  * target to the live one, and a target that stops answering probes is down on its own while the carrier stays up.
+ * A carrier whose name does not resolve is down, reason "unresolved", everywhere, and its caller hears why.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CarrierAddressesTest {
@@ -88,7 +89,8 @@ class CarrierAddressesTest {
                 .carrier("halves", "sip:halves." + D + ";transport=udp", 1000, wait, Duration.ofMillis(300))
                 .carrier("probed", "sip:probed." + D + ";transport=udp", 1000, wait, Duration.ofSeconds(3))
                 .probe("probed", new ProbeSettings(Duration.ofMillis(100), Duration.ofMillis(80), 2, 2, Set.of(503)))
-                .route("+1", "even").route("+2", "halves").route("+3", "probed");
+                .carrier("nowhere", "sip:nowhere." + D + ";transport=udp", 1000, wait, Duration.ofSeconds(3))
+                .route("+1", "even").route("+2", "halves").route("+3", "probed").route("+4", "nowhere");
         gateway = Gateway.start(config.build());
     }
 
@@ -152,7 +154,7 @@ class CarrierAddressesTest {
                 assertEquals(1, live.received(Request.INVITE, call.callId()), "answered by the live target");
             }
             long failedOver = callLog.events().stream()
-                    .filter(e -> e.getFormattedMessage().contains("halves->halves:TIMEOUT")).count();
+                    .filter(e -> e.getFormattedMessage().contains("halves->halves:timeout")).count();
             assertTrue(failedOver > 0, "calls tried at the dead target first (about half) failed over within the"
                     + " carrier: " + callLog.events());
         }
@@ -207,6 +209,29 @@ class CarrierAddressesTest {
         probedLive.mute(false);
         awaitTrue(() -> !addressDown(probed, mutedAddress) && !addressDown(probed, liveAddress)
                 && gateway.health().isUp("probed"), "addresses and carrier are up again once they answer probes");
+    }
+
+    @Test
+    void aCarrierWhoseNameDoesNotResolveIsDownAsUnresolvedEverywhereAndTheCallerHearsWhy() throws Exception {
+        awaitTrue(() -> !gateway.health().isUp("nowhere"), "the carrier is down once its name failed to resolve");
+        assertEquals(CarrierState.UNRESOLVED, gateway.health().state("nowhere").reason());
+        JsonNode view = carrier(new AdminClient(gateway.adminAddress()), "nowhere");
+        assertFalse(view.get("health").get("up").asBoolean(), view.toString());
+        assertEquals("unresolved", view.get("health").get("reason").asText());
+        assertEquals(0.0, Metrics.value(gateway.metrics().scrape(), "trunkgate_carrier_up",
+                Map.of("carrier", "nowhere")).orElseThrow());
+        assertEquals(1.0, Metrics.value(gateway.metrics().scrape(), "trunkgate_carrier_up",
+                Map.of("carrier", "even")).orElseThrow());
+
+        try (LogCapture callLog = LogCapture.of("trunkgate.calls")) {
+            SipAgent.Call call = caller.invite(GW, config.sipPort(), "+4555");
+            javax.sip.message.Response answer = call.awaitFinal(WAIT_MS);
+            assertEquals(503, answer.getStatusCode());
+            String reason = String.valueOf(answer.getHeader("Reason"));
+            assertTrue(reason.contains("unresolved: nowhere"), reason);
+            awaitTrue(() -> callLog.events().stream().anyMatch(e -> e.getFormattedMessage()
+                    .contains("nowhere->none:unresolved")), "the call log names the reason in the metrics' spelling");
+        }
     }
 
     private boolean addressDown(CarrierConfig carrier, String label) {

@@ -43,6 +43,8 @@ public final class CachingResolver implements CarrierResolver {
         Instant freshUntil = Instant.MIN;
         Instant staleUntil = Instant.MIN;
         UnresolvedException failure;
+        /** Since when no answer has been at hand (the failure in force began); null while there is one. */
+        Instant unresolvedSince;
         CompletableFuture<CarrierTargets> pending;
         boolean failing;
     }
@@ -96,6 +98,17 @@ public final class CachingResolver implements CarrierResolver {
         }
     }
 
+    @Override
+    public Optional<Instant> unresolvedSince(SipUri uri) {
+        Entry entry = entries.get(uri);
+        if (entry == null) {
+            return Optional.empty();
+        }
+        synchronized (entry) {
+            return Optional.ofNullable(entry.unresolvedSince);
+        }
+    }
+
     private void settle(SipUri uri, Entry entry, CarrierTargets answer, Throwable error) {
         CompletableFuture<CarrierTargets> pending;
         CarrierTargets result = null;
@@ -114,6 +127,7 @@ public final class CachingResolver implements CarrierResolver {
                 entry.failing = false;
                 entry.answer = answer;
                 entry.failure = null;
+                entry.unresolvedSince = null;
                 entry.freshUntil = now.plus(answer.ttl().compareTo(MIN_TTL) < 0 ? MIN_TTL : answer.ttl());
                 entry.staleUntil = entry.freshUntil.plus(keepStale);
                 result = answer;
@@ -136,6 +150,9 @@ public final class CachingResolver implements CarrierResolver {
                     }
                     entry.answer = null;
                     entry.failure = failure;
+                    if (entry.unresolvedSince == null) {
+                        entry.unresolvedSince = now;
+                    }
                     entry.freshUntil = now.plus(RETRY);
                 }
             }

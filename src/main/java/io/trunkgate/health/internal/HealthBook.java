@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A carrier named by a host name is checked address by address (each address its own {@link Subject}, counted
  * and shared the same way); what the checks find for the carrier is then derived: down when every address it
- * resolves to is down. Holds stay the carrier's. A carrier named by an IP address is its one address.
+ * resolves to is down. Holds stay the carrier's. A carrier whose host name does not resolve (and no earlier answer
+ * is used) is down, reason {@link CarrierState#UNRESOLVED}, until it does. A carrier named by an IP address is its
+ * one address.
  */
 public final class HealthBook implements CarrierHealth {
 
@@ -79,7 +81,16 @@ public final class HealthBook implements CarrierHealth {
             own = current(entry, now);
         }
         CarrierConfig carrier = carriers.get().get(carrierId);
-        if (own.heldAt(now) || !own.up() || carrier == null || carrier.uri().hostIsAddress()) {
+        if (!own.up() || carrier == null || carrier.uri().hostIsAddress()) {
+            return own;
+        }
+        // no address to send to, whatever else holds: down (even held up by an operator)
+        Optional<Instant> unresolved = resolver.unresolvedSince(carrier.uri());
+        if (unresolved.isPresent()) {
+            return new CarrierState(false, Origin.CHECKS, CarrierState.UNRESOLVED, unresolved.get(), Optional.empty(),
+                    instanceId);
+        }
+        if (own.heldAt(now)) {
             return own;
         }
         Map<CarrierAddress, CarrierState> addresses = addresses(carrier);

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Drives the health checks on a timer: every carrier with a {@code probe} block gets an OPTIONS each interval
  * from the one gateway of the fleet holding its probe lease (from every gateway while Redis is unreachable), and
  * the {@link HealthBook} takes in the fleet's states a few times a second. A carrier named by a host name gets
- * one at each address its name resolves to. Carriers added or changed by a reload are picked up at the next tick.
+ * one at each address its name resolves to; a host name that does not resolve is looked up again as the resolver's
+ * cache allows. Carriers added or changed by a reload are picked up at the next tick.
  */
 public final class HealthMonitor implements AutoCloseable {
 
@@ -64,6 +65,11 @@ public final class HealthMonitor implements AutoCloseable {
             }
             for (CarrierConfig carrier : carriers.get().values()) {
                 carrier.probe().ifPresent(probe -> maybeProbe(carrier, probe, now));
+                if (resolver.unresolvedSince(carrier.uri()).isPresent()) {
+                    // routing passes it over while down, so no call asks again; the cache looks it up again
+                    // once its failure's retry time is over, and answers from the cache until then
+                    resolver.resolve(carrier.uri());
+                }
             }
         } catch (RuntimeException e) {
             log.warn("carrier health checks: {}", e.toString());

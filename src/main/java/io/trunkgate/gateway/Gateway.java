@@ -236,6 +236,7 @@ public final class Gateway implements AutoCloseable {
     private static RerouteHook rerouteHook(GatewayConfig config, GatewayMetrics metrics, GatewayThreads threads) {
         RerouteSettings reroute = config.reroute();
         if (reroute.url().isPresent()) {
+            metrics.rerouteHookInUse();
             return RerouteHooks.http(reroute.url().get(), reroute.timeout(), reroute.maxConcurrent(),
                     metrics::rerouteHookOutcome, threads.rerouteHttp(), threads.sipTimers());
         }
@@ -289,6 +290,7 @@ public final class Gateway implements AutoCloseable {
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);
             metrics.trackCarrierHealth(activeConfig().config().carriers().keySet(), health::isUp);
+            metrics.configured(activeConfig().config().peers().keySet(), activeConfig().config().carriers().keySet());
             timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
             GatewayConfig config = activeConfig().config();
             TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
@@ -354,6 +356,7 @@ public final class Gateway implements AutoCloseable {
         ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
         metrics.trackCarriers(config.carriers().keySet(), pacer()::heldCount);
         metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
+        metrics.configured(config.peers().keySet(), config.carriers().keySet());
         carryOverMovedPeers(previous.config(), config);
         resolveAhead(resolver, config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
@@ -503,6 +506,7 @@ public final class Gateway implements AutoCloseable {
         pacing.close();
         redis.close();
         threads.close();
+        metrics.close();
         log.info("gateway stopped");
     }
 

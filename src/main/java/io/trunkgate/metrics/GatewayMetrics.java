@@ -9,14 +9,24 @@ import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
+import io.trunkgate.route.RerouteReason;
+import java.util.Arrays;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -34,10 +44,25 @@ import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 
 /**
- * The gateway's meters, in one Micrometer registry scraped in the Prometheus text format. Components record
- * through the methods here; every meter carries the tag {@code gateway} (the instance id).
+ * The gateway's meters, in one Micrometer registry scraped in the Prometheus text format (docs/metrics.md lists
+ * them all). Components record through the methods here; every meter carries the tag {@code gateway} (the
+ * instance id). Every counter has its series at 0 from the start for every label value known ahead (the
+ * configured peers and carriers, the reasons each component declares), so rates and alerts work before the first
+ * event. Also Micrometer's JVM and process meters, and {@code trunkgate_build_info}.
  */
-public final class GatewayMetrics {
+public final class GatewayMetrics implements AutoCloseable {
+
+    /** The {@code reason} of {@link #unknownSource()} in trunkgate_calls_rejected_total (its peer is empty). */
+    public static final String UNKNOWN_SOURCE = "unknown_source";
+    /** Reasons of trunkgate_calls_rejected_total at admission: the refusing outcomes, and the Redis-down policy. */
+    static final List<String> REJECTION_REASONS = java.util.stream.Stream.concat(
+            Arrays.stream(AdmissionDecision.Outcome.values())
+                    .filter(o -> o != AdmissionDecision.Outcome.ADMITTED && o != AdmissionDecision.Outcome.DUPLICATE)
+                    .map(o -> o.name().toLowerCase(Locale.ROOT)),
+            java.util.stream.Stream.of("redis_unavailable")).toList();
+    /** Outcomes of trunkgate_reroute_hook_requests_total (the HTTP reroute hook). */
+    static final List<String> HOOK_OUTCOMES = List.of("ok", "timeout", "busy", "error", "bad_reply");
+    private static final List<String> REDIS_OPERATIONS = List.of("admit", "pace", "give-back");
 
     private static final Duration[] PACING_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(5),
             Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
@@ -61,9 +86,28 @@ public final class GatewayMetrics {
     private final MultiGauge concurrentCalls;
     private final MultiGauge concurrentMax;
     private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    /** Label values known ahead, by what they label; see {@link #declareZeroSeries()}. */
+    private volatile Collection<String> peers = List.of();
+    private volatile Collection<String> carriers = List.of();
+    private volatile Collection<String> shedReasons = List.of();
 
     public GatewayMetrics(String instanceId) {
+        this(instanceId, BuildInfo.current());
+    }
+
+    public GatewayMetrics(String instanceId, BuildInfo build) {
         registry.config().commonTags("gateway", instanceId);
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        Gauge.builder("trunkgate.build.info", () -> 1)
+                .description("Always 1: the version and commit of the running build")
+                .tags("version", build.version(), "commit", build.commit()).register(registry);
         heldCalls = MultiGauge.builder("trunkgate.pacing.held.calls")
                 .description("Calls this gateway holds for the carrier's next slot right now")
                 .register(registry);
@@ -79,8 +123,63 @@ public final class GatewayMetrics {
         concurrentMax = MultiGauge.builder("trunkgate.concurrent.max")
                 .description("The max-concurrent cap of the scope")
                 .register(registry);
-        // at zero from the start, so dashboards and alerts have the series before the first error
-        Set.of("admit", "pace").forEach(this::redisErrors);
+        // at zero from the start, so dashboards and alerts have the series before the first event
+        REDIS_OPERATIONS.forEach(op -> {
+            redisErrors(op);
+            redisLatency(op);
+        });
+        METHODS.forEach(this::requestCounter);
+        requestCounter("other");
+        reloadRefusedCounter();
+        rejectedCounter("", UNKNOWN_SOURCE);
+    }
+
+    /** Stops the meters that listen to the JVM (garbage collections). */
+    @Override
+    public void close() {
+        gc.close();
+    }
+
+    /**
+     * The configured peers and carriers (at start and after every reload): their counters and timers get their
+     * series at 0. Series of peers or carriers removed stay until the restart.
+     */
+    public void configured(Collection<String> peerIds, Collection<String> carrierIds) {
+        this.peers = List.copyOf(peerIds);
+        this.carriers = List.copyOf(carrierIds);
+        declareZeroSeries();
+    }
+
+    /**
+     * The reasons the SIP layer counts: why new calls are shed, requests refused or absorbed, responses dropped.
+     */
+    public void sipReasons(Collection<String> shed, Collection<String> requestsRefused,
+                           Collection<String> requestsAbsorbed, Collection<String> responsesDropped) {
+        this.shedReasons = List.copyOf(shed);
+        requestsRefused.forEach(this::refusedCounter);
+        requestsAbsorbed.forEach(this::absorbedCounter);
+        responsesDropped.forEach(this::droppedCounter);
+        declareZeroSeries();
+    }
+
+    /** The HTTP reroute hook is in use: its outcomes' series at 0. */
+    public void rerouteHookInUse() {
+        HOOK_OUTCOMES.forEach(this::hookCounter);
+    }
+
+    private synchronized void declareZeroSeries() {
+        for (String peer : peers) {
+            admittedCounter(peer);
+            REJECTION_REASONS.forEach(reason -> rejectedCounter(peer, reason));
+            shedReasons.forEach(reason -> shedCounter(peer, reason));
+        }
+        for (String carrier : carriers) {
+            pacingDelay(carrier);
+            admissionToSend(carrier);
+            for (RerouteReason reason : RerouteReason.values()) {
+                rerouteCounter(carrier, reason.label());
+            }
+        }
     }
 
     /** The Prometheus text exposition of every meter. */
@@ -108,10 +207,13 @@ public final class GatewayMetrics {
 
     /** One SIP request the stack delivered to the proxy; methods not in RFC 3261 and its extensions count as "other". */
     public void requestReceived(String method) {
-        String tag = METHODS.contains(method) ? method : "other";
-        requestsByMethod.computeIfAbsent(tag, m -> Counter.builder("trunkgate.sip.requests")
+        requestCounter(METHODS.contains(method) ? method : "other").increment();
+    }
+
+    private Counter requestCounter(String method) {
+        return requestsByMethod.computeIfAbsent(method, m -> Counter.builder("trunkgate.sip.requests")
                 .description("SIP requests received (retransmissions the stack absorbs excluded), by method")
-                .tag("method", m).register(registry)).increment();
+                .tag("method", m).register(registry));
     }
 
     /**
@@ -119,23 +221,35 @@ public final class GatewayMetrics {
      * that is not a party to it, a route elsewhere, a request too large...).
      */
     public void requestRefused(String reason) {
-        Counter.builder("trunkgate.sip.requests.refused")
+        refusedCounter(reason).increment();
+    }
+
+    private Counter refusedCounter(String reason) {
+        return Counter.builder("trunkgate.sip.requests.refused")
                 .description("SIP requests refused or absorbed instead of relayed, by reason")
-                .tag("reason", reason).register(registry).increment();
+                .tag("reason", reason).register(registry);
     }
 
     /** One response dropped instead of relayed ({@code reason}: no transaction, not our Via, unknown dialog...). */
     public void responseDropped(String reason) {
-        Counter.builder("trunkgate.sip.responses.dropped")
+        droppedCounter(reason).increment();
+    }
+
+    private Counter droppedCounter(String reason) {
+        return Counter.builder("trunkgate.sip.responses.dropped")
                 .description("SIP responses no transaction or dialog of the gateway accounts for, dropped")
-                .tag("reason", reason).register(registry).increment();
+                .tag("reason", reason).register(registry);
     }
 
     /** A retransmitted request the gateway dropped itself, its transaction being over (e.g. an answered INVITE). */
     public void requestAbsorbed(String reason) {
-        Counter.builder("trunkgate.sip.requests.absorbed")
-                .description("Copies of requests already answered, dropped by the gateway once their transaction was over")
-                .tag("reason", reason).register(registry).increment();
+        absorbedCounter(reason).increment();
+    }
+
+    private Counter absorbedCounter(String reason) {
+        return Counter.builder("trunkgate.sip.requests.absorbed")
+                .description("Requests already answered (a copy of an answered INVITE, the ACK of a refusal), dropped")
+                .tag("reason", reason).register(registry);
     }
 
     /** SIP transactions the stack remembers: in progress, or finished and lingering for retransmissions. */
@@ -154,8 +268,12 @@ public final class GatewayMetrics {
 
     /** One call that got its admission decision and was let in (its final status may still be a failure). */
     public void callAdmitted(String peer) {
-        Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")
-                .tag("peer", peer).register(registry).increment();
+        admittedCounter(peer).increment();
+    }
+
+    private Counter admittedCounter(String peer) {
+        return Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")
+                .tag("peer", peer).register(registry);
     }
 
     /**
@@ -163,8 +281,22 @@ public final class GatewayMetrics {
      * {@code redis_unavailable} (the Redis-down policy refused it).
      */
     public void callRejected(String peer, String reason) {
-        Counter.builder("trunkgate.calls.rejected").description("Calls rejected at admission, by peer and reason")
-                .tags("peer", peer, "reason", reason).register(registry).increment();
+        rejectedCounter(peer, reason).increment();
+    }
+
+    /**
+     * One INVITE from a source no peer matches, refused (answered or dropped as admission.unknown-peer-code says):
+     * counted every time, with an empty peer and the reason {@value #UNKNOWN_SOURCE}.
+     */
+    public void unknownSource() {
+        rejectedCounter("", UNKNOWN_SOURCE).increment();
+    }
+
+    private Counter rejectedCounter(String peer, String reason) {
+        return Counter.builder("trunkgate.calls.rejected")
+                .description("Calls refused: at admission, by peer and reason; from unknown sources (reason"
+                        + " unknown_source, no peer)")
+                .tags("peer", peer, "reason", reason).register(registry);
     }
 
     /**
@@ -173,15 +305,24 @@ public final class GatewayMetrics {
      * {@code dialogs}.
      */
     public void callShed(String peer, String reason) {
-        Counter.builder("trunkgate.calls.shed").description("New calls answered 503 at once: starting, shutdown or overload")
-                .tags("peer", peer, "reason", reason).register(registry).increment();
+        shedCounter(peer, reason).increment();
+    }
+
+    private Counter shedCounter(String peer, String reason) {
+        return Counter.builder("trunkgate.calls.shed")
+                .description("New calls answered 503 at once: starting, shutdown or overload")
+                .tags("peer", peer, "reason", reason).register(registry);
     }
 
     /** One call sent to a carrier after being held {@code held} in total for pacing slots. */
     public void callSent(String carrier, Duration held) {
-        Timer.builder("trunkgate.pacing.delay")
+        pacingDelay(carrier).record(held);
+    }
+
+    private Timer pacingDelay(String carrier) {
+        return Timer.builder("trunkgate.pacing.delay")
                 .description("Time a call was held for pacing, by the carrier it was finally sent to")
-                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(registry).record(held);
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(registry);
     }
 
     /**
@@ -189,9 +330,13 @@ public final class GatewayMetrics {
      * its slot prescribed: what the gateway's own work and queues add between the limiter and the wire.
      */
     public void admissionToSend(String carrier, Duration overhead) {
-        Timer.builder("trunkgate.admission.to.send")
+        admissionToSend(carrier).record(overhead);
+    }
+
+    private Timer admissionToSend(String carrier) {
+        return Timer.builder("trunkgate.admission.to.send")
                 .description("Admission verdict to the INVITE sent to the first carrier, less the pacing wait")
-                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(registry).record(overhead);
+                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(registry);
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */
@@ -279,9 +424,13 @@ public final class GatewayMetrics {
 
     /** One reload refused because the changed configuration did not validate. */
     public void reloadRefused() {
-        Counter.builder("trunkgate.config.reload.refused")
+        reloadRefusedCounter().increment();
+    }
+
+    private Counter reloadRefusedCounter() {
+        return Counter.builder("trunkgate.config.reload.refused")
                 .description("Configuration reloads refused (the previous configuration kept running)")
-                .register(registry).increment();
+                .register(registry);
     }
 
     /** Times the calls an admission limiter makes to Redis and counts their failures. */
@@ -320,32 +469,41 @@ public final class GatewayMetrics {
             }
 
             private void count(RerouteContext context) {
-                Counter.builder("trunkgate.reroutes")
-                        .description("Calls moved to another carrier, by carrier left and reason")
-                        .tags("carrier", context.fromCarrier(), "reason",
-                                context.reason().label())
-                        .register(registry).increment();
+                rerouteCounter(context.fromCarrier(), context.reason().label()).increment();
             }
         };
     }
 
+    private Counter rerouteCounter(String carrier, String reason) {
+        return Counter.builder("trunkgate.reroutes")
+                .description("Calls moved to another carrier, by carrier left and reason")
+                .tags("carrier", carrier, "reason", reason).register(registry);
+    }
+
     /** One request to the HTTP reroute hook: {@code ok}, or why the configured chain was used instead. */
     public void rerouteHookOutcome(String outcome) {
-        Counter.builder("trunkgate.reroute.hook.requests")
+        hookCounter(outcome).increment();
+    }
+
+    private Counter hookCounter(String outcome) {
+        return Counter.builder("trunkgate.reroute.hook.requests")
                 .description("Requests to the HTTP reroute hook, by outcome (ok, timeout, busy, error, bad_reply)")
-                .tag("outcome", outcome).register(registry).increment();
+                .tag("outcome", outcome).register(registry);
     }
 
     private <T> CompletionStage<T> timeRedis(String operation, Supplier<CompletionStage<T>> call) {
         long start = System.nanoTime();
         return call.get().whenComplete((result, error) -> {
-            Timer.builder("trunkgate.redis.latency").description("Latency of the gateway's Redis script calls")
-                    .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(registry)
-                    .record(Duration.ofNanos(System.nanoTime() - start));
+            redisLatency(operation).record(Duration.ofNanos(System.nanoTime() - start));
             if (error != null) {
                 redisErrors(operation).increment();
             }
         });
+    }
+
+    private Timer redisLatency(String operation) {
+        return Timer.builder("trunkgate.redis.latency").description("Latency of the gateway's Redis script calls")
+                .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(registry);
     }
 
     private Counter redisErrors(String operation) {

@@ -129,9 +129,19 @@ final class InDialogForwarder {
         this.services = services;
     }
 
-    /** Relays an ACK for a 2xx within a known dialog; any other ACK is absorbed. */
+    /** The reason of trunkgate_sip_requests_absorbed_total for the ACK of a final response of the gateway's own. */
+    static final String REFUSAL_ACK = "refusal_ack";
+
+    /**
+     * Relays an ACK for a 2xx within a known dialog; any other ACK is absorbed: the ACK of the gateway's own final
+     * answer (a refusal sent without a transaction, e.g. to an unknown source) as such, not as an unknown dialog.
+     */
     void forwardAck(Request ack) {
         if (!SipMessages.hasHopsLeft(ack)) {
+            return;
+        }
+        if (SipMessages.isOwnTag(SipMessages.toTag(ack))) {
+            services.metrics().requestAbsorbed(REFUSAL_ACK);
             return;
         }
         try {

@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class SipMessages {
 
     private static final Logger log = LoggerFactory.getLogger(SipMessages.class);
+    /** The start of the To tag of every final response the gateway makes itself ({@link #response}). */
+    static final String OWN_TAG_PREFIX = "tgown";
     public static final int DEFAULT_MAX_FORWARDS = 70;
 
     private final AddressFactory addresses;
@@ -63,14 +65,23 @@ public final class SipMessages {
         return headers;
     }
 
-    /** A response of ours to {@code request}; a final one gets a To tag, as RFC 3261 §8.2.6.2 asks. */
+    /**
+     * A response of ours to {@code request}; a final one gets a To tag, as RFC 3261 §8.2.6.2 asks, starting
+     * {@value #OWN_TAG_PREFIX}: the gateway never answers an INVITE 2xx itself, so an ACK with such a To tag
+     * acknowledges one of its own refusals, never a dialog.
+     */
     public Response response(int status, Request request) throws ParseException {
         Response response = messages.createResponse(status, request);
         ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
         if (status >= 200 && to != null && to.getTag() == null) {
-            to.setTag(Utils.getInstance().generateTag());
+            to.setTag(OWN_TAG_PREFIX + Utils.getInstance().generateTag());
         }
         return response;
+    }
+
+    /** Whether a To tag is one {@link #response} gave. */
+    static boolean isOwnTag(String tag) {
+        return tag != null && tag.startsWith(OWN_TAG_PREFIX);
     }
 
     /** A refusal with the SIP Reason header and, when given, a Retry-After in whole seconds. */

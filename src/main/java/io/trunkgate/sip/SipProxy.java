@@ -13,9 +13,11 @@ import io.trunkgate.throttle.TokenBucket;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
@@ -50,6 +52,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
     /** New calls may come in bursts of a tenth of a second's calls (at least one) above their rate. */
     private static final double NEW_CALL_BURSTS_PER_SECOND = 10;
+    /** The reason of trunkgate_sip_requests_absorbed_total for a copy of an answered INVITE. */
+    private static final String ANSWERED_INVITE = "answered_invite";
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
@@ -103,6 +107,10 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services);
         this.strays = new StrayResponseRelay(services);
+        services.metrics().sipReasons(Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
+                Stream.concat(Arrays.stream(RequestValidation.Problem.values()).map(p -> p.tag),
+                        Arrays.stream(InDialogForwarder.Refusal.values()).map(r -> r.tag)).toList(),
+                List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
     }
 
     /** From now on new INVITEs are answered 503: the gateway is shutting down. */
@@ -202,6 +210,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         Optional<PeerConfig> peer = active.peers().find(source);
         if (peer.isEmpty()) {
             int code = active.config().admission().unknownPeerCode();
+            services.metrics().unknownSource(); // every one, whatever the log and the answers' budget let through
             if (!refusals.allow(source)) {
                 return;
             }
@@ -214,7 +223,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         if (services.dialogs().isCopyOfInvite(request)) {
             // Its server transaction is over, so the call was answered (a copy while it runs never gets here);
             // the carrier's 2xx, retransmitted until the ACK, reaches the caller through the dialog.
-            services.metrics().requestAbsorbed("answered_invite");
+            services.metrics().requestAbsorbed(ANSWERED_INVITE);
             return;
         }
         Optional<ServerTransaction> server = serverTransaction(event, provider);

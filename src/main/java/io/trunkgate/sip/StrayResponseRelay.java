@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import java.util.List;
 import java.util.ListIterator;
 import java.util.Optional;
 import javax.sip.header.CSeqHeader;
@@ -51,6 +52,9 @@ final class StrayResponseRelay {
         }
         return services.dialogs().find(SipMessages.callId(response), SipMessages.fromTag(response));
     }
+
+    /** Every reason {@link #refusal} gives. */
+    static final List<String> DROP_REASONS = List.of("no_transaction", "not_our_via", "unknown_dialog", "not_unicast");
 
     /** Why the response is dropped (the metric's reason tag), or empty when it is relayed. */
     private Optional<String> refusal(Response response) {

@@ -35,8 +35,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.redisson.api.RedissonClient;
 
 /** The admin endpoints: what each one reads or changes, and the JSON it answers with. */
@@ -45,8 +43,7 @@ public final class AdminApi {
     /** Calls listed per exact window by GET /api/peers/{id}. */
     static final int LISTED_CALLS = 100;
     /** The longest block an operator may set: anything longer is taken for a typo. */
-    static final Duration MAX_BLOCK = Duration.ofDays(365);
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)");
+    static final Duration MAX_BLOCK = AdminDurations.MAX;
     private static final String STATUS_PAGE = resource("/admin/status.html");
 
     record RedisHealth(boolean reachable, double latencyMs, String error) {
@@ -318,33 +315,17 @@ public final class AdminApi {
         return peer;
     }
 
-    /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d}; 1 ms to 365 days. */
+    /** A duration by {@link AdminDurations}; 400 with the reason when it is missing or not one. */
     static Duration parseDuration(String text) {
         if (text == null || text.isBlank()) {
             throw new ApiException(HttpResponseStatus.BAD_REQUEST,
                     "a duration is required: ?duration=10m or a JSON body {\"duration\": \"10m\"}");
         }
-        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!m.matches()) {
-            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "bad duration \"" + text
-                    + "\" (use e.g. 500ms, 30s, 10m, 2h, 1d)");
+        try {
+            return AdminDurations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(HttpResponseStatus.BAD_REQUEST, e.getMessage());
         }
-        double unitMillis = switch (m.group(2)) {
-            case "ms" -> 1;
-            case "s" -> 1_000;
-            case "m" -> 60_000;
-            case "h" -> 3_600_000;
-            default -> 86_400_000;
-        };
-        long millis = Math.round(Double.parseDouble(m.group(1)) * unitMillis);
-        if (millis < 1) {
-            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a duration is at least 1ms: " + text);
-        }
-        if (millis > MAX_BLOCK.toMillis()) {
-            throw new ApiException(HttpResponseStatus.BAD_REQUEST, "a duration is at most "
-                    + MAX_BLOCK.toDays() + "d: " + text);
-        }
-        return Duration.ofMillis(millis);
     }
 
     private static String bodyField(String body, String field) {

@@ -17,7 +17,7 @@ import sun.misc.SignalHandler;
  * Runs the gateway until SIGTERM or SIGINT, then drains it (calls in progress go on up to
  * shutdown.drain-timeout) and shuts it down in order; a second signal ends the drain at once.
  */
-@Command(name = "run", description = "Run the gateway.")
+@Command(name = "run", mixinStandardHelpOptions = true, description = "Run the gateway.")
 final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--config", required = true, description = "path to gateway.conf")

@@ -1,2 +1,2 @@
-/** The {@code trunkgate} command: {@code run} and {@code check-config}. The top of the layers. */
+/** The {@code trunkgate} command: {@code run}, {@code check-config} and the admin commands. The top of the layers. */
 package io.trunkgate.cli;

@@ -187,8 +187,7 @@ final class AdminCommands {
         int run(AdminCall call, PrintWriter out) {
             String query = duration(duration);
             AdminCall.Answer answer = call.send("PUT", "api/blocks/" + segment(peer) + "?duration=" + query);
-            return print(out, answer, "peer " + peer + " blocked fleet-wide for "
-                    + millis(answer.json().get("remainingMs")));
+            return print(out, answer, "peer " + peer + " blocked fleet-wide for " + duration.strip());
         }
     }
 

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.trunkgate.config.AdminSettings;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * (413 beyond the size), {@link RequestDeadline} against requests that do not arrive in time,
  * {@link JsonReplyEncoder} for the answers, {@link MalformedRequestFilter} for requests the codec could not read,
  * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
- * {@link AdminApi}.
+ * {@link AdminApi} ({@link AdminRoutes}).
  */
 public final class AdminServer implements AutoCloseable {
 
@@ -41,21 +40,7 @@ public final class AdminServer implements AutoCloseable {
      */
     public static AdminServer start(AdminSettings settings, AdminApi api, Supplier<Optional<String>> token,
                                     EventLoopGroup group) throws Exception {
-        AdminRouter router = new AdminRouter()
-                .route(HttpMethod.GET, "/", request -> api.statusPage())
-                .route(HttpMethod.GET, "/health", request -> api.health())
-                .route(HttpMethod.GET, "/metrics", request -> api.metrics())
-                .route(HttpMethod.GET, "/api/peers", request -> api.peers())
-                .route(HttpMethod.GET, "/api/peers/([^/]+)", api::peer)
-                .route(HttpMethod.GET, "/api/carriers", request -> api.carriers())
-                .route(HttpMethod.POST, "/api/carriers/([^/]+)/down", request -> api.setHealth(request, false))
-                .route(HttpMethod.POST, "/api/carriers/([^/]+)/up", request -> api.setHealth(request, true))
-                .route(HttpMethod.GET, "/api/history", request -> api.history())
-                .route(HttpMethod.GET, "/api/blocks/([^/]+)", api::block)
-                .route(HttpMethod.PUT, "/api/blocks/([^/]+)", api::putBlock)
-                .route(HttpMethod.DELETE, "/api/blocks/([^/]+)", api::deleteBlock)
-                .route(HttpMethod.POST, "/api/reload", request -> api.reload())
-                .route(HttpMethod.POST, "/api/drain", request -> api.drain());
+        AdminRouter router = AdminRoutes.router(api);
         BearerAuth auth = new BearerAuth(token);
         JsonReplyEncoder encoder = new JsonReplyEncoder();
         MalformedRequestFilter malformed = new MalformedRequestFilter();

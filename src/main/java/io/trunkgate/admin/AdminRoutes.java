@@ -1,0 +1,51 @@
+package io.trunkgate.admin;
+
+import io.netty.handler.codec.http.HttpMethod;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+
+/**
+ * Every route of the admin API: its method, its path as an OpenAPI path template ({@code {id}}: one path
+ * segment, handed to the endpoint) and the endpoint of {@link AdminApi} that answers it. docs/openapi.yaml
+ * describes each one (OpenApiTest checks that both list the same routes).
+ */
+final class AdminRoutes {
+
+    record Route(HttpMethod method, String path,
+                 BiFunction<AdminApi, AdminRouter.Request, CompletionStage<Reply>> endpoint) {
+    }
+
+    static final List<Route> ALL = List.of(
+            new Route(HttpMethod.GET, "/", (api, request) -> api.statusPage()),
+            new Route(HttpMethod.GET, "/health", (api, request) -> api.health()),
+            new Route(HttpMethod.GET, "/metrics", (api, request) -> api.metrics()),
+            new Route(HttpMethod.GET, "/api/peers", (api, request) -> api.peers()),
+            new Route(HttpMethod.GET, "/api/peers/{id}", AdminApi::peer),
+            new Route(HttpMethod.GET, "/api/carriers", (api, request) -> api.carriers()),
+            new Route(HttpMethod.POST, "/api/carriers/{id}/down", (api, request) -> api.setHealth(request, false)),
+            new Route(HttpMethod.POST, "/api/carriers/{id}/up", (api, request) -> api.setHealth(request, true)),
+            new Route(HttpMethod.GET, "/api/history", (api, request) -> api.history()),
+            new Route(HttpMethod.GET, "/api/blocks/{id}", AdminApi::block),
+            new Route(HttpMethod.PUT, "/api/blocks/{id}", AdminApi::putBlock),
+            new Route(HttpMethod.DELETE, "/api/blocks/{id}", AdminApi::deleteBlock),
+            new Route(HttpMethod.POST, "/api/reload", (api, request) -> api.reload()),
+            new Route(HttpMethod.POST, "/api/drain", (api, request) -> api.drain()));
+
+    private AdminRoutes() {
+    }
+
+    /** A router answering every route with {@code api}'s endpoints. */
+    static AdminRouter router(AdminApi api) {
+        AdminRouter router = new AdminRouter();
+        for (Route route : ALL) {
+            router.route(route.method(), pathPattern(route.path()), request -> route.endpoint().apply(api, request));
+        }
+        return router;
+    }
+
+    /** The template as the router's regular expression: each {@code {name}} one segment, captured. */
+    static String pathPattern(String template) {
+        return template.replaceAll("\\{[^/}]+}", "([^/]+)");
+    }
+}

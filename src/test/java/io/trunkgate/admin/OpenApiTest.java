@@ -33,6 +33,8 @@ import org.junit.jupiter.api.Test;
  */
 class OpenApiTest {
 
+    // YAML read with jackson-dataformat-yaml, which Redisson brings (it reads its own YAML configuration)
+
     private static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "patch", "head", "options");
     private static final Pattern TEMPLATE_PARAMETER = Pattern.compile("\\{([^/}]+)}");
     private static final String TOKEN = "openapi-token";

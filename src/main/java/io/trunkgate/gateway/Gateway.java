@@ -282,6 +282,7 @@ public final class Gateway implements AutoCloseable {
         try {
             metrics.trackInvitesInFlight(calls::size);
             metrics.trackLeases(admission.leases()::held, admission.leases()::pendingReleases);
+            metrics.trackRedisAvailable(guard::isAvailable);
             timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
                     0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
             metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);

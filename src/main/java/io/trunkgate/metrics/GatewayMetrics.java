@@ -386,6 +386,14 @@ public final class GatewayMetrics implements AutoCloseable {
                 .register(registry);
     }
 
+    /** Whether admission and pacing decisions come from Redis (1) or from the Redis-down policies (0). */
+    public void trackRedisAvailable(java.util.function.BooleanSupplier available) {
+        Gauge.builder("trunkgate.redis.available", () -> available.getAsBoolean() ? 1 : 0)
+                .description("1 while decisions come from Redis, 0 while its circuit breaker is open (the"
+                        + " admission.redis-down policy decides)")
+                .register(registry);
+    }
+
     /** INVITE server transactions in flight: received and not yet answered finally. */
     public void trackInvitesInFlight(IntSupplier inFlight) {
         Gauge.builder("trunkgate.sip.transactions.in.flight", inFlight::getAsInt)

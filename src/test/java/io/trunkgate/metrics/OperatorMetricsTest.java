@@ -92,6 +92,7 @@ class OperatorMetricsTest {
                 Map.entry("trunkgate_redis_errors_total", Map.of("op", "give-back")));
         zero.forEach((name, labels) -> assertEquals(0.0, value(atStart, name, labels), name + labels));
         assertEquals(0.0, value(atStart, "trunkgate_calls_rejected_total", Map.of("reason", "unknown_source")));
+        assertEquals(1.0, value(atStart, "trunkgate_redis_available", Map.of()), "decisions come from Redis");
     }
 
     @Test

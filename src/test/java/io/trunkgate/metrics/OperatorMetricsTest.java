@@ -13,10 +13,16 @@ import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +32,8 @@ import org.junit.jupiter.api.TestInstance;
  * What an operator expects of /metrics on a gateway that has carried no call yet: the JVM's and the process's
  * series, the build, and every counter at 0 for the configured peers and carriers; then INVITEs from an address no
  * peer matches are each counted (whatever the answers' budget lets through), and the ACKs of their 403s are not
- * taken for requests in unknown dialogs.
+ * taken for requests in unknown dialogs. docs/metrics.md names every metric served, and every one the alert rules
+ * of ops/prometheus use.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OperatorMetricsTest {
@@ -73,6 +80,31 @@ class OperatorMetricsTest {
         assertNotEquals("unknown", build.version(), "Maven filled in the version");
         assertEquals(1.0, value(atStart, "trunkgate_build_info", Map.of("version", build.version(),
                 "commit", build.commit(), "gateway", "test-gw")));
+    }
+
+    @Test
+    void docsMetricsNamesEveryMetricTheGatewayServesAndEveryOneTheAlertsUse() throws Exception {
+        Set<String> documented = new TreeSet<>();
+        Matcher named = Pattern.compile("`((?:trunkgate|jvm|process|system)_[a-z0-9_]+)`")
+                .matcher(Files.readString(Path.of("docs/metrics.md")));
+        while (named.find()) {
+            documented.add(named.group(1));
+        }
+        Set<String> served = new TreeSet<>();
+        Matcher type = Pattern.compile("(?m)^# TYPE (\\S+) ").matcher(atStart);
+        while (type.find()) {
+            served.add(type.group(1));
+        }
+        for (String family : served) {
+            String base = family.endsWith("_max") ? family.substring(0, family.length() - 4) : family;
+            assertTrue(documented.contains(family) || documented.contains(base), family + " is not in docs/metrics.md");
+        }
+        Matcher used = Pattern.compile("\\b((?:trunkgate|jvm|process|system)_[a-z0-9_]+)")
+                .matcher(Files.readString(Path.of("ops/prometheus/alerts.yml")));
+        while (used.find()) {
+            String metric = used.group(1).replaceAll("_(bucket|count|sum)$", "");
+            assertTrue(documented.contains(metric), "alerts.yml uses " + metric + ", not in docs/metrics.md");
+        }
     }
 
     @Test

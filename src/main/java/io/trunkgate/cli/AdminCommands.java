@@ -180,7 +180,8 @@ final class AdminCommands {
         @Parameters(index = "0", paramLabel = "PEER", description = "the peer's id")
         String peer;
 
-        @Parameters(index = "1", paramLabel = "DURATION", description = "how long: 500ms, 30s, 10m, 2h, 1d (at most 365d)")
+        @Parameters(index = "1", paramLabel = "DURATION",
+                description = "how long: 500ms, 30s, 10m, 2h, 1d (at most 365d)")
         String duration;
 
         @Override
@@ -211,7 +212,8 @@ final class AdminCommands {
         @Parameters(index = "0", paramLabel = "CARRIER", description = "the carrier's id")
         String carrier;
 
-        @Parameters(index = "1", paramLabel = "DURATION", description = "how long: 500ms, 30s, 10m, 2h, 1d (at most 365d)")
+        @Parameters(index = "1", paramLabel = "DURATION",
+                description = "how long: 500ms, 30s, 10m, 2h, 1d (at most 365d)")
         String duration;
 
         @Override
@@ -248,8 +250,8 @@ final class AdminCommands {
     }
 
     @Command(name = "drain", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-            description = "Drain the gateway: new calls are refused 503 (health says draining), calls in progress go on;"
-                    + " it keeps running.")
+            description = "Drain the gateway: new calls are refused 503 (health says draining), calls in progress"
+                    + " go on; it keeps running.")
     static final class Drain extends AdminCommand {
         @Override
         int run(AdminCall call, PrintWriter out) {

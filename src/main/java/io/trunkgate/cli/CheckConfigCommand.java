@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
  * Validates gateway.conf and every peer, group, carrier and route file; prints each error with file, line and key.
  * Carrier host names that do not resolve now are printed as warnings (exit code 0): see {@link CarrierHostCheck}.
  */
-@Command(name = "check-config", mixinStandardHelpOptions = true, description = "Validate the configuration; exit 0 when valid, 1 otherwise.")
+@Command(name = "check-config", mixinStandardHelpOptions = true,
+        description = "Validate the configuration; exit 0 when valid, 1 otherwise.")
 final class CheckConfigCommand implements Callable<Integer> {
 
     @Option(names = "--config", required = true, description = "path to gateway.conf")

@@ -8,7 +8,7 @@ import java.util.List;
  * conf/README.md, "Call records").
  *
  * @param admission  {@code admitted}, {@code duplicate}, {@code rejected}, {@code blocked}, {@code shed} or
- *                   {@code redis-unavailable}
+ *                   {@code redis_unavailable}
  * @param refusedBy  the limit that refused the call ("peer:acme 10/1000ms"), or null
  * @param carriers   carriers tried, in order
  * @param reroutes   each move to another carrier, as "from->to:reason"

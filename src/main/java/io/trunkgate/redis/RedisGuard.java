@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nor is a reply that arrived but was not yet read: on a machine short of CPU the thread that reads Redis's
  * replies can wait longer than the budget for a core while the reply sits in the socket, and the gateway refused
- * calls as "redis-unavailable" with Redis answering in microseconds. So before a call fails for its budget, the
+ * calls as "redis_unavailable" with Redis answering in microseconds. So before a call fails for its budget, the
  * threads that read the replies ({@code afterPendingReads}) are asked to read what has arrived first; the call
  * fails only if its reply is still missing then.
  *

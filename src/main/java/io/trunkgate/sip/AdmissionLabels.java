@@ -12,10 +12,10 @@ final class AdmissionLabels {
     private AdmissionLabels() {
     }
 
-    /** For the call log: admitted, admitted(duplicate), rejected(blocked), rejected(peer:p 10/1s), ... */
+    /** For the call log: admitted, admitted(duplicate), rejected(blocked), rejected(peer:p 10/1s), rejected(redis_unavailable)... */
     static String logText(AdmissionVerdict verdict) {
         if (verdict.decision().isEmpty()) {
-            return (verdict.admitted() ? "admitted" : "rejected") + "(redis-unavailable)";
+            return (verdict.admitted() ? "admitted" : "rejected") + "(redis_unavailable)";
         }
         AdmissionDecision d = verdict.decision().get();
         return switch (d.outcome()) {
@@ -35,7 +35,7 @@ final class AdmissionLabels {
             case DUPLICATE -> "duplicate";
             case BLOCKED -> "blocked";
             case LIMITED, TOO_HEAVY, CONCURRENT -> "rejected";
-        }).orElse(verdict.admitted() ? "admitted" : "redis-unavailable");
+        }).orElse(verdict.admitted() ? "admitted" : "redis_unavailable");
     }
 
     /** The call record's {@code refusedBy}: the scope and the limit (or "max-concurrent") that refused it, or null. */

@@ -1,7 +1,7 @@
 package io.trunkgate.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.trunkgate.admin.AdminDurations;
+import io.trunkgate.config.AdminDurations;
 import java.io.PrintWriter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.trunkgate.cli;
 
-import io.trunkgate.metrics.BuildInfo;
+import io.trunkgate.config.BuildInfo;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

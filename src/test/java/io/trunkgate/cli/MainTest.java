@@ -3,7 +3,7 @@ package io.trunkgate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.metrics.BuildInfo;
+import io.trunkgate.config.BuildInfo;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

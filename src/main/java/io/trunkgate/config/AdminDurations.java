@@ -1,4 +1,4 @@
-package io.trunkgate.admin;
+package io.trunkgate.config;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * The durations the admin API takes (blocks, carrier holds): {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h},
- * {@code 1d}, decimals allowed, from 1 ms to 365 days. The command line checks them by the same rule.
+ * {@code 1d}, decimals allowed, from 1 ms to 365 days. The command line checks them by the same rule before it
+ * sends them.
  */
 public final class AdminDurations {
 

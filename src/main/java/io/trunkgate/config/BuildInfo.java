@@ -1,4 +1,4 @@
-package io.trunkgate.metrics;
+package io.trunkgate.config;
 
 import java.io.IOException;
 import java.io.InputStream;

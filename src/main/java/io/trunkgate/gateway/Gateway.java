@@ -168,12 +168,12 @@ public final class Gateway implements AutoCloseable {
             AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
             Admission admission = Admission.of(redis.client(), prefix, guard, config.fleetSize(), wallMicros,
                     metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
-                            () -> liveCallIds(calls, dialogTable.get())));
+                            () -> liveCallKeys(calls, dialogTable.get())));
             // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
             DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.linger(),
                     limits.maxDialogs(), System::nanoTime,
-                    record -> {
-                        admission.leases().release(record.callId());
+                    (callKey, record) -> {
+                        admission.leases().release(callKey);
                         writer.write(record);
                     });
             dialogTable.set(dialogs);
@@ -506,13 +506,13 @@ public final class Gateway implements AutoCloseable {
         log.info("gateway stopped");
     }
 
-    /** Call-IDs of the calls in progress here: INVITEs not finally answered, and dialogs not ended. */
-    private static Set<String> liveCallIds(CallRegistry calls, DialogTable dialogs) {
-        Set<String> ids = new HashSet<>(calls.callIds());
+    /** The identities of the calls in progress here: INVITEs not finally answered, and dialogs not ended. */
+    private static Set<String> liveCallKeys(CallRegistry calls, DialogTable dialogs) {
+        Set<String> keys = new HashSet<>(calls.callKeys());
         if (dialogs != null) {
-            ids.addAll(dialogs.liveCallIds());
+            keys.addAll(dialogs.liveCallKeys());
         }
-        return ids;
+        return keys;
     }
 
     /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */

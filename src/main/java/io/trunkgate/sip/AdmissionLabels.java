@@ -12,7 +12,7 @@ final class AdmissionLabels {
     private AdmissionLabels() {
     }
 
-    /** For the call log: admitted, admitted(duplicate), rejected(blocked), rejected(peer:p 10/1s), ... */
+    /** For the call log: admitted, rejected(merged), rejected(blocked), rejected(peer:p 10/1s), ... */
     static String logText(AdmissionVerdict verdict) {
         if (verdict.decision().isEmpty()) {
             return (verdict.admitted() ? "admitted" : "rejected") + "(redis-unavailable)";
@@ -20,7 +20,7 @@ final class AdmissionLabels {
         AdmissionDecision d = verdict.decision().get();
         return switch (d.outcome()) {
             case ADMITTED -> "admitted";
-            case DUPLICATE -> "admitted(duplicate)";
+            case DUPLICATE -> "rejected(merged)";
             case BLOCKED -> "rejected(blocked)";
             case CONCURRENT -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " max-concurrent)";
             case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
@@ -32,7 +32,7 @@ final class AdmissionLabels {
     static String recordOutcome(AdmissionVerdict verdict) {
         return verdict.decision().map(d -> switch (d.outcome()) {
             case ADMITTED -> "admitted";
-            case DUPLICATE -> "duplicate";
+            case DUPLICATE -> "merged";
             case BLOCKED -> "blocked";
             case LIMITED, TOO_HEAVY, CONCURRENT -> "rejected";
         }).orElse(verdict.admitted() ? "admitted" : "redis-unavailable");
@@ -52,10 +52,14 @@ final class AdmissionLabels {
 
     /** The {@code reason} tag of trunkgate_calls_rejected_total. */
     static String rejectionReason(AdmissionVerdict verdict) {
-        return verdict.decision().map(d -> d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable");
+        return verdict.decision().map(d -> d.outcome() == Outcome.DUPLICATE ? "merged"
+                : d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable");
     }
 
-    /** A call offered again (a 407 challenge answered, a retransmission) is one call, counted once. */
+    /**
+     * The fleet already admitted this call (same Call-ID, From tag and CSeq): the INVITE is a merged request,
+     * refused without counting (a new CSeq, as after a 407 challenge, is a new call).
+     */
     static boolean duplicate(AdmissionVerdict verdict) {
         return verdict.decision().map(d -> d.outcome() == AdmissionDecision.Outcome.DUPLICATE).orElse(false);
     }

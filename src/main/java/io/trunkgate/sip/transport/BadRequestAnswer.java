@@ -29,7 +29,14 @@ final class BadRequestAnswer {
     private BadRequestAnswer() {
     }
 
+    static final String PHRASE = "Bad Request";
+
     static Optional<byte[]> to(byte[] request) {
+        return to(request, PHRASE);
+    }
+
+    /** As {@link #to(byte[])}, with {@code phrase} as the reason phrase (which says what was wrong). */
+    static Optional<byte[]> to(byte[] request, String phrase) {
         String text = new String(request, StandardCharsets.ISO_8859_1);
         int headersEnd = endOfHeaders(text);
         List<String> lines = unfolded(LINE_BREAK.split(text.substring(0, headersEnd), -1));
@@ -61,7 +68,7 @@ final class BadRequestAnswer {
                 vias.stream(), Stream.of(from, to, callId, cseq)).anyMatch(BadRequestAnswer::hasControl)) {
             return Optional.empty();
         }
-        StringBuilder answer = new StringBuilder(512).append("SIP/2.0 400 Bad Request\r\n");
+        StringBuilder answer = new StringBuilder(512).append("SIP/2.0 400 ").append(phrase).append("\r\n");
         vias.forEach(via -> answer.append("Via: ").append(via).append("\r\n"));
         answer.append("From: ").append(from).append("\r\n")
                 .append("To: ").append(to).append(hasTag(to) ? "" : ";tag=" + Utils.getInstance().generateTag())

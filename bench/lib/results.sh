@@ -26,3 +26,24 @@ results_append() {
     for figure in "$@"; do echo "- $figure"; done
   } >> "$file"
 }
+
+# The command that repeats this run, for results_append: the script with the value of every setting named (the
+# script's own knobs, defaults included) and of the settings any bench script takes when they are set (another
+# jar, JVM options, CPU pinning, TG_* overrides of the gateway's configuration).
+#
+#   results_command bench/sipp-stall.sh RATE SECS STALL_AT STALL_MS    ->  RATE=1200 SECS=30 ... bench/sipp-stall.sh
+results_command() {
+  local script=$1; shift
+  local out="" name value default_jar
+  default_jar=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target/trunkgate.jar
+  for name in "$@" JAVA_OPTS PROXY_CPUS LOAD_CPUS $(compgen -e | grep '^TG_' || true) JAR; do
+    value=${!name:-}
+    [ -n "$value" ] || continue
+    [ "$name" != JAR ] || [ "$value" != "$default_jar" ] || continue
+    case $value in
+      *[!A-Za-z0-9_./:,=+-]*) out+="$name=\"$value\" " ;;
+      *) out+="$name=$value " ;;
+    esac
+  done
+  echo "$out$script"
+}

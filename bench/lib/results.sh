@@ -14,7 +14,8 @@ results_append() {
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   file=$root/bench/RESULTS.md
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+  # dirty: changes beside the runs this file already holds (a second run before a commit is still clean)
+  git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.md' 2>/dev/null || commit="$commit+dirty"
   cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
   {
     echo

@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 /**
  * The 400 for a request the stack cannot parse, built from the request's raw header lines since no parsed
  * request exists. Unlike JAIN-SIP's own (which puts the parser's message in the reason phrase and the whole
- * request in a message/sipfrag body: measured 2.3 times the bytes received, with a bare LF in the status line)
+ * request in a message/sipfrag body: an answer larger than the request, with a bare LF in the status line)
  * it is a plain "400 Bad Request" with only what RFC 3261 §8.2.6.2 requires: the Via, From, To (with a tag),
  * Call-ID and CSeq of the request. There is none for a response, an ACK (RFC 3261 §17.1.1.3: never answered),
  * a request missing one of those headers or with a control character in one, or when the answer would be larger

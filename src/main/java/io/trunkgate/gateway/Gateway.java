@@ -358,8 +358,8 @@ public final class Gateway implements AutoCloseable {
         resolveAhead(resolver, config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
             log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, dns, sip listeners, threads,"
-                    + " queue, limits and tcp, redis and the admin server (all but its token) take effect at the"
-                    + " next restart");
+                    + " queue, limits and tcp, admission.lease-time, redis and the admin server (all but its token)"
+                    + " take effect at the next restart");
         }
         log.info("config generation {} active", next.generation());
     }
@@ -392,6 +392,7 @@ public final class Gateway implements AutoCloseable {
                 config.dns(),
                 config.sip().listeners(), config.sip().workerThreads(),
                 config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
+                config.admission().leaseTime(),
                 config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
                 config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());
     }

@@ -120,8 +120,8 @@ public final class RedisCallLeases implements CallLeases {
 
     /** admit.lua gave the call leases in {@code caps}' keys, each set admitting that many calls. */
     void admitted(String callId, Map<String, Integer> caps) {
-        held.compute(callId, (id, old) -> new Held(member(callId), Collections.unmodifiableMap(new LinkedHashMap<>(caps)),
-                old == null ? Optional.empty() : old.carrier()));
+        held.compute(callId, (id, old) -> new Held(member(callId),
+                Collections.unmodifiableMap(new LinkedHashMap<>(caps)), old == null ? Optional.empty() : old.carrier()));
     }
 
     /**

@@ -78,6 +78,8 @@ public final class RedisCallLeases implements CallLeases {
     private final long leaseMs;
     private final Supplier<Set<String>> liveCalls;
     private final ConcurrentMap<String, Held> held = new ConcurrentHashMap<>();
+    /** Peer lease sets a group move carried to another name: old name to new (one entry per moved peer). */
+    private final ConcurrentMap<String, String> movedKeys = new ConcurrentHashMap<>();
     private final Queue<Release> pending = new ConcurrentLinkedQueue<>();
     private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
     private volatile ScheduledFuture<?> renewals;
@@ -118,10 +120,15 @@ public final class RedisCallLeases implements CallLeases {
         return CallMember.of(callId) + "@" + owner;
     }
 
-    /** admit.lua gave the call leases in {@code caps}' keys, each set admitting that many calls. */
+    /**
+     * admit.lua gave the call leases in {@code caps}' keys, each set admitting that many calls. A key a group move
+     * carried away meanwhile (an admission under way during the reload) is held under its new name.
+     */
     void admitted(String callId, Map<String, Integer> caps) {
-        held.compute(callId, (id, old) -> new Held(member(callId),
-                Collections.unmodifiableMap(new LinkedHashMap<>(caps)), old == null ? Optional.empty() : old.carrier()));
+        Map<String, Integer> keys = new LinkedHashMap<>();
+        caps.forEach((key, cap) -> keys.put(movedKeys.getOrDefault(key, key), cap));
+        held.compute(callId, (id, old) -> new Held(member(callId), Collections.unmodifiableMap(keys),
+                old == null ? Optional.empty() : old.carrier()));
     }
 
     /**
@@ -129,6 +136,8 @@ public final class RedisCallLeases implements CallLeases {
      * this instance's calls now hold their leases there, and renew and release them there.
      */
     void moved(String from, String to) {
+        movedKeys.remove(to);
+        movedKeys.put(from, to);
         held.replaceAll((callId, call) -> {
             if (!call.admission().containsKey(from)) {
                 return call;
@@ -338,11 +347,13 @@ public final class RedisCallLeases implements CallLeases {
                     releaseEnded(key, members, calls);
                     long taken = (Long) reply.get(0);
                     if (taken < members.size()) {
-                        log.warn("{} leases in {} had lapsed (Redis out of reach): {} taken again; {} calls go on"
+                        log.warn("{} leases of calls up were gone from {} (lapsed while Redis was out of reach, or"
+                                + " carried away by another gateway's group move): {} taken again; {} calls go on"
                                 + " without a lease, the scope full at its cap of {} until they end",
                                 members.size(), key, taken, members.size() - taken, cap);
                     } else {
-                        log.warn("{} leases in {} had lapsed (Redis out of reach) and were taken again",
+                        log.warn("{} leases of calls up were gone from {} (lapsed while Redis was out of reach, or"
+                                + " carried away by another gateway's group move) and were taken again",
                                 members.size(), key);
                     }
                 });

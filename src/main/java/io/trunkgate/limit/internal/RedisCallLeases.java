@@ -190,10 +190,18 @@ public final class RedisCallLeases implements CallLeases {
         if (call == null) {
             return;
         }
-        if (!call.admission().isEmpty()) {
-            send(new Release(List.copyOf(call.admissionKeys()), call.member()));
-        }
+        // one script call per hash tag: after a group move a call's peer lease and its old group's are in two slots
+        Map<String, List<Object>> bySlot = new LinkedHashMap<>();
+        call.admission().keySet().forEach(key -> bySlot.computeIfAbsent(hashTag(key), t -> new ArrayList<>()).add(key));
+        bySlot.values().forEach(keys -> send(new Release(List.copyOf(keys), call.member())));
         call.carrierKey().ifPresent(key -> send(new Release(List.of(key), call.member())));
+    }
+
+    /** The part of a key Redis Cluster hashes: between its first '{' and the next '}'. */
+    private static String hashTag(String key) {
+        int open = key.indexOf('{');
+        int close = open < 0 ? -1 : key.indexOf('}', open + 1);
+        return close > open + 1 ? key.substring(open + 1, close) : key;
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.GroupConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.RerouteSettings;
 import io.trunkgate.config.SipLimits;
@@ -366,21 +367,29 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * A peer's keys carry its group's hash tag: when a reload moves it into, out of or between groups, its
-     * windows and block are carried over to the new tag, so the fleet neither forgets nor doubles its calls.
+     * windows, dedupe set, block and lease set are carried over to the new tag, so the fleet neither forgets nor
+     * doubles its calls, and its calls in progress keep counting against its max-concurrent.
      */
     private void carryOverMovedPeers(GatewayConfig before, GatewayConfig after) {
         for (PeerConfig peer : after.peers().values()) {
             PeerConfig old = before.peers().get(peer.id());
             if (old != null && !old.group().equals(peer.group())) {
-                admission.movePeer(Scope.peer(old.id(), old.limits()), old.group(), peer.group())
+                admission.movePeer(Scope.peer(old.id(), old.limits()), groupScope(before, old.group()),
+                                groupScope(after, peer.group()))
                         .whenComplete((done, error) -> {
                             if (error != null) {
-                                log.warn("peer {} moved from group {} to {}: its windows were not carried over: {}",
+                                log.warn("peer {} moved from group {} to {}: its windows and leases were not carried"
+                                                + " over: {}",
                                         peer.id(), old.group().orElse("-"), peer.group().orElse("-"), error.toString());
                             }
                         });
             }
         }
+    }
+
+    private static Optional<Scope> groupScope(GatewayConfig config, Optional<String> groupId) {
+        return groupId.map(id -> Scope.group(id, Optional.ofNullable(config.groups().get(id))
+                .map(GroupConfig::limits).orElse(List.of())));
     }
 
     /**

@@ -145,16 +145,15 @@ until grep -Fq -- "$READY" "$WORK/gateway.log"; do
 done
 log "ready after $(($(date +%s) - started)) s"
 
-# The embedded redis-server (a child of the guard shell the gateway starts) and its --dir.
+# The embedded redis-server and its --dir, from the command line of the guard shell the gateway runs it under
+# (redis-server rewrites its own).
 redis_pid=""
 redis_dir=""
 for shell in $(pgrep -P "$GW" || true); do
-  for child in $(pgrep -P "$shell" || true); do
-    dir=$(tr '\0' '\n' <"/proc/$child/cmdline" 2>/dev/null | grep -A1 -x -- --dir | tail -n1 || true)
-    [ -n "$dir" ] && { redis_pid=$child; redis_dir=$dir; }
-  done
+  dir=$(tr '\0' '\n' <"/proc/$shell/cmdline" 2>/dev/null | grep -A1 -x -- --dir | tail -n1 || true)
+  [ -n "$dir" ] && { redis_dir=$dir; redis_pid=$(pgrep -P "$shell" || true); }
 done
-[ -n "$redis_dir" ] && [ -d "$redis_dir" ] || fail "found no embedded redis-server with a --dir under the gateway"
+[ -n "$redis_pid" ] && [ -d "$redis_dir" ] || fail "found no embedded redis-server with a --dir under the gateway"
 
 log "$CARRIER"
 (cd "$WORK/sipp" && exec bash -c "exec $CARRIER" </dev/null >carrier.out 2>&1) &

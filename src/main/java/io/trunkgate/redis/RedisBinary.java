@@ -10,7 +10,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Finds a redis-server to run: the one on PATH, else the binary shipped in the embedded-redis artifact. */
+/**
+ * Finds a redis-server to run: the one on PATH, else the Linux (amd64 or arm64) binary shipped in the embedded-redis
+ * artifact; the jar carries no other platform's (pom.xml, shade filters), so elsewhere redis-server must be on PATH.
+ */
 public final class RedisBinary {
 
     private RedisBinary() {
@@ -59,9 +62,6 @@ public final class RedisBinary {
         if (os.contains("linux")) {
             return arch.contains("aarch64") || arch.contains("arm64")
                     ? "/redis-server-6.2.7-linux-arm64" : "/redis-server-6.2.6-v5-linux-amd64";
-        }
-        if (os.contains("mac")) {
-            return arch.contains("aarch64") ? "/redis-server-6.2.6-v5-darwin-arm64" : "/redis-server-6.2.6-v5-darwin-amd64";
         }
         return "/unsupported-platform-" + os + "-" + arch;
     }

@@ -68,11 +68,11 @@ final class GatewayFileReader {
      */
     private static Path stateDir(ConfigSection file) {
         Field field = file.optional("state-dir");
-        Path dir = field.nonEmptyString().map(Path::of).orElse(Path.of("")).toAbsolutePath();
-        if (!Files.isDirectory(dir)) {
-            field.error("no such directory: " + dir);
+        Optional<Path> given = field.nonEmptyString().map(Path::of).map(Path::toAbsolutePath);
+        if (given.isPresent() && !Files.isDirectory(given.get())) {
+            field.error("no such directory: " + given.get());
         }
-        return dir;
+        return given.orElse(Path.of("").toAbsolutePath());
     }
 
     private static DnsSettings dns(ConfigSection file) {

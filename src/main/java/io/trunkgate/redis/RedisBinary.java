@@ -19,8 +19,9 @@ public final class RedisBinary {
     private RedisBinary() {
     }
 
-    public static Path locate() {
-        return onPath().orElseGet(RedisBinary::extractBundled);
+    /** The redis-server on PATH, else the bundled one extracted into {@code dir} (removed with it). */
+    public static Path locate(Path dir) {
+        return onPath().orElseGet(() -> extractBundled(dir));
     }
 
     static Optional<Path> onPath() {
@@ -37,15 +38,14 @@ public final class RedisBinary {
         return Optional.empty();
     }
 
-    private static Path extractBundled() {
+    private static Path extractBundled(Path dir) {
         String resource = bundledResourceName();
         try (InputStream in = RedisBinary.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("no redis-server on PATH and none bundled for this platform ("
                         + resource + "); install redis-server or use redis.mode = standalone");
             }
-            Path target = Files.createTempFile("trunkgate-redis-server-", "");
-            target.toFile().deleteOnExit();
+            Path target = dir.resolve("redis-server");
             Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
             if (!target.toFile().setExecutable(true, true)) {
                 throw new IllegalStateException("cannot make " + target + " executable");

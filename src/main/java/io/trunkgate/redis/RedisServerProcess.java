@@ -33,7 +33,7 @@ public final class RedisServerProcess implements AutoCloseable {
     /** The server runs as the guard shell's child, which the process table shows only some moments after the start. */
     private static final Duration EXIT_VISIBLE_AFTER = Duration.ofMillis(500);
 
-    private final Path binary;
+    private Path binary;
     private final int port;
     private final Path dir;
     private final Optional<Path> configFile;
@@ -60,7 +60,7 @@ public final class RedisServerProcess implements AutoCloseable {
     public static RedisServerProcess start(int port, Optional<Path> configFile, List<String> extraArgs) {
         try {
             Path dir = Files.createTempDirectory("trunkgate-redis-");
-            RedisServerProcess server = new RedisServerProcess(RedisBinary.locate(), port == 0 ? freePort() : port,
+            RedisServerProcess server = new RedisServerProcess(RedisBinary.locate(dir), port == 0 ? freePort() : port,
                     dir, configFile, extraArgs);
             server.launch();
             return server;
@@ -137,13 +137,20 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     private synchronized void launch() {
+        try {
+            Files.createDirectories(dir);   // close() removed it, and restart() starts again
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+        if (binary.startsWith(dir) && !Files.exists(binary)) {
+            binary = RedisBinary.locate(dir);   // the bundled binary went with the directory
+        }
         List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString()));
         configFile.ifPresent(file -> command.add(file.toString()));
         command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--daemonize", "no", "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString()));
         command.addAll(extraArgs);
         try {
-            Files.createDirectories(dir);   // close() removed it, and restart() starts again
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             builder.environment().put("TRUNKGATE_REDIS_DIR", dir.toString());

@@ -127,7 +127,10 @@ calls_logged() {
 }
 
 log "work directory $WORK"
-git clone -q "$REPO_DIR" "$WORK/trunkgate"
+head=$(git -C "$REPO_DIR" rev-parse HEAD)
+# safe.directory: CI's checkout may belong to another user than the one running this
+git -c advice.detachedHead=false -c safe.directory="$REPO_DIR" clone -q "$REPO_DIR" "$WORK/trunkgate"
+git -C "$WORK/trunkgate" -c advice.detachedHead=false checkout -q --detach "$head"
 mkdir "$WORK/sipp"
 cd "$WORK/trunkgate"
 log "fresh clone of $(git rev-parse --short HEAD); $BUILD"

@@ -127,8 +127,8 @@ calls_logged() {
 }
 
 log "work directory $WORK"
-head=$(git -c safe.directory="$REPO_DIR" -C "$REPO_DIR" rev-parse HEAD)
 # safe.directory: CI's checkout may belong to another user than the one running this
+head=$(git -c safe.directory="$REPO_DIR" -C "$REPO_DIR" rev-parse HEAD)
 git -c advice.detachedHead=false -c safe.directory="$REPO_DIR" clone -q "$REPO_DIR" "$WORK/trunkgate"
 git -C "$WORK/trunkgate" -c advice.detachedHead=false checkout -q --detach "$head"
 mkdir "$WORK/sipp"

@@ -315,6 +315,10 @@ public final class Gateway implements AutoCloseable {
                     });
             admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token(),
                     threads.adminHttp());
+            if (config.admin().token().isEmpty()) {
+                log.warn("no admin.token (TRUNKGATE_ADMIN_TOKEN unset or empty): the admin API's changes (blocks,"
+                        + " carrier holds, reload, drain) are refused with 403; reads, /metrics and /health work");
+            }
             return this;
         } catch (Exception e) {
             close();

@@ -16,6 +16,8 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
@@ -57,6 +59,7 @@ public final class LoopbackDns implements AutoCloseable {
     private final DatagramSocket udp;
     private final ServerSocket tcp;
     private final List<Thread> threads = new ArrayList<>();
+    private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
 
     private LoopbackDns(Zone zone, DatagramSocket udp, ServerSocket tcp) {
         this.zone = zone;
@@ -147,6 +150,13 @@ public final class LoopbackDns implements AutoCloseable {
         } catch (IOException ignored) {
             // closing anyway
         }
+        for (Socket connection : connections) {
+            try {
+                connection.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
         for (Thread thread : threads) {
             try {
                 thread.join(5_000);
@@ -193,26 +203,38 @@ public final class LoopbackDns implements AutoCloseable {
 
     private void serveTcp() {
         while (!tcp.isClosed()) {
-            try (Socket client = tcp.accept()) {
-                client.setSoTimeout(5_000);
-                DataInputStream in = new DataInputStream(client.getInputStream());
-                DataOutputStream out = new DataOutputStream(client.getOutputStream());
-                while (true) {
-                    byte[] query = new byte[in.readUnsignedShort()];
-                    in.readFully(query);
-                    byte[] reply = answer(new Message(query)).toWire();
-                    out.writeShort(reply.length);
-                    out.write(reply);
-                    out.flush();
-                }
-            } catch (EOFException done) {
-                // the client closed its end after its queries
-            } catch (IOException e) {
-                if (tcp.isClosed()) {
-                    return;
-                }
-                // a client that sent something else, or went away: the next one is served
+            Socket client;
+            try {
+                client = tcp.accept();
+            } catch (IOException closed) {
+                return;
             }
+            // a client may keep its connection open for further queries: each is served on its own thread
+            connections.add(client);
+            Thread thread = new Thread(() -> serveConnection(client), "dns-tcp-client-" + port());
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    private void serveConnection(Socket client) {
+        try (client) {
+            DataInputStream in = new DataInputStream(client.getInputStream());
+            DataOutputStream out = new DataOutputStream(client.getOutputStream());
+            while (true) {
+                byte[] query = new byte[in.readUnsignedShort()];
+                in.readFully(query);
+                byte[] reply = answer(new Message(query)).toWire();
+                out.writeShort(reply.length);
+                out.write(reply);
+                out.flush();
+            }
+        } catch (EOFException done) {
+            // the client closed its end after its queries
+        } catch (IOException e) {
+            // a client that sent something else, or a connection closed by close()
+        } finally {
+            connections.remove(client);
         }
     }
 

@@ -138,9 +138,9 @@ class StatusPageTest {
     }
 
     /**
-     * The page as the browser shows it after its script's first refresh: fetched the four JSON documents and
-     * rendered them (one job of the browser's, so the DOM is never read half drawn). The refreshes the script
-     * schedules after that are cancelled, so that the DOM stands still while the test reads it.
+     * The page as the browser shows it once its script's first refresh has fetched the four JSON documents and
+     * drawn them (in one job of the browser's). The refreshes the script schedules after that are cancelled and
+     * the job running, if any, awaited, so that the DOM stands still, drawn whole, while the test reads it.
      */
     private String renderedPage() throws Exception {
         try (WebClient browser = new WebClient(BrowserVersion.CHROME)) {
@@ -148,11 +148,26 @@ class StatusPageTest {
             browser.getOptions().setThrowExceptionOnScriptError(true);
             browser.getOptions().setThrowExceptionOnFailingStatusCode(true);
             HtmlPage page = browser.getPage(url());
-            // the first refresh is done once nothing is due within 500 ms but the next refresh, 1 s later
-            browser.waitForBackgroundJavaScriptStartingBefore(500, 30_000);
-            page.getEnclosingWindow().getJobManager().removeAllJobs();
-            assertEquals(0, browser.waitForBackgroundJavaScript(10_000), "a job of the page's still running");
-            return page.executeJavaScript("document.documentElement.outerHTML").getJavaScriptResult().toString();
+            boolean drawn = Await.until(Duration.ofSeconds(30), () -> drawn(page), d -> d);
+            // a job running meanwhile may schedule the next refresh as it ends: cancelled in the next round
+            int rounds = 0;
+            do {
+                page.getEnclosingWindow().getJobManager().removeAllJobs();
+            } while (browser.waitForBackgroundJavaScript(200) > 0 && ++rounds < 50);
+            assertTrue(rounds < 50, "the page's script kept scheduling jobs");
+            String dom = page.executeJavaScript("document.documentElement.outerHTML").getJavaScriptResult().toString();
+            assertTrue(drawn, "the page did not draw the API's answers within 30 s: " + dom);
+            return dom;
+        }
+    }
+
+    /** Whether the script has drawn the summary and the charts (the first and the last thing a refresh draws). */
+    private static boolean drawn(HtmlPage page) {
+        try {
+            return page.getElementById("summary").getTextContent().startsWith("config generation")
+                    && !page.querySelectorAll("#carrier-charts svg").isEmpty();
+        } catch (RuntimeException drawingMeanwhile) {
+            return false; // read while the script changed the DOM: asked again
         }
     }
 

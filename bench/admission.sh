@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Admission benchmarks: throughput/latency (AdmissionBenchmark, incl. redis-benchmark on the same script)
 # and Redis memory per peer (AdmissionMemory). Each starts its own redis-server on a free port.
 #
@@ -8,8 +8,9 @@
 #   SKIP_MEMORY=1 bench/admission.sh
 # Needs redis-server and redis-benchmark (Debian: redis-server, redis-tools) on PATH.
 # Output is also written to target/bench-admission.txt.
-set -eu
+set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/results.sh
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
 WARMUP=${WARMUP:-2}
 MVN=${MVN:-mvn -q -o}
@@ -25,3 +26,7 @@ $MVN test-compile
   fi
   echo "# load after: $(cat /proc/loadavg)"
 } 2>&1 | tee target/bench-admission.txt
+# each run's line (decisions per second and latency, squeezed), redis-benchmark's, and the memory per peer
+mapfile -t figures < <(grep -E ' decisions |^redis-benchmark c=|^caps on / caps off|MEMORY USAGE per peer' target/bench-admission.txt |
+  sed 's/^ *//; s/  */ /g')
+results_append admission.sh "$(results_command bench/admission.sh SECONDS_PER_RUN WARMUP BENCH_ARGS SKIP_MEMORY)" "${figures[@]}"

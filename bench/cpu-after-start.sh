@@ -11,6 +11,7 @@
 #   TG_WARM_UP_CALLS=12000 JAR=/tmp/other.jar bench/cpu-after-start.sh
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 RATE=${RATE:-100}
 SECS=${SECS:-90}
@@ -38,6 +39,7 @@ calls_done() {
   echo "${n:-0}"
 }
 t0=$(all_ticks); j0=$(jit_ticks); n0=$(calls_done)
+INTERVALS=()
 for ((s = IV; s <= SECS; s += IV)); do
   last=$((s + IV > SECS))
   [ "$last" -eq 1 ] && python3 "$REPO_DIR/bench/thread_stats.py" snapshot "$GW" > "$WORK/threads-before.json"
@@ -46,15 +48,21 @@ for ((s = IV; s <= SECS; s += IV)); do
   t1=$(all_ticks); j1=$(jit_ticks); n1=$(calls_done)
   calls=$((n1 - n0))
   if [ "$calls" -gt 0 ]; then
-    printf '%4d s after ready: %5d calls | gateway CPU per call %.3f ms, of it JIT %.3f ms | load1 %s\n' "$s" "$calls" \
+    printf -v line '%4d s after ready: %5d calls | gateway CPU per call %.3f ms, of it JIT %.3f ms | load1 %s' "$s" "$calls" \
       "$(echo "($t1 - $t0) * 1000 / $HZ / $calls" | bc -l)" "$(echo "($j1 - $j0) * 1000 / $HZ / $calls" | bc -l)" \
       "$(cut -d' ' -f1 /proc/loadavg)"
+    echo "$line"
+    INTERVALS+=("$(sed 's/^ *//' <<<"$line")")
   fi
   t0=$t1; j0=$j1; n0=$n1
 done
 # the last interval by thread: where CPU goes and how often each kind of thread sleeps and is woken again
 echo "# last ${IV} s by thread group:"
 python3 "$REPO_DIR/bench/thread_stats.py" diff "$WORK/threads-before.json" "$WORK/threads-after.json" --calls "$calls" |
-  sed 's/^/# /'
+  tee "$WORK/threads.txt" | sed 's/^/# /'
 wait "$UAC" || true
-echo "# caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")"
+caller=$(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")
+echo "# caller: $caller"
+mapfile -t by_thread < <(awk '$1 == "all" {print "last interval, all threads: " $2 " threads, CPU " $3 " ms per call, " $4 " wake-ups per call, " $5 " preemptions per call"}' "$WORK/threads.txt")
+results_append cpu-after-start.sh "$(results_command bench/cpu-after-start.sh RATE SECS IV)" \
+  "${INTERVALS[@]}" "${by_thread[@]}" "caller: $caller"

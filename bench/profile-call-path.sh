@@ -13,6 +13,7 @@
 # Output also in target/bench-profile.txt.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 RATE=${RATE:-200}
 WARM_S=${WARM_S:-40}
@@ -48,8 +49,8 @@ threads >"$WORK/threads1"; c1=$(calls_done); t1=$(awk '{print $14 + $15}' "/proc
 HZ=$(getconf CLK_TCK)
 calls=$((c1 - c0))
 cpu_ms=$(echo "($t1 - $t0) * 1000 / $HZ" | bc)
-echo "# $RATE calls/s offered; profiled ${PROFILE_S} s after ${WARM_S} s of load: $calls calls completed, gateway CPU ${cpu_ms} ms" \
-  "= $(echo "scale=3; $cpu_ms / $calls" | bc) ms per call; load1 $load0 -> $load1; threads $(ls /proc/"$GW"/task | wc -l)"
+window_line="$RATE calls/s offered; profiled ${PROFILE_S} s after ${WARM_S} s of load: $calls calls completed, gateway CPU ${cpu_ms} ms = $(echo "scale=3; $cpu_ms / $calls" | bc) ms per call; load1 $load0 -> $load1; threads $(ls /proc/"$GW"/task | wc -l)"
+echo "# $window_line"
 echo "# CPU by thread group (from /proc/PID/task/*/stat over the window; ms per call):"
 python3 - "$WORK/threads0" "$WORK/threads1" "$calls" "$HZ" <<'EOF'
 import re, sys
@@ -69,4 +70,9 @@ for ticks, name in rows:
 EOF
 wait "$UAC" || true
 echo "# caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")"
-python3 "$REPO_DIR/bench/profile_breakdown.py" "$WORK/profile.collapsed" --cpu-ms "$cpu_ms" --calls "$calls"
+python3 "$REPO_DIR/bench/profile_breakdown.py" "$WORK/profile.collapsed" --cpu-ms "$cpu_ms" --calls "$calls" |
+  tee "$WORK/breakdown.txt"
+# the owners (JAIN-SIP, GC, JIT, ...) with their share of the samples and ms per call, the largest first
+mapfile -t owners < <(sed -n '/^# by owner/,/^# /{/^  /{s/^  *//; s/  */ /g; p}}' "$WORK/breakdown.txt" | head -8)
+results_append profile-call-path.sh "$(results_command bench/profile-call-path.sh RATE WARM_S PROFILE_S AP_VERSION EVENT)" \
+  "$window_line" "${owners[@]/#/owner: }"

@@ -29,6 +29,7 @@
 # Output also in target/bench-sipp-accuracy.txt. Exit status 1 when a check fails.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 PART=${PART:-ab}
 RATE_A=${RATE_A:-150}; SECONDS_A=${SECONDS_A:-30}; LIMIT_A=${LIMIT_A:-100}
@@ -44,6 +45,9 @@ sipp_tee bench-sipp-accuracy
 echo "# $(machine_line) work=$WORK"
 ANALYZE="python3 $REPO_DIR/bench/sipp_analyze.py"
 status=0
+FIGURES=()   # for bench/RESULTS.md: the checks on the clock that decides (the wire when captured)
+# figures PART FILE: the lines of an analysis worth keeping (not the per-second counts or the list of gaps)
+figures() { while IFS= read -r l; do FIGURES+=("$1 $l"); done < <(grep -v '^per second\|^smallest' "$2" || true); }
 
 # uac NAME GW_PORT RATE SECONDS: one SIPp caller (uac-503.xml) in the background; sets UAC_PID_<NAME>.
 uac() {
@@ -111,7 +115,9 @@ if [[ $PART == *a* ]]; then
   [ -z "$WIRE_A" ] || stop_wire wirea
   # The gateways' own delay between the admission verdict and the INVITE on the wire (warm-up included).
   for i in 1 2; do admin_var="ADMIN$i"; curl -s "http://127.0.0.1:${!admin_var}/metrics" >"$WORK/gwa$i.metrics" || true; done
-  echo "  $($ANALYZE histogram trunkgate_admission_to_send_seconds "$WORK"/gwa*.metrics 2>&1 || true)"
+  to_send=$($ANALYZE histogram trunkgate_admission_to_send_seconds "$WORK"/gwa*.metrics 2>&1 || true)
+  echo "  $to_send"
+  FIGURES+=("(a) $to_send")
   stop_gateway gwa1 || status=1
   stop_gateway gwa2 || status=1
   echo "  carrier: $($ANALYZE stat "$WORK/uasa_stat.csv" 2>&1 || true)"
@@ -122,10 +128,14 @@ if [[ $PART == *a* ]]; then
     echo "  at the carrier, $([ "$clock" = wirea ] && echo 'on the wire (kernel time of arrival)' || echo "SIPp's timestamps"):"
     $ANALYZE window "$WORK/${clock}_invites.log" --window 1 --max "$LIMIT_A" --min-optimum-ratio 0.97 \
       --jitter-ms "$JITTER_MS" \
-      --offered "$WORK/uaca1_offers.log" "$WORK/uaca2_offers.log" 2>&1 | sed 's/^/    /' || [ $check = 0 ] || status=1
+      --offered "$WORK/uaca1_offers.log" "$WORK/uaca2_offers.log" 2>&1 | tee "$WORK/${clock}_window.txt" | sed 's/^/    /' \
+      || [ $check = 0 ] || status=1
+    [ $check = 0 ] || figures "(a) $clock:" "$WORK/${clock}_window.txt"
     if [ -s "$WORK/zset.log" ]; then
       $ANALYZE admissions "$WORK/zset.log" "$WORK/${clock}_invites.log" --window "$(python3 -c "print($WINDOW_A_MS / 1000)")" --max "$LIMIT_A" \
-        --offered "$WORK/uaca1_offers.log" "$WORK/uaca2_offers.log" 2>&1 | sed 's/^/    /' || [ $check = 0 ] || status=1
+        --offered "$WORK/uaca1_offers.log" "$WORK/uaca2_offers.log" 2>&1 | tee "$WORK/${clock}_admissions.txt" | sed 's/^/    /' \
+        || [ $check = 0 ] || status=1
+      [ $check = 0 ] || figures "(a) $clock:" "$WORK/${clock}_admissions.txt"
     fi
   done
   echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -162,10 +172,14 @@ if [[ $PART == *b* ]]; then
   for clock in ${WIRE_B:+wireb} uasb; do
     check=1; [ "$clock" = wireb ] || [ -z "$WIRE_B" ] || check=0
     echo "  at the carrier, $([ "$clock" = wireb ] && echo 'on the wire (kernel time of arrival)' || echo "SIPp's timestamps"):"
-    $ANALYZE gaps "$WORK/${clock}_invites.log" --min-ms "$MIN_GAP_MS" --target 0.99 2>&1 | sed 's/^/    /' \
-      || [ $check = 0 ] || status=1
+    $ANALYZE gaps "$WORK/${clock}_invites.log" --min-ms "$MIN_GAP_MS" --target 0.99 2>&1 | tee "$WORK/${clock}_gaps.txt" \
+      | sed 's/^/    /' || [ $check = 0 ] || status=1
+    [ $check = 0 ] || figures "(b) $clock:" "$WORK/${clock}_gaps.txt"
   done
   echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
+FIGURES+=("exit status $status")
+results_append sipp-accuracy.sh "$(results_command bench/sipp-accuracy.sh PART RATE_A SECONDS_A LIMIT_A WINDOW_A_MS \
+  JITTER_MS RATE_B SECONDS_B CPS_B MIN_GAP_MS WARMUP_S)" "${FIGURES[@]}"
 echo "# exit status $status"
 exit "$status"

@@ -13,6 +13,7 @@
 # Output also in target/bench-sipp-overload.txt. Loopback only; free ports.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 RATE=${RATE:-3200}
 CAPACITY=${CAPACITY:-500}
@@ -74,6 +75,18 @@ kill "$SAMPLER" 2>/dev/null || true
 echo "# rss_mb at the end: $(rss_mb "$GW"); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 stop_uas uas 0
 stop_gateway gw || true
+recovered=0
 python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/recovery/uac_stat.csv" --expect "$((RECOVER_RATE * RECOVER_S))" >/dev/null \
-  && echo "# recovery: all $((RECOVER_RATE * RECOVER_S)) calls successful" \
-  || { echo "# recovery FAILED"; exit 1; }
+  && recovered=1
+ANALYZE="python3 $REPO_DIR/bench/sipp_analyze.py"
+results_append sipp-overload.sh \
+  "$(results_command bench/sipp-overload.sh RATE CAPACITY LOAD_S RECOVER_RATE RECOVER_S)" \
+  "overload caller: $($ANALYZE stat "$WORK/overload/uac_stat.csv" 2>&1)" \
+  "overload admitted INVITE->200: $($ANALYZE rtt "$WORK"/overload/*_rtt.csv 2>&1 | tail -1)" \
+  "overload outcomes: $($ANALYZE outcomes "$WORK/overload/uac_calls.log" | grep -v '^per second' | paste -sd ' ')" \
+  "recovery: $($ANALYZE stat "$WORK/recovery/uac_stat.csv" 2>&1)"
+if [ "$recovered" -eq 1 ]; then
+  echo "# recovery: all $((RECOVER_RATE * RECOVER_S)) calls successful"
+else
+  echo "# recovery FAILED"; exit 1
+fi

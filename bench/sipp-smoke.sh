@@ -11,6 +11,7 @@
 # Ports are picked free on 127.0.0.1 (gateway, caller) and 127.0.0.2 (carrier); loopback only.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 RATE=${RATE:-20}
 CALLS=${CALLS:-200}
@@ -54,6 +55,10 @@ log "carrier: $uas_line"
 admitted=$(grep -c 'peer=sipp-caller .*final=200' "$WORK/gw.log" || true)   # not the start-up warm-up's calls
 log "gateway: $admitted calls logged with final=200"
 [ "$admitted" -eq "$CALLS" ] || failed=1
+
+results_append sipp-smoke.sh "$(results_command bench/sipp-smoke.sh RATE CALLS CALL_MS UAC)" \
+  "$([ "$failed" -eq 0 ] && echo OK || echo FAILED): $CALLS calls at $RATE/s" "caller: $uac_line" "carrier: $uas_line" \
+  "gateway: $admitted calls logged with final=200"
 
 if [ "$failed" -ne 0 ]; then
   log "FAILED; last lines of the logs:"

@@ -10,6 +10,7 @@
 #   RATE=600 STALL_MS=2000 JAR=/tmp/other.jar bench/sipp-stall.sh
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 RATE=${RATE:-1200}
 SECS=${SECS:-30}
@@ -29,7 +30,8 @@ sleep "$(echo "$STALL_MS / 1000" | bc -l)"
 kill -CONT "$GW"
 echo "# stalled at $stalled_at UTC"
 wait "$UAC" || true
-echo "# caller: $(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")"
+caller=$(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/uac/uac_stat.csv")
+echo "# caller: $caller"
 echo "# gateway calls by admission and final status:"
 grep -h 'trunkgate.calls' "$WORK/gw.log" | sed -n 's/.* admission=\([^ ]*\).* final=\([0-9]*\).*/\1 \2/p' | sort | uniq -c |
   sed 's/^/#   /'
@@ -37,3 +39,9 @@ echo "# refused calls by second (UTC):"
 grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -v 'final=200' | cut -c12-19 | uniq -c | sed 's/^/#   /' || echo "#   none"
 echo "# redis circuit:"
 grep -h 'redis circuit' "$WORK/gw.log" | sed 's/^\(.\{23\}\).*redis circuit /#   \1 /' || echo "#   closed throughout"
+refused=$(grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -vc 'final=200' || true)
+unavailable=$(grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -Ec 'redis[-_]unavailable' || true)
+transitions=$(grep -hc 'redis circuit' "$WORK/gw.log" || true)
+results_append sipp-stall.sh "$(results_command bench/sipp-stall.sh RATE SECS STALL_AT STALL_MS)" \
+  "caller: $caller" "gateway: $refused calls not answered 200, $unavailable of them redis-unavailable" \
+  "redis circuit transitions: $transitions"

@@ -12,6 +12,7 @@
 # Output also in target/bench-sipp-throughput.txt. Loopback only; free ports.
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 RATES=${RATES:-200 400 600 800 1000 1200 1600 2000 2500 3000}
 STEP_S=${STEP_S:-15}             # seconds of calls per step (the step ends at most STEP_S + 25 s later)
@@ -85,21 +86,24 @@ EOF
   if [ "$verdict" = pass ] && ! python3 -c "import sys; sys.exit(0 if $offered >= 0.95 * $rate else 1)"; then
     verdict="FAIL(SIPp offered only $offered/s)"
   fi
-  printf '%s rate=%s/s calls=%s sipp_rc=%s wall=%.1fs | %s | offered=%s/s | %s | cpu_s gateway=%.1f redis=%.1f uas=%.1f uac=%s | load1 %s -> %s | %s\n' \
+  printf -v STEP_LINE '%s rate=%s/s calls=%s sipp_rc=%s wall=%.1fs | %s | offered=%s/s | %s | cpu_s gateway=%.1f redis=%.1f uas=%.1f uac=%s | load1 %s -> %s | %s' \
     "$name" "$rate" "$calls" "$rc" "$wall" "$stat" "$offered" "$rtt" \
     "$(echo "($gw1 - $gw0) / $HZ" | bc -l)" "$(echo "($redis1 - $redis0) / $HZ" | bc -l)" \
     "$(echo "($uas1 - $uas0) / $HZ" | bc -l)" "$uac_cpu" "$load0" "$load1" "$verdict"
+  echo "$STEP_LINE"
   sleep 2   # the carrier's last calls end (its scenario pauses 1 s after the BYE)
   [ "$verdict" = pass ]
 }
 
 run_step warmup "$WARMUP_RATE" "$WARMUP_S" || echo "# warm-up did not pass"
-best=0
+best=0 best_line="none passed" failed_line="none failed"
 for rate in $RATES; do
-  if run_step "step-$rate" "$rate" "$STEP_S"; then best=$rate; else break; fi
+  if run_step "step-$rate" "$rate" "$STEP_S"; then best=$rate; best_line=$STEP_LINE; else failed_line=$STEP_LINE; break; fi
 done
 echo "# highest passing rate: $best calls/s (< $MAX_FAIL failed, >= 95% of the rate offered)"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 stop_uas uas 0
 stop_gateway gw || true
 echo "# gateway calls by final status: $(grep -o 'final=[0-9]*' "$WORK/gw.log" | sort | uniq -c | tr -s ' ' | paste -sd ',')"
+results_append sipp-throughput.sh "$(results_command bench/sipp-throughput.sh RATES STEP_S WARMUP_RATE WARMUP_S CALL_MS MAX_FAIL)" \
+  "highest passing rate: $best calls/s" "that step: $best_line" "the next step: $failed_line"

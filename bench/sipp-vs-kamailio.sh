@@ -25,6 +25,7 @@
 # Output also in target/bench-sipp-vs-kamailio.txt (target/bench-sipp-cold-start.txt for MODE=cold).
 set -euo pipefail
 source "$(dirname "$0")/sipp/lib.sh"
+source "$(dirname "$0")/lib/results.sh"
 
 MODE=${MODE:-steps}
 RATES=${RATES:-100 200 400 600 800 1200 1600}
@@ -131,10 +132,13 @@ EOF
   stat=$(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/cold/uac_stat.csv" 2>&1 || true)
   rtt=$(python3 "$REPO_DIR/bench/sipp_analyze.py" rtt "$WORK/cold"/uac_*_rtt.csv 2>&1 || true)
   created=$(field created "$stat"); ok=$(field successful "$stat"); failed=$(( ${created:-0} - ${ok:-0} ))
-  printf 'cold-start: first SIP answer %.2f s after start | %s calls/s for %s s | %s | failed (not successful) %s%% | %s | gateway cpu %.1f s\n' \
+  printf -v cold_line 'cold-start: first SIP answer %.2f s after start | %s calls/s for %s s | %s | failed (not successful) %s%% | %s | gateway cpu %.1f s' \
     "$(echo "$t1 - $t0" | bc)" "$COLD_RATE" "$COLD_S" "$stat" \
     "$(python3 -c "print(f'{100.0 * ${failed:-0} / max(1, ${created:-0}):.2f}')")" "$rtt" \
     "$(echo "($c1 - $c0) / $HZ" | bc -l)"
+  echo "$cold_line"
+  results_append "sipp-vs-kamailio.sh (cold)" "$(results_command bench/sipp-vs-kamailio.sh MODE COLD_RATE COLD_S COLD_FROM)" \
+    "$cold_line"
   echo "# gateway calls by final status: $(grep -o 'final=[0-9]*' "$WORK/gw.log" | sort | uniq -c | tr -s ' ' | paste -sd ',')"
   echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
   exit 0
@@ -202,10 +206,13 @@ run_step() {
   elif ! python3 -c "import sys; sys.exit(0 if $offered >= 0.95 * $rate else 1)"; then
     verdict="FAIL(SIPp offered only $offered/s)"
   fi
-  printf '%-9s %-6s rate=%s/s calls=%s failed=%s offered=%s/s | cpu/call %s=%.3f ms redis=%.3f ms | INVITE->200 p50=%s p99=%s max=%s | load1 %s -> %s | %s\n' \
+  local line
+  printf -v line '%-9s %-6s rate=%s/s calls=%s failed=%s offered=%s/s | cpu/call %s=%.3f ms redis=%.3f ms | INVITE->200 p50=%s p99=%s max=%s | load1 %s -> %s | %s' \
     "$proxy" "$name" "$rate" "${created:-?}" "${failed:-?}" "$offered" "$proxy" \
     "$(echo "($p1 - $p0) * 1000 / $HZ / ${created:-1}" | bc -l)" "$(echo "($r1 - $r0) * 1000 / $HZ / ${created:-1}" | bc -l)" \
     "$(field p50 "$rtt")" "$(field p99 "$rtt")" "$(field max "$rtt")" "$load0" "$load1" "$verdict"
+  echo "$line"
+  STEP_LINES+=("$line")
   grep -q 'failures=' <<<"$stat" && echo "          ${stat#*failures=}"
   sleep 3   # the carrier's last calls end (its scenario pauses 1 s after the BYE), retransmissions stop
   [ "$verdict" = pass ]
@@ -215,6 +222,7 @@ echo "# rates: $RATES; $STEP_S s per step per proxy; warm-up $WARMUP_RATE/s for 
 run_step kamailio warmup "$WARMUP_RATE" "$WARMUP_S" || echo "# kamailio warm-up did not pass"
 run_step trunkgate warmup "$WARMUP_RATE" "$WARMUP_S" || echo "# trunkgate warm-up did not pass"
 declare -A best=([kamailio]=0 [trunkgate]=0) stopped=()
+STEP_LINES=()
 for rate in $RATES; do
   for proxy in kamailio trunkgate; do
     [ -n "${stopped[$proxy]:-}" ] && continue
@@ -232,3 +240,12 @@ echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 stop_uas uas 0
 stop_gateway gw || true
 echo "# trunkgate calls by final status: $(grep -o 'final=[0-9]*' "$WORK/gw.log" | sort | uniq -c | tr -s ' ' | paste -sd ',')"
+summary=()
+for proxy in kamailio trunkgate; do
+  note="passed every step"; [ -n "${stopped[$proxy]:-}" ] && note="failed at ${stopped[$proxy]}/s"
+  summary+=("$proxy: highest passing rate ${best[$proxy]} calls/s ($note)")
+done
+[ "${best[kamailio]}" -eq 0 ] || summary+=("ratio trunkgate / kamailio: $(echo "scale=2; ${best[trunkgate]} / ${best[kamailio]}" | bc)")
+results_append sipp-vs-kamailio.sh \
+  "$(results_command bench/sipp-vs-kamailio.sh RATES STEP_S WARMUP_RATE WARMUP_S MAX_FAIL KAM_CHILDREN)" \
+  "${summary[@]}" "${STEP_LINES[@]}"

@@ -14,7 +14,8 @@ results_append() {
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   file=$root/bench/RESULTS.md
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+  # dirty: changes beside the runs this file already holds (a second run before a commit is still clean)
+  git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.md' 2>/dev/null || commit="$commit+dirty"
   cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
   {
     echo
@@ -25,4 +26,25 @@ results_append() {
     local figure
     for figure in "$@"; do echo "- $figure"; done
   } >> "$file"
+}
+
+# The command that repeats this run, for results_append: the script with the value of every setting named (the
+# script's own knobs, defaults included) and of the settings any bench script takes when they are set (another
+# jar, JVM options, CPU pinning, TG_* overrides of the gateway's configuration).
+#
+#   results_command bench/sipp-stall.sh RATE SECS STALL_AT STALL_MS    ->  RATE=1200 SECS=30 ... bench/sipp-stall.sh
+results_command() {
+  local script=$1; shift
+  local out="" name value default_jar
+  default_jar=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target/trunkgate.jar
+  for name in "$@" JAVA_OPTS PROXY_CPUS LOAD_CPUS $(compgen -e | grep '^TG_' || true) JAR; do
+    value=${!name:-}
+    [ -n "$value" ] || continue
+    [ "$name" != JAR ] || [ "$value" != "$default_jar" ] || continue
+    case $value in
+      *[!A-Za-z0-9_./:,=+-]*) out+="$name=\"$value\" " ;;
+      *) out+="$name=$value " ;;
+    esac
+  done
+  echo "$out$script"
 }

@@ -4,6 +4,7 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.WritablePaths;
 import io.trunkgate.gateway.CarrierHostCheck;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -12,7 +13,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Validates gateway.conf and every peer, group, carrier and route file; prints each error with file, line and key.
- * Carrier host names that do not resolve now are printed as warnings (exit code 0): see {@link CarrierHostCheck}.
+ * Carrier host names that do not resolve now, and files the gateway could not write, are printed as warnings (exit
+ * code 0): see {@link CarrierHostCheck} and {@link WritablePaths}.
  */
 @Command(name = "check-config", mixinStandardHelpOptions = true,
         description = "Validate the configuration; exit 0 when valid, 1 otherwise.")
@@ -26,6 +28,9 @@ final class CheckConfigCommand implements Callable<Integer> {
         try {
             GatewayConfig loaded = ConfigLoader.load(config);
             for (String warning : CarrierHostCheck.warnings(loaded)) {
+                System.err.println(config + ": warning: " + warning);
+            }
+            for (String warning : WritablePaths.warnings(loaded)) {
                 System.err.println(config + ": warning: " + warning);
             }
             System.out.printf("%s: OK (%d peers, %d groups, %d carriers, %d routes)%n", config,

@@ -57,7 +57,22 @@ final class GatewayFileReader {
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
                                 .orElse(DEFAULT_WARM_UP_TIME), true));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
-                admission(file), admin(file), rerouteHook, records(file, baseDir), reroute(file, baseDir), dns(file));
+                admission(file), admin(file), rerouteHook, records(file, stateDir(file)), reroute(file, baseDir),
+                dns(file));
+    }
+
+    /**
+     * Where relative paths of files the gateway writes (records.file) resolve: state-dir, itself relative to the
+     * working directory, which it is by default (/var/lib/trunkgate under the systemd unit). Paths the gateway
+     * only reads (peers-dir, plugins-dir, ...) resolve against gateway.conf's directory.
+     */
+    private static Path stateDir(ConfigSection file) {
+        Field field = file.optional("state-dir");
+        Optional<Path> given = field.nonEmptyString().map(Path::of).map(Path::toAbsolutePath);
+        if (given.isPresent() && !Files.isDirectory(given.get())) {
+            field.error("no such directory: " + given.get());
+        }
+        return given.orElse(Path.of("").toAbsolutePath());
     }
 
     private static DnsSettings dns(ConfigSection file) {
@@ -117,9 +132,9 @@ final class GatewayFileReader {
         return uri;
     }
 
-    private static CallRecordSettings records(ConfigSection file, Path baseDir) {
+    private static CallRecordSettings records(ConfigSection file, Path stateDir) {
         CallRecordSettings defaults = CallRecordSettings.NONE;
-        return new CallRecordSettings(file.optional("records.file").nonEmptyString().map(baseDir::resolve),
+        return new CallRecordSettings(file.optional("records.file").nonEmptyString().map(stateDir::resolve),
                 file.optional("records.max-file-mb").integer(1, 100_000).orElse(defaults.maxFileMegabytes()),
                 file.optional("records.max-files").integer(1, 1000).orElse(defaults.maxFiles()));
     }
@@ -199,7 +214,8 @@ final class GatewayFileReader {
     private static AdminSettings admin(ConfigSection file) {
         String host = file.optional("admin.host").nonEmptyString().orElse("127.0.0.1");
         int port = file.optional("admin.port").integer(1, MAX_PORT).orElse(8080);
-        Optional<String> token = file.optional("admin.token").nonEmptyString();
+        // empty is none (TRUNKGATE_ADMIN_TOKEN= in /etc/default/trunkgate): the API's changes are refused, as without it
+        Optional<String> token = file.optional("admin.token").string().filter(t -> !t.isBlank());
         Duration requestTimeout = file.optional("admin.request-timeout").duration(Duration.ofMillis(1))
                 .orElse(AdminSettings.DEFAULT_REQUEST_TIMEOUT);
         int maxConnections = file.optional("admin.max-connections").integer(1, Integer.MAX_VALUE)

@@ -8,9 +8,8 @@ import java.util.function.LongSupplier;
 /**
  * Whether the JIT compiler is still busy, from the time it spent compiling over the last full second. The warm-up
  * calls cross the compile thresholds of the call path's methods, but the C2 compiler works through its queue
- * behind them, and it raises those thresholds while its queue is long: a warm-up that ended with its calls left
- * hundreds of methods to be compiled in the first seconds of real traffic (bench/README.md, "Start hot: until the
- * compiler is done").
+ * behind them, and it raises those thresholds while its queue is long: a warm-up that ends with its calls leaves
+ * much of the call path to be compiled in the first seconds of real traffic (docs/warm-up.md).
  */
 final class CompilerActivity {
 

@@ -7,6 +7,7 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.GroupConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.RerouteSettings;
 import io.trunkgate.config.SipLimits;
@@ -168,12 +169,12 @@ public final class Gateway implements AutoCloseable {
             AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
             Admission admission = Admission.of(redis.client(), prefix, guard, config.fleetSize(), wallMicros,
                     metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
-                            () -> liveCallIds(calls, dialogTable.get())));
+                            () -> liveCallKeys(calls, dialogTable.get())));
             // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
             DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.linger(),
                     limits.maxDialogs(), System::nanoTime,
-                    record -> {
-                        admission.leases().release(record.callId());
+                    (callKey, record) -> {
+                        admission.leases().release(callKey);
                         writer.write(record);
                     });
             dialogTable.set(dialogs);
@@ -317,6 +318,10 @@ public final class Gateway implements AutoCloseable {
                     });
             admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token(),
                     threads.adminHttp());
+            if (config.admin().token().isEmpty()) {
+                log.warn("no admin.token (TRUNKGATE_ADMIN_TOKEN unset or empty): the admin API's changes (blocks,"
+                        + " carrier holds, reload, drain) are refused with 403; reads, /metrics and /health work");
+            }
             return this;
         } catch (Exception e) {
             close();
@@ -362,29 +367,37 @@ public final class Gateway implements AutoCloseable {
         resolveAhead(resolver, config);
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
             log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, dns, sip listeners, threads,"
-                    + " queue, limits and tcp, redis and the admin server (all but its token) take effect at the"
-                    + " next restart");
+                    + " queue, limits and tcp, admission.lease-time, redis and the admin server (all but its token)"
+                    + " take effect at the next restart");
         }
         log.info("config generation {} active", next.generation());
     }
 
     /**
      * A peer's keys carry its group's hash tag: when a reload moves it into, out of or between groups, its
-     * windows and block are carried over to the new tag, so the fleet neither forgets nor doubles its calls.
+     * windows, dedupe set, block and lease set are carried over to the new tag, so the fleet neither forgets nor
+     * doubles its calls, and its calls in progress keep counting against its max-concurrent.
      */
     private void carryOverMovedPeers(GatewayConfig before, GatewayConfig after) {
         for (PeerConfig peer : after.peers().values()) {
             PeerConfig old = before.peers().get(peer.id());
             if (old != null && !old.group().equals(peer.group())) {
-                admission.movePeer(Scope.peer(old.id(), old.limits()), old.group(), peer.group())
+                admission.movePeer(Scope.peer(old.id(), old.limits()), groupScope(before, old.group()),
+                                groupScope(after, peer.group()))
                         .whenComplete((done, error) -> {
                             if (error != null) {
-                                log.warn("peer {} moved from group {} to {}: its windows were not carried over: {}",
+                                log.warn("peer {} moved from group {} to {}: its windows and leases were not carried"
+                                                + " over: {}",
                                         peer.id(), old.group().orElse("-"), peer.group().orElse("-"), error.toString());
                             }
                         });
             }
         }
+    }
+
+    private static Optional<Scope> groupScope(GatewayConfig config, Optional<String> groupId) {
+        return groupId.map(id -> Scope.group(id, Optional.ofNullable(config.groups().get(id))
+                .map(GroupConfig::limits).orElse(List.of())));
     }
 
     /**
@@ -396,6 +409,7 @@ public final class Gateway implements AutoCloseable {
                 config.dns(),
                 config.sip().listeners(), config.sip().workerThreads(),
                 config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
+                config.admission().leaseTime(),
                 config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
                 config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());
     }
@@ -511,13 +525,13 @@ public final class Gateway implements AutoCloseable {
         log.info("gateway stopped");
     }
 
-    /** Call-IDs of the calls in progress here: INVITEs not finally answered, and dialogs not ended. */
-    private static Set<String> liveCallIds(CallRegistry calls, DialogTable dialogs) {
-        Set<String> ids = new HashSet<>(calls.callIds());
+    /** The identities of the calls in progress here: INVITEs not finally answered, and dialogs not ended. */
+    private static Set<String> liveCallKeys(CallRegistry calls, DialogTable dialogs) {
+        Set<String> keys = new HashSet<>(calls.callKeys());
         if (dialogs != null) {
-            ids.addAll(dialogs.liveCallIds());
+            keys.addAll(dialogs.liveCallKeys());
         }
-        return ids;
+        return keys;
     }
 
     /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts the gateway hot. A fresh JVM runs the call path interpreted for its first thousands of calls and
- * compiles it meanwhile; offered a busy hour's rate at once, it answered 300 calls/s with a p50 of seconds and
- * failed three quarters of them (bench/README.md, cold start). So before the real configuration takes effect and
+ * compiles it meanwhile, so a busy hour's rate offered at once is answered in seconds or not at all, and the
+ * callers' retransmissions add to the load (docs/warm-up.md). So before the real configuration takes effect and
  * the admin server says ready, the gateway places calls to itself through its real UDP listener: a warm-up caller
  * and carrier on a loopback address no peer claims ({@link WarmUpAgent}), a configuration holding only them,
  * every step of a real call (admission and pacing scripts in Redis under ids of their own, the dialog, ACK, BYE).

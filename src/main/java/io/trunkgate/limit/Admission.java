@@ -22,8 +22,11 @@ public interface Admission {
     /** Admits or refuses one call; when Redis gives no decision, {@code policy} does. Never fails for Redis. */
     CompletionStage<AdmissionVerdict> admit(AdmissionRequest request, RedisDownPolicy policy);
 
-    /** A peer moved into, out of or between groups: its windows and block follow it to the new hash tag. */
-    CompletionStage<Void> movePeer(Scope peer, Optional<String> fromGroup, Optional<String> toGroup);
+    /**
+     * A peer moved into, out of or between groups (each given with its limits): its windows, dedupe set, block
+     * and lease set follow it to the new hash tag.
+     */
+    CompletionStage<Void> movePeer(Scope peer, Optional<Scope> fromGroup, Optional<Scope> toGroup);
 
     BlockRegistry blocks();
 

@@ -20,19 +20,16 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.config.BuildInfo;
 import io.trunkgate.config.CarrierConfig;
-import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteReason;
-import java.util.Arrays;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -55,12 +52,6 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** The {@code reason} of {@link #unknownSource()} in trunkgate_calls_rejected_total (its peer is empty). */
     public static final String UNKNOWN_SOURCE = "unknown_source";
-    /** Reasons of trunkgate_calls_rejected_total at admission: the refusing outcomes, and the Redis-down policy. */
-    static final List<String> REJECTION_REASONS = java.util.stream.Stream.concat(
-            Arrays.stream(AdmissionDecision.Outcome.values())
-                    .filter(o -> o != AdmissionDecision.Outcome.ADMITTED && o != AdmissionDecision.Outcome.DUPLICATE)
-                    .map(o -> o.name().toLowerCase(Locale.ROOT)),
-            java.util.stream.Stream.of("redis_unavailable")).toList();
     /** Outcomes of trunkgate_reroute_hook_requests_total (the HTTP reroute hook). */
     static final List<String> HOOK_OUTCOMES = List.of("ok", "timeout", "busy", "error", "bad_reply");
     private static final List<String> REDIS_OPERATIONS = List.of("admit", "pace", "give-back");
@@ -92,6 +83,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private volatile Collection<String> peers = List.of();
     private volatile Collection<String> carriers = List.of();
     private volatile Collection<String> shedReasons = List.of();
+    private volatile Collection<String> rejectionReasons = List.of();
 
     public GatewayMetrics(String instanceId) {
         this(instanceId, BuildInfo.current());
@@ -152,10 +144,12 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     /**
-     * The reasons the SIP layer counts: why new calls are shed, requests refused or absorbed, responses dropped.
+     * The reasons the SIP layer counts: why calls are rejected at admission or shed, requests refused or
+     * absorbed, responses dropped.
      */
-    public void sipReasons(Collection<String> shed, Collection<String> requestsRefused,
+    public void sipReasons(Collection<String> rejected, Collection<String> shed, Collection<String> requestsRefused,
                            Collection<String> requestsAbsorbed, Collection<String> responsesDropped) {
+        this.rejectionReasons = List.copyOf(rejected);
         this.shedReasons = List.copyOf(shed);
         requestsRefused.forEach(this::refusedCounter);
         requestsAbsorbed.forEach(this::absorbedCounter);
@@ -171,7 +165,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private synchronized void declareZeroSeries() {
         for (String peer : peers) {
             admittedCounter(peer);
-            REJECTION_REASONS.forEach(reason -> rejectedCounter(peer, reason));
+            rejectionReasons.forEach(reason -> rejectedCounter(peer, reason));
             shedReasons.forEach(reason -> shedCounter(peer, reason));
         }
         for (String carrier : carriers) {
@@ -278,8 +272,9 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     /**
-     * One call refused at admission. {@code reason}: {@code limited}, {@code blocked}, {@code too_heavy} or
-     * {@code redis_unavailable} (the Redis-down policy refused it).
+     * One call refused at admission. {@code reason}: {@code limited}, {@code blocked}, {@code too_heavy},
+     * {@code concurrent}, {@code merged} (the fleet admitted the same call already) or {@code redis_unavailable}
+     * (the Redis-down policy refused it).
      */
     public void callRejected(String peer, String reason) {
         rejectedCounter(peer, reason).increment();

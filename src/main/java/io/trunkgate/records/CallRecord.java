@@ -7,7 +7,7 @@ import java.util.List;
  * One call as it ended, the line written for billing and debugging (documented field by field in
  * conf/README.md, "Call records").
  *
- * @param admission  {@code admitted}, {@code duplicate}, {@code rejected}, {@code blocked}, {@code shed} or
+ * @param admission  {@code admitted}, {@code merged}, {@code rejected}, {@code blocked}, {@code shed} or
  *                   {@code redis_unavailable}
  * @param refusedBy  the limit that refused the call ("peer:acme 10/1000ms"), or null
  * @param carriers   carriers tried, in order

@@ -10,14 +10,18 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Finds a redis-server to run: the one on PATH, else the binary shipped in the embedded-redis artifact. */
+/**
+ * Finds a redis-server to run: the one on PATH, else the Linux (amd64 or arm64) binary shipped in the embedded-redis
+ * artifact; the jar carries no other platform's (pom.xml, shade filters), so elsewhere redis-server must be on PATH.
+ */
 public final class RedisBinary {
 
     private RedisBinary() {
     }
 
-    public static Path locate() {
-        return onPath().orElseGet(RedisBinary::extractBundled);
+    /** The redis-server on PATH, else the bundled one extracted into {@code dir} (removed with it). */
+    public static Path locate(Path dir) {
+        return onPath().orElseGet(() -> extractBundled(dir));
     }
 
     static Optional<Path> onPath() {
@@ -34,15 +38,14 @@ public final class RedisBinary {
         return Optional.empty();
     }
 
-    private static Path extractBundled() {
+    private static Path extractBundled(Path dir) {
         String resource = bundledResourceName();
         try (InputStream in = RedisBinary.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("no redis-server on PATH and none bundled for this platform ("
                         + resource + "); install redis-server or use redis.mode = standalone");
             }
-            Path target = Files.createTempFile("trunkgate-redis-server-", "");
-            target.toFile().deleteOnExit();
+            Path target = dir.resolve("redis-server");
             Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
             if (!target.toFile().setExecutable(true, true)) {
                 throw new IllegalStateException("cannot make " + target + " executable");
@@ -59,9 +62,6 @@ public final class RedisBinary {
         if (os.contains("linux")) {
             return arch.contains("aarch64") || arch.contains("arm64")
                     ? "/redis-server-6.2.7-linux-arm64" : "/redis-server-6.2.6-v5-linux-amd64";
-        }
-        if (os.contains("mac")) {
-            return arch.contains("aarch64") ? "/redis-server-6.2.6-v5-darwin-arm64" : "/redis-server-6.2.6-v5-darwin-amd64";
         }
         return "/unsupported-platform-" + os + "-" + arch;
     }

@@ -29,25 +29,25 @@ import org.slf4j.LoggerFactory;
  * would turn into rejected calls and a tripped breaker while Redis was answering in microseconds.
  *
  * <p>One slow reply is not evidence that Redis is down: the first calls on a cold path of a JVM just started, on
- * a busy machine, took longer than the budget and were refused while Redis answered in microseconds. So while
+ * a busy machine, can take longer than the budget while Redis answers in microseconds. So while
  * the breaker is closed and no call failed for {@code HEALTHY_AFTER}, a call past its budget gets one more
  * budget before it counts as unavailable. Once anything failed, calls fail at their budget.
  *
  * <p>Nor is a reply that arrived but was not yet read: on a machine short of CPU the thread that reads Redis's
- * replies can wait longer than the budget for a core while the reply sits in the socket, and the gateway refused
+ * replies can wait longer than the budget for a core while the reply sits in the socket, which would refuse
  * calls as "redis_unavailable" with Redis answering in microseconds. So before a call fails for its budget, the
  * threads that read the replies ({@code afterPendingReads}) are asked to read what has arrived first; the call
  * fails only if its reply is still missing then.
  *
  * <p>Nor is a late reply while Redis answers other calls: after a stall of the whole gateway (a long GC pause, a
  * VM descheduled for a second) the backlog of received calls makes every Redis call of the next few hundred
- * milliseconds late on our side, and each failure made the next ones fail at their budget, then opened the
- * breaker (bench/sipp-stall.sh: a 1 s stall at 1,200 calls/s cost about 1,500 calls, Redis answering
- * throughout). So a call past its budget waits on while some reply arrived after it was sent (Redis is up and
- * reached), up to {@code MAX_BUDGETS} budgets or {@code MIN_WAIT_WHILE_ANSWERED} in all, whichever is longer, which
- * bounds the wait for a call whose own node is gone in a cluster. Four budgets (200 ms by default) covered a stall
- * at 1,200 calls/s, not at 2,400/s, where the calls refused had waited 200-350 ms (bench/README.md, session 12); half
- * a second is SIP's T1, and a caller that has its 100 Trying waits far longer for a final answer.
+ * milliseconds late on our side, and failing them at their budget would make the next ones fail too, then open
+ * the breaker, with Redis answering throughout (bench/sipp-stall.sh counts such refusals). So a call past its
+ * budget waits on while some reply arrived after it was sent (Redis is up and reached), up to {@code MAX_BUDGETS}
+ * budgets or {@code MIN_WAIT_WHILE_ANSWERED} in all, whichever is longer, which bounds the wait for a call whose own
+ * node is gone in a cluster. The backlog after a stall grows with the call rate, so a fixed number of default
+ * budgets (200 ms) is too short at high rates; half a second is SIP's T1, and a caller that has its 100 Trying
+ * waits far longer for a final answer.
  *
  * <p>Results are completed on the {@code results} pool given, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.

@@ -12,24 +12,28 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * A redis-server child process on 127.0.0.1 that never outlives this JVM.
  *
  * <p>The server runs under a small shell that waits on our stdin pipe: when the JVM exits for any reason,
- * even SIGKILL, the pipe closes and the shell kills the server, so no stray process is left behind.
+ * even SIGKILL, the pipe closes and the shell kills the server and removes its temporary directory, so no stray
+ * process or {@code trunkgate-redis-*} directory is left behind. {@link #close()} removes the directory too.
  */
 public final class RedisServerProcess implements AutoCloseable {
 
-    private static final String GUARD = "\"$0\" \"$@\" & p=$!; read _; kill $p 2>/dev/null; wait $p";
+    private static final String GUARD = "\"$0\" \"$@\" & p=$!; read _; kill $p 2>/dev/null; wait $p;"
+            + " rm -rf -- \"$TRUNKGATE_REDIS_DIR\"";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration MAX_READY_BACKOFF = Duration.ofMillis(200);
     /** The server runs as the guard shell's child, which the process table shows only some moments after the start. */
     private static final Duration EXIT_VISIBLE_AFTER = Duration.ofMillis(500);
 
-    private final Path binary;
+    private Path binary;
     private final int port;
     private final Path dir;
     private final Optional<Path> configFile;
@@ -56,7 +60,7 @@ public final class RedisServerProcess implements AutoCloseable {
     public static RedisServerProcess start(int port, Optional<Path> configFile, List<String> extraArgs) {
         try {
             Path dir = Files.createTempDirectory("trunkgate-redis-");
-            RedisServerProcess server = new RedisServerProcess(RedisBinary.locate(), port == 0 ? freePort() : port,
+            RedisServerProcess server = new RedisServerProcess(RedisBinary.locate(dir), port == 0 ? freePort() : port,
                     dir, configFile, extraArgs);
             server.launch();
             return server;
@@ -101,7 +105,7 @@ public final class RedisServerProcess implements AutoCloseable {
         return guard != null && guard.isAlive() && guard.descendants().anyMatch(ProcessHandle::isAlive);
     }
 
-    /** Stops the server and waits for it to exit. */
+    /** Stops the server, waits for it to exit and removes its directory. */
     @Override
     public synchronized void close() {
         if (guard != null) {
@@ -115,17 +119,42 @@ public final class RedisServerProcess implements AutoCloseable {
             }
             guard = null;
         }
+        deleteDir();
+    }
+
+    /** The guard shell removes the directory when it ends normally; this covers a guard that was killed. */
+    private void deleteDir() {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + dir, e);
+        }
     }
 
     private synchronized void launch() {
+        try {
+            Files.createDirectories(dir);   // close() removed it, and restart() starts again
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+        if (binary.startsWith(dir) && !Files.exists(binary)) {
+            binary = RedisBinary.locate(dir);   // the bundled binary went with the directory
+        }
         List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, binary.toString()));
         configFile.ifPresent(file -> command.add(file.toString()));
         command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--daemonize", "no", "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString()));
         command.addAll(extraArgs);
         try {
-            guard = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            builder.environment().put("TRUNKGATE_REDIS_DIR", dir.toString());
+            guard = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + binary, e);
         }
@@ -144,7 +173,7 @@ public final class RedisServerProcess implements AutoCloseable {
         Duration backoff = Duration.ofMillis(2);
         while (System.nanoTime() < deadline) {
             if (System.nanoTime() - started > EXIT_VISIBLE_AFTER.toNanos() && !isRunning()) {
-                throw new IllegalStateException("redis-server exited at start; see " + dir.resolve("redis.log"));
+                throw new IllegalStateException("redis-server exited at start; the end of its log: " + logTail());
             }
             if (answersPing()) {
                 return;
@@ -160,6 +189,16 @@ public final class RedisServerProcess implements AutoCloseable {
         }
         kill();
         throw new IllegalStateException("redis-server on port " + port + " did not answer within " + READY_TIMEOUT);
+    }
+
+    /** The last lines of the server's log, which goes away with its directory. */
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("redis.log"), StandardCharsets.UTF_8);
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
     }
 
     private boolean answersPing() {

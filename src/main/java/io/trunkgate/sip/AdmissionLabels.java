@@ -3,16 +3,24 @@ package io.trunkgate.sip;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionVerdict;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** How an admission verdict reads in the call log line, the call record and the rejection metric. */
 final class AdmissionLabels {
 
+    private static final String REDIS_UNAVAILABLE = "redis_unavailable";
+
     private AdmissionLabels() {
     }
 
-    /** For the call log: admitted, admitted(duplicate), rejected(blocked), rejected(peer:p 10/1s), rejected(redis_unavailable)... */
+    /**
+     * For the call log: admitted, rejected(merged), rejected(blocked), rejected(peer:p 10/1s),
+     * rejected(redis_unavailable)...
+     */
     static String logText(AdmissionVerdict verdict) {
         if (verdict.decision().isEmpty()) {
             return (verdict.admitted() ? "admitted" : "rejected") + "(redis_unavailable)";
@@ -20,7 +28,7 @@ final class AdmissionLabels {
         AdmissionDecision d = verdict.decision().get();
         return switch (d.outcome()) {
             case ADMITTED -> "admitted";
-            case DUPLICATE -> "admitted(duplicate)";
+            case DUPLICATE -> "rejected(merged)";
             case BLOCKED -> "rejected(blocked)";
             case CONCURRENT -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " max-concurrent)";
             case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
@@ -32,7 +40,7 @@ final class AdmissionLabels {
     static String recordOutcome(AdmissionVerdict verdict) {
         return verdict.decision().map(d -> switch (d.outcome()) {
             case ADMITTED -> "admitted";
-            case DUPLICATE -> "duplicate";
+            case DUPLICATE -> "merged";
             case BLOCKED -> "blocked";
             case LIMITED, TOO_HEAVY, CONCURRENT -> "rejected";
         }).orElse(verdict.admitted() ? "admitted" : "redis_unavailable");
@@ -52,10 +60,23 @@ final class AdmissionLabels {
 
     /** The {@code reason} tag of trunkgate_calls_rejected_total. */
     static String rejectionReason(AdmissionVerdict verdict) {
-        return verdict.decision().map(d -> d.outcome().name().toLowerCase(Locale.ROOT)).orElse("redis_unavailable");
+        return verdict.decision().map(d -> rejectionReason(d.outcome())).orElse(REDIS_UNAVAILABLE);
     }
 
-    /** A call offered again (a 407 challenge answered, a retransmission) is one call, counted once. */
+    /** Every {@link #rejectionReason}: each outcome but admitted, and the Redis-down policy's refusal. */
+    static List<String> rejectionReasons() {
+        return Stream.concat(Arrays.stream(Outcome.values()).filter(o -> o != Outcome.ADMITTED)
+                .map(AdmissionLabels::rejectionReason), Stream.of(REDIS_UNAVAILABLE)).toList();
+    }
+
+    private static String rejectionReason(Outcome outcome) {
+        return outcome == Outcome.DUPLICATE ? "merged" : outcome.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The fleet already admitted this call (same Call-ID, From tag and CSeq): the INVITE is a merged request,
+     * refused without counting (a new CSeq, as after a 407 challenge, is a new call).
+     */
     static boolean duplicate(AdmissionVerdict verdict) {
         return verdict.decision().map(d -> d.outcome() == AdmissionDecision.Outcome.DUPLICATE).orElse(false);
     }

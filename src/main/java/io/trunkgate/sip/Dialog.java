@@ -36,6 +36,8 @@ final class Dialog {
 
     private final String callId;
     private final String callerTag;
+    /** The call's identity ({@link CallIdentity#key}): its leases are released by it when the dialog ends. */
+    private final String callKey;
     private final String peerId;
     private final String inviteBranch;
     private final InetAddress callerSource;
@@ -60,6 +62,7 @@ final class Dialog {
     Dialog(Request invite, InetAddress source, int sourcePort, String peerId, long openedAtNanos) {
         this.callId = SipMessages.callId(invite);
         this.callerTag = SipMessages.fromTag(invite);
+        this.callKey = CallIdentity.of(invite).key();
         this.peerId = peerId;
         this.inviteBranch = SipMessages.topBranch(invite);
         this.callerSource = source;
@@ -85,6 +88,10 @@ final class Dialog {
 
     String callId() {
         return callId;
+    }
+
+    String callKey() {
+        return callKey;
     }
 
     String callerTag() {

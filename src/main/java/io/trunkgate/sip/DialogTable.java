@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import javax.sip.message.Request;
@@ -39,22 +38,28 @@ public final class DialogTable {
     private final long endedLingerNanos;
     private final int max;
     private final LongSupplier nanoClock;
-    private final Consumer<CallRecord> records;
+    private final CallEnded ended;
+
+    /** Told of every answered call when its dialog ends: its identity ({@link CallIdentity#key}) and its record. */
+    @FunctionalInterface
+    public interface CallEnded {
+        void ended(String callKey, CallRecord record);
+    }
 
     /**
      * @param maxCallLength {@link Duration#ZERO} for no bound
      * @param endedLinger   how long a dialog a BYE ended still lets a late ACK through (an ACK and a BYE of one
      *                      call can cross on the way; a 2xx retransmitted after the BYE still wants its ACK)
-     * @param records       told of every answered call when its dialog ends
+     * @param ended         told of every answered call when its dialog ends
      */
     public DialogTable(Duration timeout, Duration maxCallLength, Duration endedLinger, int max,
-            LongSupplier nanoClock, Consumer<CallRecord> records) {
+            LongSupplier nanoClock, CallEnded ended) {
         this.timeoutNanos = timeout.toNanos();
         this.maxCallLengthNanos = maxCallLength.toNanos();
         this.endedLingerNanos = endedLinger.toNanos();
         this.max = max;
         this.nanoClock = nanoClock;
-        this.records = records;
+        this.ended = ended;
     }
 
     private static String key(String callId, String callerTag) {
@@ -86,6 +91,11 @@ public final class DialogTable {
             return Optional.empty();
         }
         return Optional.of(dialog);
+    }
+
+    /** Whether a dialog with this Call-ID and caller's tag is up (not ended): no INVITE outside it may take its place. */
+    boolean live(String callId, String callerTag) {
+        return find(callId, callerTag).filter(dialog -> !dialog.ended()).isPresent();
     }
 
     /** Whether {@code invite} is a copy of a remembered dialog's INVITE: same Call-ID, caller's tag and branch. */
@@ -130,7 +140,8 @@ public final class DialogTable {
     void remove(Dialog dialog, String endedBy) {
         if (dialog.end()) {
             live.decrementAndGet();
-            dialog.takeAnsweredCall().ifPresent(call -> records.accept(call.ended(Instant.now(), endedBy)));
+            dialog.takeAnsweredCall()
+                    .ifPresent(call -> ended.ended(dialog.callKey(), call.ended(Instant.now(), endedBy)));
         }
         if ("bye".equals(endedBy)) {
             dialog.expireAt(nanoClock.getAsLong() + endedLingerNanos);
@@ -144,9 +155,9 @@ public final class DialogTable {
         dialogs.values().forEach(dialog -> remove(dialog, endedBy));
     }
 
-    /** The Call-IDs of the dialogs not ended. */
-    public Set<String> liveCallIds() {
-        return dialogs.values().stream().filter(dialog -> !dialog.ended()).map(Dialog::callId)
+    /** The identities ({@link CallIdentity#key}) of the calls whose dialogs have not ended. */
+    public Set<String> liveCallKeys() {
+        return dialogs.values().stream().filter(dialog -> !dialog.ended()).map(Dialog::callKey)
                 .collect(Collectors.toSet());
     }
 

@@ -29,7 +29,6 @@ import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
-import javax.sip.header.CallIdHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
@@ -54,7 +53,10 @@ final class InviteCall {
     private final Request request;
     private final PeerConfig peer;
     private final String key;
+    private final CallIdentity identity;
     private final String callId;
+    /** The Call-ID as log lines write it: quoted and escaped when it could pass for other fields. */
+    private final String logId;
     private final String number;
     private final InetAddress callerSource;
     private final long arrivedNanos = System.nanoTime();
@@ -98,7 +100,9 @@ final class InviteCall {
         this.request = server.getRequest();
         this.peer = peer;
         this.key = CallRegistry.key(request);
-        this.callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+        this.identity = CallIdentity.of(request);
+        this.callId = identity.callId();
+        this.logId = LogFields.value(callId);
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
         this.callerSource = SipMessages.source(request);
     }
@@ -107,8 +111,8 @@ final class InviteCall {
         return key;
     }
 
-    String callId() {
-        return callId;
+    CallIdentity identity() {
+        return identity;
     }
 
     InetAddress callerSource() {
@@ -120,19 +124,19 @@ final class InviteCall {
         phase = phase.to(next);
     }
 
+    /** Starts the call, which the caller has added to the {@link CallRegistry}. */
     void start() {
-        services.calls().add(this);
         // A capped carrier's lease must come before its slot, so its slot is not asked for here.
         chain = active.routes().chain(number);
         firstSlot = CallRouting.firstCarrier(chain, services.health())
                 .filter(first -> first.maxConcurrent().isEmpty())
                 .flatMap(services.firstSlots());
-        AdmissionRequest admission = active.admissionRequest(peer, callId);
+        AdmissionRequest admission = active.admissionRequest(peer, identity.key());
         services.admission().admit(firstSlot.map(admission::withFirstSlot).orElse(admission),
                         active.config().admission().redisDown())
                 .whenComplete((verdict, error) -> {
                     if (error != null) {
-                        log.error("call={} admission failed unexpectedly", callId, error);
+                        log.error("call={} admission failed unexpectedly", logId, error);
                         rejectAfterError();
                     } else {
                         onVerdict(verdict);
@@ -144,9 +148,17 @@ final class InviteCall {
         this.verdict = verdict;
         admission = AdmissionLabels.logText(verdict);
         Optional<Reservation> reserved = verdict.decision().flatMap(AdmissionDecision::firstSlot);
-        if (phase == CallPhase.ENDED) {
-            services.admission().leases().release(callId);
+        boolean merged = AdmissionLabels.duplicate(verdict);
+        if (phase == CallPhase.ENDED || merged) {
             reserved.filter(Reservation::reserved).ifPresent(slot -> firstSlot.get().giveBack(slot));
+        }
+        if (phase == CallPhase.ENDED) {
+            services.admission().leases().release(identity.key());
+            return;
+        }
+        if (merged) {
+            // the call this INVITE copies holds the leases and counts in the windows: nothing of it is touched
+            sendOwn(Refusals.MERGED);
             return;
         }
         if (!verdict.admitted()) {
@@ -154,7 +166,8 @@ final class InviteCall {
             return;
         }
         enter(CallPhase.ROUTING);
-        LeasedCarrierPacer pacer = new LeasedCarrierPacer(services.pacer(), services.admission().leases(), callId);
+        LeasedCarrierPacer pacer = new LeasedCarrierPacer(services.pacer(), services.admission().leases(),
+                identity.key());
         routing = new CallRouting(callId, number, active.routes(), chain, pacer, services.rerouteHook().get(),
                 services.health(), services.resolver());
         holdStartedNanos = System.nanoTime();
@@ -166,7 +179,7 @@ final class InviteCall {
 
     private synchronized void onStep(RoutingStep step, Throwable error) {
         if (error != null) {
-            log.error("call={} routing failed unexpectedly", callId, error);
+            log.error("call={} routing failed unexpectedly", logId, error);
             rejectAfterError();
             return;
         }
@@ -215,7 +228,7 @@ final class InviteCall {
             attemptTimer = services.timers().schedule(() -> onSilence(attempt),
                     carrier.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
-            log.warn("call={} cannot forward to {} at {}: {}", callId, carrier.id(), target, e.toString());
+            log.warn("call={} cannot forward to {} at {}: {}", logId, carrier.id(), target, e.toString());
             failover(RerouteReason.FAILURE_RESPONSE, Response.SERVICE_UNAVAILABLE);
         }
     }
@@ -395,7 +408,7 @@ final class InviteCall {
             outbound.getNewClientTransaction(cancel).sendRequest();
             cancelSent = true;
         } catch (Exception e) {
-            log.warn("call={} cannot send CANCEL to {}: {}", callId, carrier.id(), e.toString());
+            log.warn("call={} cannot send CANCEL to {}: {}", logId, carrier.id(), e.toString());
         }
     }
 
@@ -403,7 +416,7 @@ final class InviteCall {
         try {
             server.sendResponse(SipMessages.relayed(response));
         } catch (Exception e) {
-            log.warn("call={} provisional {} not relayed: {}", callId, response.getStatusCode(), e.toString());
+            log.warn("call={} provisional {} not relayed: {}", logId, response.getStatusCode(), e.toString());
         }
     }
 
@@ -411,7 +424,7 @@ final class InviteCall {
         try {
             inboundProvider.sendResponse(SipMessages.relayed(response));
         } catch (Exception e) {
-            log.warn("call={} further {} not relayed: {}", callId, response.getStatusCode(), e.toString());
+            log.warn("call={} further {} not relayed: {}", logId, response.getStatusCode(), e.toString());
         }
     }
 
@@ -428,10 +441,10 @@ final class InviteCall {
                     outbound, transport));
             outbound.getNewClientTransaction(services.messages().inAnsweredDialog(Request.BYE, invite,
                     answer, routes, outbound, transport)).sendRequest();
-            log.info("call={} late answer from {} closed with ACK and BYE", callId,
+            log.info("call={} late answer from {} closed with ACK and BYE", logId,
                     carrier == null ? "-" : carrier.id());
         } catch (Exception e) {
-            log.warn("call={} late answer not closed: {}", callId, e.toString());
+            log.warn("call={} late answer not closed: {}", logId, e.toString());
         }
     }
 
@@ -446,7 +459,7 @@ final class InviteCall {
             sendFinal(services.messages().refusal(refusal.status(), request, refusal.reason(),
                     refusal.retryAfterSeconds()));
         } catch (Exception e) {
-            log.warn("call={} cannot build {} response: {}", callId, refusal.status(), e.toString());
+            log.warn("call={} cannot build {} response: {}", logId, refusal.status(), e.toString());
             finish(refusal.status());
         }
     }
@@ -460,7 +473,7 @@ final class InviteCall {
         try {
             server.sendResponse(response);
         } catch (Exception e) {
-            log.warn("call={} final response {} not sent: {}", callId, response.getStatusCode(), e.toString());
+            log.warn("call={} final response {} not sent: {}", logId, response.getStatusCode(), e.toString());
         }
     }
 
@@ -472,18 +485,18 @@ final class InviteCall {
             if (dialog != null) {
                 services.dialogs().remove(dialog, "failed");
             }
-            services.admission().leases().release(callId);
+            services.admission().leases().release(identity.key());
             services.records().write(record(status, null).ended(Instant.now(), "failed"));
         }
         if (!active.warmUp()) {
             callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
-                    callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
+                    logId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                     routing == null ? "[]" : routing.reroutes(), status,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
         }
         if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
-        } else if (verdict != null && !verdict.admitted()) {
+        } else if (verdict != null) {
             services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
         }
         if (carrier != null) {

@@ -19,6 +19,14 @@ final class Refusals {
     static final Refusal DRAINING = new Refusal(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 1);
     static final Refusal SHUTDOWN = new Refusal(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 0);
     static final Refusal INTERNAL_ERROR = new Refusal(Response.SERVER_INTERNAL_ERROR, "internal error", 0);
+    /**
+     * RFC 3261 §8.2.2.2: the INVITE is a copy, on another branch, of a call already placed (same Call-ID, From tag
+     * and CSeq), here or on another gateway of the fleet: it never reaches a carrier a second time.
+     */
+    static final Refusal MERGED = new Refusal(Response.LOOP_DETECTED, "merged request: this call was already placed", 0);
+    /** An INVITE outside a dialog with the Call-ID and From tag of a call in progress: it may not take its place. */
+    static final Refusal CALL_IN_PROGRESS = new Refusal(Response.LOOP_DETECTED,
+            "merged request: a call with this Call-ID and From tag is in progress", 0);
 
     private Refusals() {
     }

@@ -29,7 +29,6 @@ import javax.sip.SipProvider;
 import javax.sip.TimeoutEvent;
 import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.TransactionTerminatedEvent;
-import javax.sip.header.CallIdHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
@@ -107,7 +106,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services);
         this.strays = new StrayResponseRelay(services);
-        services.metrics().sipReasons(Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
+        services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
+                Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
                 Stream.concat(Arrays.stream(RequestValidation.Problem.values()).map(p -> p.tag),
                         Arrays.stream(InDialogForwarder.Refusal.values()).map(r -> r.tag)).toList(),
                 List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
@@ -235,8 +235,17 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
+        InviteCall call = new InviteCall(services, active, server.get(), provider, peer.get());
+        if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
+                || !services.calls().add(call)) {
+            // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
+            services.metrics().requestRefused("merged_request");
+            server.get().sendResponse(services.messages().refusal(Refusals.CALL_IN_PROGRESS.status(), request,
+                    Refusals.CALL_IN_PROGRESS.reason(), 0));
+            return;
+        }
         server.get().sendResponse(services.messages().response(Response.TRYING, request));
-        new InviteCall(services, active, server.get(), provider, peer.get()).start();
+        call.start();
     }
 
     /**
@@ -249,7 +258,7 @@ public final class SipProxy implements SipListener, NewCallGate {
     @Override
     public Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead) {
         WarmingUp warming = warmingUp;
-        if (warming != null && source.equals(warming.source()) || services.calls().hasCallId(callId)
+        if (warming != null && source.equals(warming.source()) || services.calls().inProgress(callId, callerTag)
                 || services.dialogs().find(callId, callerTag).isPresent()) {
             return Optional.empty();
         }
@@ -266,7 +275,8 @@ public final class SipProxy implements SipListener, NewCallGate {
             return Optional.empty();
         }
         String peerId = peer.get().id();
-        callLog.info("call={} peer={} admission=shed({}) final=503", callId, peerId, shed.get().tag);
+        callLog.info("call={} peer={} admission=shed({}) final=503", LogFields.value(callId), peerId,
+                shed.get().tag);
         services.metrics().callShed(peerId, shed.get().tag);
         Instant now = Instant.now();
         services.records().write(new CallRecord(callId, peerId, peer.get().group().orElse(null), "shed",
@@ -301,11 +311,6 @@ public final class SipProxy implements SipListener, NewCallGate {
             return Optional.of(Shed.OVERLOAD);
         }
         return Optional.empty();
-    }
-
-    private static String callId(Request request) {
-        CallIdHeader header = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
-        return header == null ? "-" : header.getCallId();
     }
 
     private void onCancel(RequestEvent event, SipProvider provider) throws Exception {

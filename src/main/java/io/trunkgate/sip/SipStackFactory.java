@@ -63,10 +63,10 @@ public final class SipStackFactory {
         // from RedisGuard's small results pool.
         properties.setProperty("gov.nist.javax.sip.NIO_BLOCKING_MODE", "NONBLOCKING");
         // A finished transaction lingers to absorb retransmissions (sip.transaction-linger, see CoarseSipTimer);
-        // without this it keeps the parsed messages too (about 100 MB more live heap at 800
-        // calls/s, copied by every young GC). "Aggressive" rather than "Normal": Normal keeps each released
-        // message as bytes (one encode per request and per last response) and parses the request again when the
-        // transaction is removed, only to drop it (about 5% of the gateway's CPU in the profile, bench/README.md).
+        // without this it keeps the parsed messages too, live heap that grows with the call rate and that every
+        // young GC copies. "Aggressive" rather than "Normal": Normal keeps each released message as bytes (one
+        // encode per request and per last response) and parses the request again when the transaction is
+        // removed, only to drop it: CPU spent on every call for nothing.
         properties.setProperty("gov.nist.javax.sip.RELEASE_REFERENCES_STRATEGY", "Aggressive");
         properties.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", CoarseSipTimer.class.getName());
         properties.setProperty(CoarseSipTimer.LINGER_PROPERTY, Long.toString(sip.limits().linger().toMillis()));

@@ -12,8 +12,8 @@ import org.slf4j.event.Level;
  * Routes JAIN-SIP's own logging to SLF4J (logger "gov.nist"), so logback configures it like the rest. The stack
  * writes received text into its messages and logs per received message, so every line goes through a
  * {@link ThrottledLog}: one escaped line each, exceptions without their stack trace, at most
- * {@value #LINES_PER_SECOND} lines a second at INFO and above (measured before: 100 malformed TCP requests
- * gave 100 ERRORs with 900 stack frames and request text at the start of lines).
+ * {@value #LINES_PER_SECOND} lines a second at INFO and above: otherwise each malformed request a stranger sends
+ * becomes an ERROR with a stack trace and the stranger's text at the start of a log line.
  */
 public final class Slf4jStackLogger implements StackLogger {
 

@@ -26,6 +26,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.htmlunit.BrowserVersion;
+import org.htmlunit.WebClient;
+import org.htmlunit.html.HtmlPage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,9 +37,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The status page in a real headless browser (Debian's chromium): its script polls the JSON API and renders
- * a row per peer limit and per carrier, and charts of /api/history, after calls admitted, refused over a limit,
- * paced and rerouted. Skipped when chromium is not on PATH; .ci/run installs it.
+ * The status page in a headless browser: its script polls the JSON API and renders a row per peer limit and per
+ * carrier, and charts of /api/history, after calls admitted, refused over a limit, paced and rerouted. The page
+ * runs in HtmlUnit (a browser in this JVM, with JavaScript), so nothing has to be installed; a screenshot is taken
+ * with headless chromium when it is on PATH (skipped otherwise).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatusPageTest {
@@ -46,7 +50,6 @@ class StatusPageTest {
     private static final double CHART_BASELINE_Y = 130.0;
     private final SipAgents agents = new SipAgents();
     private Gateway gateway;
-    private String chromium;
     private JsonNode history;
 
     @TempDir
@@ -54,8 +57,6 @@ class StatusPageTest {
 
     @BeforeAll
     void start() throws Exception {
-        chromium = onPath("chromium");
-        Assumptions.assumeTrue(chromium != null, "chromium is not on PATH");
         SipAgent acme = agents.start("127.0.0.71");
         SipAgent carrierA = agents.start("127.0.0.72");
         SipAgent carrierB = agents.start("127.0.0.73");
@@ -127,14 +128,47 @@ class StatusPageTest {
         return "http://127.0.0.1:" + gateway.adminAddress().getPort() + "/";
     }
 
-    private List<String> chromiumCommand(String... action) {
+    private List<String> screenshotCommand(String chromium, Path png) {
         List<String> command = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--user-data-dir=" + profile.resolve(UUID.randomUUID().toString()),
-                "--window-size=1280,1400", "--virtual-time-budget=3000"));
-        command.addAll(List.of(action));
+                "--window-size=1280,1400", "--virtual-time-budget=3000", "--screenshot=" + png));
         command.add(url());
         return command;
+    }
+
+    /**
+     * The page as the browser shows it once its script's first refresh has fetched the four JSON documents and
+     * drawn them (in one job of the browser's). The refreshes the script schedules after that are cancelled and
+     * the job running, if any, awaited, so that the DOM stands still, drawn whole, while the test reads it.
+     */
+    private String renderedPage() throws Exception {
+        try (WebClient browser = new WebClient(BrowserVersion.CHROME)) {
+            browser.getOptions().setFetchPolyfillEnabled(true);
+            browser.getOptions().setThrowExceptionOnScriptError(true);
+            browser.getOptions().setThrowExceptionOnFailingStatusCode(true);
+            HtmlPage page = browser.getPage(url());
+            boolean drawn = Await.until(Duration.ofSeconds(30), () -> drawn(page), d -> d);
+            // a job running meanwhile may schedule the next refresh as it ends: cancelled in the next round
+            int rounds = 0;
+            do {
+                page.getEnclosingWindow().getJobManager().removeAllJobs();
+            } while (browser.waitForBackgroundJavaScript(200) > 0 && ++rounds < 50);
+            assertTrue(rounds < 50, "the page's script kept scheduling jobs");
+            String dom = page.executeJavaScript("document.documentElement.outerHTML").getJavaScriptResult().toString();
+            assertTrue(drawn, "the page did not draw the API's answers within 30 s: " + dom);
+            return dom;
+        }
+    }
+
+    /** Whether the script has drawn the summary and the charts (the first and the last thing a refresh draws). */
+    private static boolean drawn(HtmlPage page) {
+        try {
+            return page.getElementById("summary").getTextContent().startsWith("config generation")
+                    && !page.querySelectorAll("#carrier-charts svg").isEmpty();
+        } catch (RuntimeException drawingMeanwhile) {
+            return false; // read while the script changed the DOM: asked again
+        }
     }
 
     /** Runs chromium to completion (killed after 120 s) and returns what it printed. */
@@ -151,7 +185,7 @@ class StatusPageTest {
 
     @Test
     void theRenderedPageShowsARowPerPeerLimitAndPerCarrierFromTheApi() throws Exception {
-        String dom = run(chromiumCommand("--dump-dom"), profile.resolve("dump-dom.log"));
+        String dom = renderedPage();
         assertTrue(dom.contains("<tr data-peer=\"acme\">"), dom);
         assertTrue(dom.contains("<tr data-peer=\"globex\">"), dom);
         assertEquals(4, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's two");
@@ -188,7 +222,7 @@ class StatusPageTest {
 
     @Test
     void theChartsDrawTheHistory() throws Exception {
-        String dom = run(chromiumCommand("--dump-dom"), profile.resolve("charts.log"));
+        String dom = renderedPage();
         List<double[]> refused = pathPoints(dom, "peer:globex", "refused");
         assertTrue(refused.stream().anyMatch(p -> p[1] < CHART_BASELINE_Y), "a refused spike above zero: " + dom);
         List<double[]> admitted = pathPoints(dom, "peer:acme", "admitted");
@@ -218,9 +252,11 @@ class StatusPageTest {
 
     @Test
     void aScreenshotOfTheStatusPage() throws Exception {
+        String chromium = onPath("chromium");
+        Assumptions.assumeTrue(chromium != null, "chromium is not on PATH: no screenshot");
         Path png = Path.of("target", "status-page.png").toAbsolutePath();
         Files.deleteIfExists(png);
-        run(chromiumCommand("--screenshot=" + png), profile.resolve("screenshot.log"));
+        run(screenshotCommand(chromium, png), profile.resolve("screenshot.log"));
         assertTrue(Files.exists(png), "no screenshot written");
         byte[] bytes = Files.readAllBytes(png);
         assertTrue(bytes.length > 20_000, "a page with content, not a blank one: " + bytes.length + " bytes");

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.testing.Dnsmasq;
+import io.trunkgate.testing.LoopbackDns;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -58,18 +58,18 @@ class CheckConfigCommandTest {
 
     @Test
     void aCarrierHostThatDoesNotResolveIsAWarningNotAnError(@TempDir Path dir) throws Exception {
-        try (Dnsmasq dns = Dnsmasq.start(60, "--host-record=known." + Dnsmasq.DOMAIN + ",127.0.0.5")) {
+        try (LoopbackDns dns = LoopbackDns.start(60, LoopbackDns.host("known." + LoopbackDns.DOMAIN, "127.0.0.5"))) {
             Files.writeString(dir.resolve("gateway.conf"), "redis.mode = embedded\ndns.resolver = \"127.0.0.1:"
                     + dns.port() + "\"\n");
             Files.createDirectories(dir.resolve("carriers"));
             Files.writeString(dir.resolve("carriers/known.conf"),
-                    "id = known\nuri = \"sip:known." + Dnsmasq.DOMAIN + "\"\ncps = 1\n");
+                    "id = known\nuri = \"sip:known." + LoopbackDns.DOMAIN + "\"\ncps = 1\n");
             Files.writeString(dir.resolve("carriers/unknown.conf"),
-                    "id = unknown\nuri = \"sip:unknown." + Dnsmasq.DOMAIN + "\"\ncps = 1\n");
+                    "id = unknown\nuri = \"sip:unknown." + LoopbackDns.DOMAIN + "\"\ncps = 1\n");
             Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
             assertEquals(0, result.exit(), result.err());
             assertTrue(result.out().contains("OK"), result.out());
-            assertTrue(result.err().contains("warning: carrier unknown: uri: unknown." + Dnsmasq.DOMAIN
+            assertTrue(result.err().contains("warning: carrier unknown: uri: unknown." + LoopbackDns.DOMAIN
                     + " does not resolve now"), result.err());
             assertFalse(result.err().contains("carrier known:"), result.err());
         }

@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The conf/ directory shipped for a new user loads and means what its comments say. */
 class SampleConfigTest {
@@ -42,50 +45,67 @@ class SampleConfigTest {
     }
 
     @Test
-    void peersAndGroups() throws Exception {
+    void theQuickStartsPeerCarriersAndRoute() throws Exception {
         GatewayConfig config = ConfigLoader.load(SAMPLE);
 
-        assertEquals(Set.of("acme", "globex"), config.peers().keySet());
+        assertEquals(Set.of("local"), config.peers().keySet());
+        PeerConfig local = config.peers().get("local");
+        assertEquals(List.of(Cidr.parse("127.0.0.1"), Cidr.parse("::1")), local.sources());
+        assertEquals(List.of(Limit.exact(Duration.ofSeconds(1), 15), Limit.exact(Duration.ofMinutes(1), 300)),
+                local.limits());
+        assertEquals(OptionalInt.of(50), local.maxConcurrent());
+        assertEquals(Set.of(), config.groups().keySet());
+
+        assertEquals(Set.of("local", "local-backup"), config.carriers().keySet());
+        CarrierConfig carrier = config.carriers().get("local");
+        assertEquals(new SipUri("sip:127.0.0.1:5080", "127.0.0.1", 5080, Transport.UDP, true, false), carrier.uri());
+        assertEquals(List.of("local-backup"), carrier.alternates());
+        assertEquals(Set.of(503, 408), carrier.failoverCodes());
+        assertTrue(carrier.failoverOnTimeout());
+        assertEquals(Duration.ofSeconds(2), carrier.answerTimeout());
+        assertEquals(5081, config.carriers().get("local-backup").uri().port());
+        assertEquals(List.of(new RouteConfig("", List.of("local"))), config.routes());
+    }
+
+    /** The start-up warm-up needs a loopback address no peer claims; the sample's peer must leave it one. */
+    @Test
+    void theSamplePeerLeavesTheWarmUpALoopbackAddress() throws Exception {
+        GatewayConfig config = ConfigLoader.load(SAMPLE);
+        InetAddress warmUp = InetAddress.getByName("127.255.255.254");
+        assertTrue(config.peers().values().stream().flatMap(p -> p.sources().stream()).noneMatch(c -> c.contains(warmUp)));
+    }
+
+    /** The *.conf.example files beside the sample are not read, and each loads once copied to its *.conf name. */
+    @Test
+    void theExamplesAreValidOnceCopied(@TempDir Path dir) throws Exception {
+        Path conf = SAMPLE.getParent();
+        Files.copy(SAMPLE, dir.resolve("gateway.conf"));
+        for (String sub : List.of("peers", "groups", "carriers")) {
+            Files.createDirectories(dir.resolve(sub));
+            try (Stream<Path> examples = Files.list(conf.resolve(sub))) {
+                for (Path example : examples.toList()) {
+                    String name = example.getFileName().toString();
+                    Files.copy(example, dir.resolve(sub).resolve(name.replaceFirst("\\.example$", "")));
+                }
+            }
+        }
+        Files.writeString(dir.resolve("routes.conf"), Files.readString(conf.resolve("routes.conf"))
+                .replace("# { prefix = \"+44\"", "{ prefix = \"+44\""));
+
+        GatewayConfig config = ConfigLoader.load(dir.resolve("gateway.conf"));
+
+        assertEquals(Set.of("local", "acme", "globex"), config.peers().keySet());
         PeerConfig acme = config.peers().get("acme");
         assertEquals(List.of(Cidr.parse("198.51.100.0/24"), Cidr.parse("203.0.113.7")), acme.sources());
         assertEquals(Optional.of("wholesale"), acme.group());
-        assertEquals(OptionalInt.of(60), acme.maxConcurrent());
-        assertEquals(OptionalInt.of(100), config.groups().get("wholesale").maxConcurrent());
-        assertEquals(OptionalInt.empty(), config.peers().get("globex").maxConcurrent());
         assertEquals(List.of(Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300),
                 Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1))), acme.limits());
         assertTrue(config.peers().get("globex").sources().get(1).contains(InetAddress.getByName("2001:db8:100::5")));
-        assertEquals(Set.of("wholesale"), config.groups().keySet());
-        assertEquals(Limit.exact(Duration.ofSeconds(1), 12), config.groups().get("wholesale").limits().get(0));
-    }
-
-    @Test
-    void carriersAndRoutes() throws Exception {
-        GatewayConfig config = ConfigLoader.load(SAMPLE);
-
-        CarrierConfig a = config.carriers().get("carrier-a");
-        assertEquals(new SipUri("sip:gw1.carrier-a.example:5060;transport=udp", "gw1.carrier-a.example", 5060,
-                Transport.UDP, true, true), a.uri());
-        assertEquals(30.0, a.cps());
-        assertEquals(1, a.burst());
-        assertEquals(Duration.ofSeconds(2), a.maxWait());
-        assertEquals(Set.of(503, 408), a.failoverCodes());
-        assertTrue(a.failoverOnTimeout());
-        assertEquals(List.of("carrier-b"), a.alternates());
-        assertEquals(OptionalInt.of(90), a.maxConcurrent());
-
-        CarrierConfig b = config.carriers().get("carrier-b");
-        assertEquals(Transport.TCP, b.uri().transport());
-        assertEquals(Set.of(503, 408, 480), b.failoverCodes());
-        assertEquals(500, b.maxHeld());
-        assertEquals(Duration.ofSeconds(6), b.answerTimeout());
-
-        CarrierConfig c = config.carriers().get("carrier-c");
-        assertEquals(2.5, c.cps());
-        assertEquals(1000, c.maxHeld());
-        assertEquals(Duration.ofSeconds(8), c.answerTimeout());
-
-        assertEquals(List.of(new RouteConfig("+44", List.of("carrier-a", "carrier-b")),
-                new RouteConfig("", List.of("carrier-c"))), config.routes());
+        assertEquals(OptionalInt.of(100), config.groups().get("wholesale").maxConcurrent());
+        assertEquals(Set.of("local", "local-backup", "carrier-a", "carrier-b", "carrier-c"), config.carriers().keySet());
+        assertEquals(List.of("carrier-b"), config.carriers().get("carrier-a").alternates());
+        assertEquals(2.5, config.carriers().get("carrier-c").cps());
+        assertEquals(List.of(new RouteConfig("", List.of("local")), new RouteConfig("+44", List.of("carrier-a", "carrier-b"))),
+                config.routes());
     }
 }

@@ -66,6 +66,24 @@ class DockerComposeTest {
     }
 
     @Test
+    void everyServiceRunsWithoutRootAndEveryLongRunningOneHasAHealthcheck() throws Exception {
+        JsonNode services = config("--profile", "cluster").get("services");
+        services.fieldNames().forEachRemaining(name -> {
+            JsonNode service = services.get(name);
+            String user = service.path("user").asText("");
+            assertFalse(user.isEmpty() || user.equals("root") || user.startsWith("0:") || user.equals("0"),
+                    name + " runs as root (user: '" + user + "')");
+            if (!name.equals("redis-cluster-init")) {
+                assertTrue(service.path("healthcheck").path("test").isArray(), name + " has no healthcheck");
+            }
+        });
+        String gatewayCheck = services.get("gateway-1").get("healthcheck").get("test").toString();
+        assertTrue(gatewayCheck.contains("/health"), gatewayCheck);
+        assertEquals("service_healthy",
+                services.get("gateway-1").get("depends_on").get("redis").get("condition").asText());
+    }
+
+    @Test
     void theClusterProfileAddsAThreeMasterRedisCluster() throws Exception {
         JsonNode services = config("--profile", "cluster").get("services");
         for (String name : List.of("redis-cluster-1", "redis-cluster-2", "redis-cluster-3", "redis-cluster-init")) {

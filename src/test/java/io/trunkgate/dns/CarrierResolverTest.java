@@ -2,12 +2,15 @@ package io.trunkgate.dns;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.trunkgate.testing.LoopbackDns.host;
+import static io.trunkgate.testing.LoopbackDns.naptr;
+import static io.trunkgate.testing.LoopbackDns.srv;
 
 import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.config.Transport;
 import io.trunkgate.dns.internal.CachingResolver;
-import io.trunkgate.testing.Dnsmasq;
+import io.trunkgate.testing.LoopbackDns;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.ManualTime;
 import java.time.Duration;
@@ -21,33 +24,33 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** Carrier URIs resolved per RFC 3263 against a real DNS server (dnsmasq) on loopback. */
+/** Carrier URIs resolved per RFC 3263 against a real DNS server on loopback ({@link LoopbackDns}). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CarrierResolverTest {
 
-    private static final String D = Dnsmasq.DOMAIN;
-    private Dnsmasq dns;
+    private static final String D = LoopbackDns.DOMAIN;
+    private LoopbackDns dns;
     private CarrierResolver resolver;
 
     @BeforeAll
     void start() throws Exception {
-        dns = Dnsmasq.start(60,
+        dns = LoopbackDns.start(60,
                 // two targets of equal priority and weight
-                "--srv-host=_sip._udp.even." + D + ",a." + D + ",5071,10,50",
-                "--srv-host=_sip._udp.even." + D + ",b." + D + ",5072,10,50",
-                "--host-record=a." + D + ",127.0.0.71", "--host-record=b." + D + ",127.0.0.72",
-                "--host-record=even." + D + ",127.0.0.70",
+                srv("_sip._udp.even." + D, "a." + D, 5071, 10, 50),
+                srv("_sip._udp.even." + D, "b." + D, 5072, 10, 50),
+                host("a." + D, "127.0.0.71"), host("b." + D, "127.0.0.72"),
+                host("even." + D, "127.0.0.70"),
                 // a backup of lower priority (a higher number) and a weight that would win without priorities
-                "--srv-host=_sip._udp.backed." + D + ",b." + D + ",5082,20,1000",
-                "--srv-host=_sip._udp.backed." + D + ",a." + D + ",5081,10,1",
+                srv("_sip._udp.backed." + D, "b." + D, 5082, 20, 1000),
+                srv("_sip._udp.backed." + D, "a." + D, 5081, 10, 1),
                 // NAPTR: TCP preferred (lower order) over UDP
-                "--naptr-record=naptr." + D + ",20,10,s,SIP+D2U,,_sip._udp.naptr." + D,
-                "--naptr-record=naptr." + D + ",10,10,s,SIP+D2T,,_sip._tcp.naptr." + D,
-                "--srv-host=_sip._udp.naptr." + D + ",a." + D + ",5091,10,10",
-                "--srv-host=_sip._tcp.naptr." + D + ",b." + D + ",5092,10,10",
+                naptr("naptr." + D, 20, 10, "s", "SIP+D2U", "", "_sip._udp.naptr." + D),
+                naptr("naptr." + D, 10, 10, "s", "SIP+D2T", "", "_sip._tcp.naptr." + D),
+                srv("_sip._udp.naptr." + D, "a." + D, 5091, 10, 10),
+                srv("_sip._tcp.naptr." + D, "b." + D, 5092, 10, 10),
                 // SRV over TCP only: found for a URI with no transport
-                "--srv-host=_sip._tcp.tcponly." + D + ",a." + D + ",5093,10,10",
-                "--host-record=plain." + D + ",127.0.0.73");
+                srv("_sip._tcp.tcponly." + D, "a." + D, 5093, 10, 10),
+                host("plain." + D, "127.0.0.73"));
         resolver = CarrierResolver.open(settings(dns), java.time.Clock.systemUTC());
     }
 
@@ -56,7 +59,7 @@ class CarrierResolverTest {
         dns.close();
     }
 
-    private static DnsSettings settings(Dnsmasq server) {
+    private static DnsSettings settings(LoopbackDns server) {
         return new DnsSettings(Optional.of(server.address()), Duration.ofMillis(500), Duration.ofHours(1));
     }
 
@@ -126,14 +129,14 @@ class CarrierResolverTest {
         ManualTime time = new ManualTime();
         String host = "moving." + D;
         SipUri uri = SipUri.parse("sip:" + host + ":5060");
-        Dnsmasq first = Dnsmasq.start(60, "--host-record=" + host + ",127.0.0.81");
+        LoopbackDns first = LoopbackDns.start(60, host(host, "127.0.0.81"));
         int port = first.port();
         CarrierResolver cached = CarrierResolver.open(settings(first), time.clock());
         try (LogCapture log = LogCapture.of(CachingResolver.class)) {
             assertEquals("127.0.0.81", only(cached, uri));
 
             first.close();
-            try (Dnsmasq moved = Dnsmasq.startOn(port, 60, "--host-record=" + host + ",127.0.0.82")) {
+            try (LoopbackDns moved = LoopbackDns.startOn(port, 60, host(host, "127.0.0.82"))) {
                 time.advance(Duration.ofSeconds(59));
                 assertEquals("127.0.0.81", only(cached, uri), "within its TTL the answer is not looked up again");
                 time.advance(Duration.ofSeconds(2));

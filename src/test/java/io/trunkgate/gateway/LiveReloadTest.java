@@ -238,4 +238,26 @@ class LiveReloadTest {
         assertEquals(3, acme.get("limits").get(0).get("used").asLong(), "the peer's window moved with it: " + acme);
         assertEquals(503, call("+2004"), "joining a group gave the peer no fresh window");
     }
+
+    @Test
+    void aPeerMovedIntoAGroupByAReloadKeepsItsCallsInProgressAgainstItsCap() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\nmax-concurrent = 2\n");
+        awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 1);
+        assertEquals(200, call("+2001"));
+        assertEquals(200, call("+2002"));
+        assertEquals(503, call("+2003"), "two calls up at a cap of two");
+
+        write("groups/wholesale.conf", "id = wholesale\nlimits = [ { window = 30s, max = 100 } ]\n");
+        awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 2);
+        write("peers/acme.conf", "id = acme\nmatch.sources = [\"127.0.0.61\"]\ngroup = wholesale\n"
+                + "max-concurrent = 2\n");
+        awaitHealth(h -> h.get("config").get("generation").asLong() == generation + 3);
+        JsonNode acme = Await.until(Duration.ofSeconds(6), () -> admin.get("/api/peers/acme").json(),
+                peer -> peer.get("group").asText().equals("wholesale")
+                        && peer.get("concurrent").get(0).get("calls").asLong() == 2);
+        assertEquals(2, acme.get("concurrent").get(0).get("calls").asLong(),
+                "the calls up moved with the peer: " + acme);
+        assertEquals(503, call("+2004"), "joining a group let no call in over the peer's cap");
+    }
 }

@@ -229,4 +229,26 @@ abstract class ConcurrentCallConformance {
         assertEquals(Outcome.CONCURRENT, admit(limiter(0, survivor), call(), peer).outcome(),
                 "the long call still counts");
     }
+
+    @Test
+    void aCallUpAcrossAGroupMoveReleasesItsPeerLeaseUnderTheNewTagAndItsOldGroupsLease() throws Exception {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(clients.get(0), PREFIX, Optional.of(a));
+        Scope from = new Scope(Scope.Kind.GROUP, "group-" + UUID.randomUUID(), List.of(), OptionalInt.of(3));
+        Scope to = Scope.group("group-" + UUID.randomUUID(), List.of());
+        Scope peer = cappedPeer(2);
+        String callId = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter, callId, peer, Optional.of(from)).outcome());
+
+        limiter.movePeer(peer, Optional.of(from), Optional.of(to)).toCompletableFuture().join();
+        assertEquals(1L, a.peerCalls(peer.id(), Optional.of(to.id())).toCompletableFuture().join());
+        assertEquals(1L, a.groupCalls(from.id()).toCompletableFuture().join(), "the old group keeps it until it ends");
+
+        // its two leases are now in two hash slots (in a cluster, on two nodes): both go when it ends
+        live.remove(callId);
+        a.release(callId);
+        assertEquals(0L, awaitCount(() -> a.peerCalls(peer.id(), Optional.of(to.id())), 0));
+        assertEquals(0L, awaitCount(() -> a.groupCalls(from.id()), 0));
+        assertEquals(0, a.pendingReleases());
+    }
 }

@@ -126,7 +126,7 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
         blocks.block(peer.id(), Optional.empty(), Duration.ofHours(1)).toCompletableFuture().join();
 
         // live reload: the peer joins the group (its keys' hash tag becomes the group's)
-        limiter.movePeer(peer, Optional.empty(), Optional.of(group)).toCompletableFuture().join();
+        limiter.movePeer(peer, Optional.empty(), Optional.of(groupScope)).toCompletableFuture().join();
         AdmissionRequest inGroup = new AdmissionRequest(call(), 1, peer, Optional.of(groupScope));
         assertEquals(Outcome.BLOCKED, admit(limiter(2), inGroup).outcome(), "the block moved with the peer");
         assertTrue(blocks.unblock(peer.id(), Optional.of(group)).toCompletableFuture().join());
@@ -137,7 +137,7 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
                 admit(limiter(3), new AdmissionRequest(lastCall, 1, peer, Optional.of(groupScope))).outcome());
 
         // and leaves it again: still counted once, not forgotten and not doubled
-        limiter.movePeer(peer, Optional.of(group), Optional.empty()).toCompletableFuture().join();
+        limiter.movePeer(peer, Optional.of(groupScope), Optional.empty()).toCompletableFuture().join();
         List<WindowUsage.LimitUsage> usage = new WindowUsageReader(fleet.client(3), PREFIX)
                 .read(peer, Optional.empty(), 0).toCompletableFuture().join();
         assertEquals(List.of(10L, 10L), usage.stream().map(WindowUsage.LimitUsage::used).toList());

@@ -20,6 +20,7 @@ import io.trunkgate.pace.internal.GuardedSlotReserver;
 import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.testing.Carriers;
+import io.trunkgate.testing.RedisAdmin;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;
 import java.util.List;
@@ -44,16 +45,19 @@ class LateReplyTest {
     private final GatewayThreads threads = new GatewayThreads();
     private StandaloneRedis redis;
     private RedissonClient client;
+    private RedisAdmin admin;
 
     @BeforeAll
     void start() {
         redis = StandaloneRedis.startPrivate();
         client = redis.newClient();
+        admin = new RedisAdmin(redis.server().port());
     }
 
     @AfterAll
     void stop() {
         client.shutdown();
+        admin.close();
         redis.server().close();
         threads.close();
     }
@@ -156,11 +160,7 @@ class LateReplyTest {
     }
 
     /** Holds every client command for {@code ms}: the next script runs, and replies, only after that. */
-    private void pauseRedis(long ms) throws Exception {
-        Process cli = new ProcessBuilder("redis-cli", "-p", Integer.toString(redis.server().port()),
-                "CLIENT", "PAUSE", Long.toString(ms), "ALL").redirectErrorStream(true).start();
-        String out = new String(cli.getInputStream().readAllBytes()).trim();
-        assertEquals(0, cli.waitFor());
-        assertEquals("OK", out);
+    private void pauseRedis(long ms) {
+        assertEquals("OK", admin.call("CLIENT", "PAUSE", ms, "ALL"));
     }
 }

@@ -21,7 +21,7 @@ import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
 import io.trunkgate.testing.Carriers;
-import io.trunkgate.testing.Dnsmasq;
+import io.trunkgate.testing.LoopbackDns;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Clock;
 import java.time.Duration;
@@ -145,10 +145,10 @@ class CallRoutingTest {
     @Test
     void aTimeoutOr503TriesTheCarriersNextAddressOnAFreshSlotOfTheSameCarrierBeforeTheNextCarrier()
             throws Exception {
-        String name = "routed." + Dnsmasq.DOMAIN;
-        try (Dnsmasq dns = Dnsmasq.start(60, "--srv-host=_sip._udp." + name + ",first." + name + ",5071,10,1",
-                "--srv-host=_sip._udp." + name + ",second." + name + ",5072,20,1",
-                "--host-record=first." + name + ",127.0.0.41", "--host-record=second." + name + ",127.0.0.42")) {
+        String name = "routed." + LoopbackDns.DOMAIN;
+        try (LoopbackDns dns = LoopbackDns.start(60, LoopbackDns.srv("_sip._udp." + name, "first." + name, 5071, 10, 1),
+                LoopbackDns.srv("_sip._udp." + name, "second." + name, 5072, 20, 1),
+                LoopbackDns.host("first." + name, "127.0.0.41"), LoopbackDns.host("second." + name, "127.0.0.42"))) {
             CarrierResolver resolver = CarrierResolver.open(new DnsSettings(Optional.of(dns.address()),
                     Duration.ofSeconds(1), Duration.ofHours(1)), Clock.systemUTC());
             CarrierConfig named = new CarrierConfig(id("named"), SipUri.parse("sip:" + name + ";transport=udp"), 2, 1,

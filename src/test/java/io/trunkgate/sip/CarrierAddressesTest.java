@@ -14,7 +14,7 @@ import io.trunkgate.health.CarrierState;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Await;
-import io.trunkgate.testing.Dnsmasq;
+import io.trunkgate.testing.LoopbackDns;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Carriers named by host names with two SRV targets each, served by a real DNS server (dnsmasq) on loopback,
- * the targets real SIP agents: calls are spread over both targets within the carrier's cps, fail over from a dead
+ * Carriers named by host names with two SRV targets each, served by a real DNS server on loopback
+ * ({@link LoopbackDns}), the targets real SIP agents: calls are spread over both targets within the carrier's cps, fail over from a dead
  * target to the live one, and a target that stops answering probes is down on its own while the carrier stays up.
  * A carrier whose name does not resolve is down, reason "unresolved", everywhere, and its caller hears why.
  */
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.TestInstance;
 class CarrierAddressesTest {
 
     private static final String GW = "127.0.0.1";
-    private static final String D = Dnsmasq.DOMAIN;
+    private static final String D = LoopbackDns.DOMAIN;
     private static final long WAIT_MS = 15_000;
     private static final double CPS = 10;
 
@@ -56,7 +56,7 @@ class CarrierAddressesTest {
     private SipAgent dead;
     private SipAgent probedLive;
     private SipAgent probedMuted;
-    private Dnsmasq dns;
+    private LoopbackDns dns;
     private Gateway gateway;
     private TestConfigs config;
 
@@ -75,7 +75,7 @@ class CarrierAddressesTest {
         dead = agent("127.0.0.174");
         probedLive = agent("127.0.0.175");
         probedMuted = agent("127.0.0.176");
-        dns = Dnsmasq.start(60,
+        dns = LoopbackDns.start(60,
                 srv("even", "one", evenOne), srv("even", "two", evenTwo),
                 srv("halves", "live", live), srv("halves", "dead", dead),
                 srv("probed", "plive", probedLive), srv("probed", "pmuted", probedMuted),
@@ -95,12 +95,12 @@ class CarrierAddressesTest {
     }
 
     /** An SRV record of equal priority (10) and weight (50) for {@code carrier}'s name, pointing at the agent. */
-    private static String srv(String carrier, String target, SipAgent agent) {
-        return "--srv-host=_sip._udp." + carrier + "." + D + "," + target + "." + D + "," + agent.port() + ",10,50";
+    private static LoopbackDns.Entry srv(String carrier, String target, SipAgent agent) {
+        return LoopbackDns.srv("_sip._udp." + carrier + "." + D, target + "." + D, agent.port(), 10, 50);
     }
 
-    private static String host(String name, SipAgent agent) {
-        return "--host-record=" + name + "." + D + "," + agent.host();
+    private static LoopbackDns.Entry host(String name, SipAgent agent) {
+        return LoopbackDns.host(name + "." + D, agent.host());
     }
 
     @AfterAll

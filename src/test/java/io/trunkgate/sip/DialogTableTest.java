@@ -27,9 +27,11 @@ class DialogTableTest {
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
     private final List<String> endings = new ArrayList<>();
     private static final Duration LINGER = Duration.ofSeconds(5);
-    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, LINGER, 2, now::get, record -> { });
+    private final List<String> endedKeys = new ArrayList<>();
+    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, LINGER, 2, now::get,
+            (key, record) -> endedKeys.add(key));
     private final DialogTable bounded = new DialogTable(TIMEOUT, MAX_CALL_LENGTH, LINGER, 10, now::get,
-            record -> endings.add(record.endedBy()));
+            (key, record) -> endings.add(record.endedBy()));
 
     private static Request invite(String callId, String tag) throws Exception {
         String text = "INVITE sip:+1555@127.0.0.1:5060 SIP/2.0\r\n"
@@ -54,6 +56,18 @@ class DialogTableTest {
         assertEquals(1, table.size(), "kept until swept");
         table.sweep();
         assertEquals(0, table.size());
+    }
+
+    @Test
+    void anAnsweredCallEndsUnderItsOwnIdentityAndOnlyALiveDialogHoldsItsCallIdAndTag() throws Exception {
+        Dialog dialog = open("c12", "t12");
+        assertTrue(table.live("c12", "t12"), "an INVITE outside it may not take its place");
+        assertFalse(table.live("c12", "other"));
+        dialog.confirm(record("c12"));
+        table.remove(dialog, "bye");
+        assertEquals(List.of("c12\nt12\n1"), endedKeys, "the leases released are the call's: Call-ID, From tag, CSeq");
+        assertFalse(table.live("c12", "t12"), "a dialog a BYE ended lingers for a late ACK, but is not live");
+        assertTrue(table.find("c12", "t12").isPresent());
     }
 
     @Test

@@ -3,19 +3,20 @@ package io.trunkgate.testing;
 import io.trunkgate.config.RedisMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.redis.RedisServerProcess;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A real Redis Cluster: 3 masters with one replica each, made with {@code redis-cli --cluster create} on
- * free ports. Shared by the tests of this JVM.
+ * A real Redis Cluster: 3 masters with one replica each on free ports, put together from this JVM the way
+ * {@code redis-cli --cluster create} does it (slots assigned, a config epoch per node, MEET, REPLICATE), so
+ * that no redis-cli is needed. Shared by the tests of this JVM.
  */
 public final class RedisClusterHarness implements RedisBackend {
 
+    private static final int SLOTS = 16384;
+    private static final int MASTERS = 3;
+    private static final Duration FORMED_WITHIN = Duration.ofSeconds(30);
     private static RedisClusterHarness shared;
 
     private final List<RedisServerProcess> nodes;
@@ -32,20 +33,17 @@ public final class RedisClusterHarness implements RedisBackend {
         return shared;
     }
 
+    /** Nodes 0-2 are the masters (slots in thirds, in order), node 3 + i replicates node i. */
     public static RedisClusterHarness start() {
         List<RedisServerProcess> nodes = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            nodes.add(RedisServerProcess.start(0, List.of("--cluster-enabled", "yes",
-                    "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
-                    "--cluster-replica-validity-factor", "0")));
-        }
-        List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-        nodes.forEach(n -> command.add("127.0.0.1:" + n.port()));
-        command.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
         RedisClusterHarness cluster = new RedisClusterHarness(nodes);
         try {
-            run(command);
-            cluster.awaitClusterOk();
+            for (int i = 0; i < 2 * MASTERS; i++) {
+                nodes.add(RedisServerProcess.start(0, List.of("--cluster-enabled", "yes",
+                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+                        "--cluster-replica-validity-factor", "0")));
+            }
+            cluster.form();
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -67,44 +65,61 @@ public final class RedisClusterHarness implements RedisBackend {
         return RedisBackend.settings(RedisMode.CLUSTER, nodes.stream().map(RedisServerProcess::address).toList());
     }
 
-    /** Runs redis-cli against one node and returns its output. */
-    public static String cli(int port, String... args) {
-        List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
-        command.addAll(List.of(args));
-        return run(command);
-    }
-
-    private void awaitClusterOk() {
-        boolean ok = Await.until(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n ->
-                cli(n.port(), "cluster", "info").contains("cluster_state:ok")
-                        && isSyncedOrMaster(cli(n.port(), "info", "replication"))), all -> all);
-        if (!ok) {
-            throw new IllegalStateException("the cluster did not reach cluster_state:ok with replicas in sync within 30s");
+    private void form() {
+        List<RedisAdmin> admins = new ArrayList<>();
+        try {
+            for (RedisServerProcess node : nodes) {
+                admins.add(new RedisAdmin(node.port()));
+            }
+            for (int m = 0; m < MASTERS; m++) {
+                List<Object> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+                for (int slot = m * SLOTS / MASTERS; slot < (m + 1) * SLOTS / MASTERS; slot++) {
+                    addSlots.add(slot);
+                }
+                admins.get(m).call(addSlots.toArray());
+            }
+            // distinct epochs before the nodes meet, so that no two masters start out claiming the same one
+            for (int i = 0; i < admins.size(); i++) {
+                admins.get(i).call("CLUSTER", "SET-CONFIG-EPOCH", i + 1);
+            }
+            for (int i = 1; i < admins.size(); i++) {
+                admins.get(i).call("CLUSTER", "MEET", "127.0.0.1", nodes.get(0).port());
+            }
+            // a node can replicate a master only once it knows it
+            String known = Integer.toString(nodes.size());
+            awaitOnEveryNode(admins, "every node knows all " + known, admin ->
+                    known.equals(RedisAdmin.field(clusterInfo(admin), "cluster_known_nodes")));
+            for (int r = MASTERS; r < admins.size(); r++) {
+                Object masterId = admins.get(r - MASTERS).call("CLUSTER", "MYID");
+                admins.get(r).call("CLUSTER", "REPLICATE", masterId);
+            }
+            // a replica counts once its link to the master is up, so that it can take over
+            awaitOnEveryNode(admins, "cluster_state:ok with replicas in sync", admin ->
+                    "ok".equals(RedisAdmin.field(clusterInfo(admin), "cluster_state"))
+                            && isSyncedOrMaster((String) admin.call("INFO", "replication")));
+        } finally {
+            admins.forEach(RedisAdmin::close);
         }
     }
 
-    /** A replica counts once its link to the master is up, so that it can take over. */
+    private static String clusterInfo(RedisAdmin admin) {
+        return (String) admin.call("CLUSTER", "INFO");
+    }
+
+    private static void awaitOnEveryNode(List<RedisAdmin> admins, String what,
+                                         java.util.function.Predicate<RedisAdmin> holds) {
+        boolean ok = Await.until(FORMED_WITHIN, () -> admins.stream().allMatch(holds), all -> all);
+        if (!ok) {
+            throw new IllegalStateException("the cluster did not reach " + what + " within " + FORMED_WITHIN);
+        }
+    }
+
     private static boolean isSyncedOrMaster(String replicationInfo) {
-        return replicationInfo.contains("role:master") || replicationInfo.contains("master_link_status:up");
+        return "master".equals(RedisAdmin.field(replicationInfo, "role"))
+                || "up".equals(RedisAdmin.field(replicationInfo, "master_link_status"));
     }
 
     public void close() {
         nodes.forEach(RedisServerProcess::close);
-    }
-
-    private static String run(List<String> command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output);
-            }
-            return output;
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + command.get(0) + " (install redis-tools)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

@@ -79,7 +79,7 @@ public final class FallbackAdmission implements Admission {
     }
 
     @Override
-    public CompletionStage<Void> movePeer(Scope peer, Optional<String> fromGroup, Optional<String> toGroup) {
+    public CompletionStage<Void> movePeer(Scope peer, Optional<Scope> fromGroup, Optional<Scope> toGroup) {
         return redis.movePeer(peer, fromGroup, toGroup);
     }
 

@@ -41,12 +41,13 @@ public record KeyLayout(String prefix) {
         return prefix + ":{" + tag + "}:seen:peer:" + peerId;
     }
 
-    /** All keys of a peer's own under {@code tag}: its block key, one per limit, its seen key. */
+    /** All keys of a peer's own under {@code tag}: its block key, one per limit, its seen key, its lease set. */
     List<Object> peerKeys(String tag, Scope peer) {
         List<Object> keys = new ArrayList<>();
         keys.add(blockKey(tag, peer.kind(), peer.id()));
         peer.limits().forEach(limit -> keys.add(limitKey(tag, peer, limit)));
         keys.add(seenKey(tag, peer.id()));
+        keys.add(leaseKey(tag, peer.kind(), peer.id()));
         return keys;
     }
 

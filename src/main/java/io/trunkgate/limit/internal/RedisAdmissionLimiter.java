@@ -12,7 +12,9 @@ import io.trunkgate.redis.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -61,7 +63,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         return reply.thenApply(r -> decode(plan, r, request))
                 .thenApply(decision -> {
                     if (decision.admitted() && plan.leased()) {
-                        leases.ifPresent(l -> l.admitted(request.callId(), plan.cappedLeaseKeys()));
+                        leases.ifPresent(l -> l.admitted(request.callId(), caps(plan)));
                     }
                     return decision;
                 })
@@ -83,19 +85,83 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
     }
 
     /**
-     * Carries a peer's windows, dedupe set and block over to its new hash tag after a reload moved it into,
-     * out of or between groups (lua/take-keys.lua on the old tag's slot, then lua/merge-keys.lua on the new
-     * one). Every gateway runs it at its own reload; each takes what was counted under the old tag so far.
+     * Carries a peer's windows, dedupe set, block and lease set over to its new hash tag after a reload moved it
+     * into, out of or between groups (lua/take-keys.lua on the old tag's slot, then lua/merge-keys.lua on the new
+     * one). Every gateway runs it at its own reload; each takes what was counted under the old tag so far, and its
+     * own calls in progress then renew and release their peer leases under the new tag. Group windows and group
+     * lease sets stay with their group: the peer's calls in progress still count in the old group's until they end.
+     * When the peer's dedupe set was an exact window that does not move under its own name into the dedupe set
+     * under the new tag (the old group's, or the peer's own when the new limits dedupe through the seen key), its
+     * members are copied into the new seen key, so a call admitted before the move is still a duplicate after it.
+     *
+     * @param peer      the peer's scope before the move (its limits)
+     * @param fromGroup its group before, with that group's limits
+     * @param toGroup   its group after, with that group's limits
      */
-    public CompletionStage<Void> movePeer(Scope peer, Optional<String> fromGroup, Optional<String> toGroup) {
-        String from = layout.tag(peer.id(), fromGroup);
-        String to = layout.tag(peer.id(), toGroup);
+    public CompletionStage<Void> movePeer(Scope peer, Optional<Scope> fromGroup, Optional<Scope> toGroup) {
+        String from = layout.tag(peer.id(), fromGroup.map(Scope::id));
+        String to = layout.tag(peer.id(), toGroup.map(Scope::id));
         if (from.equals(to)) {
             return CompletableFuture.completedFuture(null);
         }
-        return TAKE_KEYS.run(redis, layout.peerKeys(from, peer))
-                .thenCompose(taken -> MERGE_KEYS.run(redis, layout.peerKeys(to, peer), taken.toArray()))
+        // Renewals from now on go to the new tag; a lease not there yet is taken again there under the cap.
+        leases.ifPresent(l -> l.moved(layout.leaseKey(from, Scope.Kind.PEER, peer.id()),
+                layout.leaseKey(to, Scope.Kind.PEER, peer.id())));
+        List<Object> take = new ArrayList<>();
+        List<Object> merge = new ArrayList<>();
+        Optional<String> dedupeBefore = dedupeKey(from, peer, fromGroup);
+        String seenAfter = layout.seenKey(to, peer.id());
+        boolean carryDedupe = dedupeBefore.filter(key -> !key.equals(layout.seenKey(from, peer.id()))).isPresent()
+                && dedupeKey(to, peer, toGroup).filter(seenAfter::equals).isPresent();
+        if (carryDedupe) {
+            take.add(dedupeBefore.get());
+            merge.add(seenAfter);
+        }
+        take.addAll(layout.peerKeys(from, peer));
+        merge.addAll(layout.peerKeys(to, peer));
+        return TAKE_KEYS.run(redis, take, carryDedupe ? "1" : "0")
+                .thenCompose(taken -> MERGE_KEYS.run(redis, merge, taken.toArray()))
                 .thenApply(merged -> (Void) null);
+    }
+
+    /**
+     * The set admit.lua looks a call up in to tell a duplicate, for a peer (and group) under {@code tag}: the
+     * longest exact window when no window counts a call for longer, else the peer's seen key; none without limits.
+     */
+    private Optional<String> dedupeKey(String tag, Scope peer, Optional<Scope> group) {
+        List<Scope> scopes = new ArrayList<>();
+        scopes.add(peer);
+        group.ifPresent(scopes::add);
+        String longestExact = null;
+        long longestExactMs = -1;
+        long horizonMs = 0;
+        for (Scope scope : scopes) {
+            for (Limit limit : scope.limits()) {
+                long windowMs = limit.window().toMillis();
+                long precisionMs = limit.precision().map(Duration::toMillis).orElse(0L);
+                if (precisionMs == 0 && windowMs > longestExactMs) {
+                    longestExact = layout.limitKey(tag, scope, limit);
+                    longestExactMs = windowMs;
+                }
+                horizonMs = Math.max(horizonMs, windowMs + precisionMs);
+            }
+        }
+        if (longestExact != null && longestExactMs >= horizonMs) {
+            return Optional.of(longestExact);
+        }
+        return horizonMs > 0 ? Optional.of(layout.seenKey(tag, peer.id())) : Optional.empty();
+    }
+
+    /** The lease sets of the plan's capped scopes, where an admitted call holds a lease, each with its cap. */
+    private static Map<String, Integer> caps(AdmissionPlan plan) {
+        Map<String, Integer> caps = new LinkedHashMap<>();
+        for (int i = 0; i < plan.leaseKeys().size(); i++) {
+            int cap = Integer.parseInt((String) plan.caps().get(i));
+            if (cap > 0) {
+                caps.put((String) plan.leaseKeys().get(i), cap);
+            }
+        }
+        return caps;
     }
 
     private AdmissionPlan plan(AdmissionRequest request) {

@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 /**
  * The 400 for a request the stack cannot parse, built from the request's raw header lines since no parsed
  * request exists. Unlike JAIN-SIP's own (which puts the parser's message in the reason phrase and the whole
- * request in a message/sipfrag body: measured 2.3 times the bytes received, with a bare LF in the status line)
+ * request in a message/sipfrag body: an answer larger than the request, with a bare LF in the status line)
  * it is a plain "400 Bad Request" with only what RFC 3261 §8.2.6.2 requires: the Via, From, To (with a tag),
  * Call-ID and CSeq of the request. There is none for a response, an ACK (RFC 3261 §17.1.1.3: never answered),
  * a request missing one of those headers or with a control character in one, or when the answer would be larger
@@ -29,7 +29,14 @@ final class BadRequestAnswer {
     private BadRequestAnswer() {
     }
 
+    static final String PHRASE = "Bad Request";
+
     static Optional<byte[]> to(byte[] request) {
+        return to(request, PHRASE);
+    }
+
+    /** As {@link #to(byte[])}, with {@code phrase} as the reason phrase (which says what was wrong). */
+    static Optional<byte[]> to(byte[] request, String phrase) {
         String text = new String(request, StandardCharsets.ISO_8859_1);
         int headersEnd = endOfHeaders(text);
         List<String> lines = unfolded(LINE_BREAK.split(text.substring(0, headersEnd), -1));
@@ -61,7 +68,7 @@ final class BadRequestAnswer {
                 vias.stream(), Stream.of(from, to, callId, cseq)).anyMatch(BadRequestAnswer::hasControl)) {
             return Optional.empty();
         }
-        StringBuilder answer = new StringBuilder(512).append("SIP/2.0 400 Bad Request\r\n");
+        StringBuilder answer = new StringBuilder(512).append("SIP/2.0 400 ").append(phrase).append("\r\n");
         vias.forEach(via -> answer.append("Via: ").append(via).append("\r\n"));
         answer.append("From: ").append(from).append("\r\n")
                 .append("To: ").append(to).append(hasTag(to) ? "" : ";tag=" + Utils.getInstance().generateTag())

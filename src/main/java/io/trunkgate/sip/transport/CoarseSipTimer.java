@@ -16,8 +16,8 @@ import org.slf4j.event.Level;
 /**
  * JAIN-SIP's timer (property {@code gov.nist.javax.sip.TIMER_CLASS_NAME}) on a wheel that ticks every
  * {@link #TICK}. Every transaction runs a 500 ms timer until it ends (a BYE's server transaction over UDP seconds
- * later), and on JAIN-SIP's default, a {@link java.util.Timer}, each of them woke the timer thread on its own: 7
- * wake-ups per call at 100 calls/s, a quarter of all the gateway's (bench/README.md). On the wheel the timers due
+ * later), and on JAIN-SIP's default, a {@link java.util.Timer}, each of them wakes the timer thread on its own:
+ * several wake-ups per call, each dear on a virtual machine. On the wheel the timers due
  * in one tick run in one wake-up; a timer runs up to one tick late, against RFC 3261 timers of 500 ms and more.
  * The wheel ticks while the stack runs, busy or idle.
  *
@@ -27,8 +27,8 @@ import org.slf4j.event.Level;
  * response sent within that time was lost. And JAIN-SIP keeps every terminated transaction 8 s more in its
  * table (its {@code LingerTimer}), an INVITE's after its 2xx with the whole parsed INVITE; here that is 1 s:
  * the gateway does not need it (the ACK of a 2xx and the carrier's retransmitted 2xx are relayed in the dialog,
- * a copy of an answered INVITE is dropped by the proxy). At 1,200 calls/s finished calls held 271 MB of live heap
- * before these bounds and 78 MB with them (bench/README.md).
+ * a copy of an answered INVITE is dropped by the proxy). What finished calls leave behind is most of the
+ * gateway's live heap under load, so these bounds set its size.
  */
 public final class CoarseSipTimer implements SipTimer {
 

@@ -23,8 +23,8 @@ import org.slf4j.event.Level;
 /**
  * JAIN-SIP's NIO TCP listener with the limits it lacks: in NIO mode the stack ignores MAX_CONNECTIONS and
  * READ_TIMEOUT (only its blocking TCP reads them), and NIO_MAX_SOCKET_IDLE_TIME counts any byte as activity, so
- * a peer sending one byte now and then is never idle (the audit measured 10,000 idle connections accepted, and
- * half messages and 1 byte/s still open after 150 s). Here a connection beyond {@link TcpLimits#maxConnections()} in all or
+ * a peer sending one byte now and then is never idle: idle connections pile up without bound, and half messages
+ * or one byte a second keep a connection open for ever. Here a connection beyond {@link TcpLimits#maxConnections()} in all or
  * {@link TcpLimits#maxConnectionsPerSource()} from one address is closed as it is accepted, and a sweep closes
  * connections idle for {@link TcpLimits#idleTimeout()} or with a message incomplete for
  * {@link TcpLimits#messageTimeout()}. Every connection, inbound or to a carrier, is a

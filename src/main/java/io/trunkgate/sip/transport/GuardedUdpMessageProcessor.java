@@ -21,7 +21,7 @@ import org.slf4j.event.Level;
  * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, no queue has
  * stood lately ({@link QueueDelay#standingWaitMs()}), handling it never waits (see {@link #handledWithoutWaiting}),
  * and the loop keeps up with its socket with time to spare ({@link ReceiveLoopLoad}): handing it to a worker costs
- * a thread wake-up, which on these virtual machines costs about as much as the handling (bench/README.md).
+ * a thread wake-up, which on a virtual machine can cost about as much as the handling itself.
  * Otherwise it is queued for the workers in its call's lane ({@link PerCallDatagramQueue}); while any worker holds
  * a datagram, everything after it is queued too, so a call's messages never overtake one another. The workers are
  * JAIN-SIP's. The loop also reads the {@link SocketWaitProbe}s the listener sends itself, which say how long

@@ -8,14 +8,14 @@ import org.slf4j.event.Level;
  * How many new calls a second the gateway lets in during and after an overload: rate-based overload control (the
  * idea of RFC 7415, applied by the gateway to itself) driven by the {@link QueueDelay} signal. The signal comes
  * late: a call let in now brings its work (the carrier's answers, the ACK, the BYE) over the next few hundred
- * milliseconds, so shedding only while the waits stood over the target let the whole offer in each time they
- * dipped under it, and the gateway swung between shedding nothing and shedding everything every second (admitted
- * INVITE->200 p99 460-920 ms at 2,400 calls/s on 2 cores, bench/README.md). Instead, an interval whose waits stood
+ * milliseconds, so shedding only while the waits stand over the target lets the whole offer in each time they
+ * dip under it, and the gateway swings between shedding nothing and shedding everything, its admitted calls
+ * answered late at every swing. Instead, an interval whose waits stood
  * over the target cuts the rate to a fraction of what was let in over the last second (at most once per
  * {@link #DECREASE_SPACING}, so that one cut shows in the waits before the next); while the waits stay over it,
  * each further cut takes that fraction of the limit itself, since every new call is refused meanwhile and what was
- * let in says nothing more (cut from it, a one-second stall left a limit of an eighth of what the gateway had
- * just carried, and it took ten seconds to grow back: bench/README.md, session 12). Each interval well under the
+ * let in says nothing more (cut from it, a stall of a second would leave a limit of a small part of what the
+ * gateway had just carried, slow to grow back). Each interval well under the
  * target raises the rate a little, and {@link #RELEASE_AFTER} with the offer under it and no overload lifts it. Not
  * thread-safe on its own: {@link QueueDelay} calls it under its lock.
  */

@@ -87,7 +87,7 @@ public final class QueueDelay {
      * standing wait can say so, while a burst or a short pause (tens of milliseconds) must not turn calls away; for
      * {@link #STRICT_AFTER_OVERLOAD} after the waits last stood over the target, when the backlog ahead of it is
      * over the target itself: coming out of an overload, letting new calls into every queue shorter than four
-     * targets filled each one to that again, and admitted calls were answered in seconds (bench/README.md); and
+     * targets fills each one to that again, and admitted calls wait that long on every message of theirs; and
      * when it is over the rate an {@link OverloadRate} lets in since an overload.
      */
     public synchronized boolean refuseNewCall(Duration target, Duration waitAhead) {

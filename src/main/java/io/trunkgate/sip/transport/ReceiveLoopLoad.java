@@ -6,9 +6,9 @@ import java.util.function.LongSupplier;
 /**
  * How busy a UDP receive loop is, window by short window: whether it keeps up with its socket (most of its reads
  * waited for a datagram rather than finding one queued), and how much of its time went to handling datagrams
- * itself. It may handle one itself only while it keeps up and has time to spare: a loop that handled what the
- * idle workers would have woken for left them idle, so it handled more, and at 1,600 calls/s datagrams stood in
- * its socket until new calls were shed (bench/README.md). Used by the loop's thread only.
+ * itself. It may handle one itself only while it keeps up and has time to spare: a loop that handles what the
+ * idle workers would have woken for leaves them idle, so it handles more still, until datagrams stand in its
+ * socket and new calls are shed while the workers have nothing to do. Used by the loop's thread only.
  */
 final class ReceiveLoopLoad {
 

@@ -33,6 +33,9 @@ final class ReceivedMessageParser {
     /** Answers to broken requests one source gets a second, as many as an unknown source gets to its INVITEs. */
     private static final int ANSWERS_PER_SECOND = 5;
     private static final int MAX_TRACKED_SOURCES = 100_000;
+    private static final String MAGIC_COOKIE = "z9hG4bK";
+    /** The reason phrase of the 400 to a request without RFC 3261's branch (an RFC 2543 peer). */
+    static final String RFC_2543_REASON = "RFC 3261 branch required (z9hG4bK)";
     private static final Pattern CHAR_ARRAY_PREFIX = Pattern.compile("^\\[C@\\p{XDigit}+\\s*");
 
     /**
@@ -81,10 +84,22 @@ final class ReceivedMessageParser {
             refuse(raw, source, transport, "CSeq method differs from the request's", reply);
             return null;
         }
+        if (message instanceof SIPRequest request && !hasRfc3261Branch(request)) {
+            // JAIN-SIP matches such a request (RFC 2543: no magic cookie) against every transaction it holds,
+            // and fails on those it has finished with; an answer that says why beats no answer.
+            refuse(raw, source, transport, RFC_2543_REASON, RFC_2543_REASON, reply);
+            return null;
+        }
         if (message instanceof SIPRequest request) {
             keepSipVersion(request, raw);
         }
         return message;
+    }
+
+    /** Whether the top Via's branch carries RFC 3261's magic cookie, which transactions are matched by (§17.2.3). */
+    private static boolean hasRfc3261Branch(SIPRequest request) {
+        String branch = request.getTopmostVia().getBranch();
+        return branch != null && branch.regionMatches(true, 0, MAGIC_COOKIE, 0, MAGIC_COOKIE.length());
     }
 
     /**
@@ -114,7 +129,13 @@ final class ReceivedMessageParser {
 
     /** Answers {@code raw} with a 400 if it is a request that can have one and its source has answers left. */
     void refuse(byte[] raw, InetSocketAddress source, String transport, String reason, Reply reply) {
-        Optional<byte[]> answer = BadRequestAnswer.to(raw);
+        refuse(raw, source, transport, reason, BadRequestAnswer.PHRASE, reply);
+    }
+
+    /** As above, with {@code phrase} as the 400's reason phrase. */
+    private void refuse(byte[] raw, InetSocketAddress source, String transport, String reason, String phrase,
+                        Reply reply) {
+        Optional<byte[]> answer = BadRequestAnswer.to(raw, phrase);
         String outcome;
         if (answer.isEmpty()) {
             outcome = "dropped";

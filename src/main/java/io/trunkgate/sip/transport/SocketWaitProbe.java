@@ -22,8 +22,9 @@ import java.util.function.LongSupplier;
  * everything received before it.
  *
  * <p>A loop that spent nearly all its time blocked in its read had nothing waiting for it, so while it does (and
- * every probe came back), the socket is probed every tenth tick only: at 100 calls/s the probes were a tenth of the
- * gateway's wake-ups (a tick's and the loop's for each), spent measuring a wait that cannot be there. A backlog
+ * every probe came back), the socket is probed every tenth tick only: each probe costs two wake-ups (a tick's and
+ * the loop's), which at low call rates are a large share of the gateway's, spent measuring a wait that cannot be
+ * there. A backlog
  * needs a busy or descheduled loop, and that shows within one {@link #RELAXED_PERIOD}.
  *
  * <p>A probe carries a random secret of this listener's, so no datagram from elsewhere passes for one. Until the
@@ -44,8 +45,8 @@ final class SocketWaitProbe {
     /**
      * The most of a window the loop may spend outside its read (handling, or descheduled) and count as relaxed:
      * well under the quarter it may spend handling datagrams itself ({@code GuardedUdpMessageProcessor}), since a
-     * loop near that mark is one burst from a backlog that a slow tick would miss for up to a relaxed period (at a
-     * quarter, 3,200 calls/s shed calls in three runs of four, against none in two before, bench/README.md).
+     * loop near that mark is one burst from a backlog that a slow tick would miss for up to a relaxed period, and
+     * calls would be shed late and then many at once.
      */
     static final double RELAXED_BUSY_SHARE = 0.1;
     private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};

@@ -13,8 +13,8 @@ import javax.sip.message.Response;
  * response, walks every client transaction of the stack asking each whether the response is its own (with a
  * lower-casing per comparison): O(live transactions) per stray response. Transactions linger for their RFC 3261
  * timers, so at a few hundred calls per second thousands are live, and under overload, when carriers retransmit
- * their 200s, the walk took 17% of the gateway's CPU and turned a short overload into a collapse (bench/README.md,
- * "What limits it"). The walk can only find a transaction for a pre-RFC 3261 branch: with the magic cookie, a
+ * their 200s, the walk takes a large share of the CPU just when it is short and turns a short overload into a
+ * collapse. The walk can only find a transaction for a pre-RFC 3261 branch: with the magic cookie, a
  * response belongs to the transaction stored under its branch (and method, for CANCEL), which one lookup finds.
  * Every branch this gateway sends starts with the cookie.
  */

@@ -12,7 +12,7 @@ import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.SipUri;
 import io.trunkgate.health.CarrierState;
-import io.trunkgate.testing.Dnsmasq;
+import io.trunkgate.testing.LoopbackDns;
 import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Clock;
@@ -96,9 +96,9 @@ class HealthBookTest {
 
     @Test
     void aCarrierNamedByAHostIsCheckedAddressByAddressAndDownOnlyWhenEveryAddressIs() throws Exception {
-        String name = "pair." + Dnsmasq.DOMAIN;
-        try (Dnsmasq dns = Dnsmasq.start(60, "--host-record=" + name + ",127.0.0.91",
-                "--host-record=" + name + ",127.0.0.92")) {
+        String name = "pair." + LoopbackDns.DOMAIN;
+        try (LoopbackDns dns = LoopbackDns.start(60, LoopbackDns.host(name, "127.0.0.91"),
+                LoopbackDns.host(name, "127.0.0.92"))) {
             CarrierResolver resolver = CarrierResolver.open(new DnsSettings(Optional.of(dns.address()),
                     Duration.ofSeconds(1), Duration.ofHours(1)), clock);
             CarrierConfig named = new CarrierConfig("n", SipUri.parse("sip:" + name + ":5060"), 10, 1,

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Follows the README's "Quick start" word for word on a fresh clone of this repository's HEAD (committed files
+# only), in a temporary directory: the build and run command, the SIPp carrier, the 10 calls, the refusal and the
+# reroute. Each command below must appear verbatim in that README section, or the script stops at once.
+# Checks: 10 of 10 calls completed (SIPp's exit code, the gateway's call log, /api/peers), the status page
+# answers, the refusal is a 503 over the peer's 1 s limit, the reroute reaches the alternate carrier, and SIGTERM
+# stops the gateway cleanly (its embedded redis-server and that server's temporary directory gone).
+# Exit 0 when everything holds; each step has a time bound. Loopback only; needs git, mvn, java 17+, sipp,
+# python3, and ports 5060 (UDP, TCP), 5080, 5081 (UDP) and 8080 (TCP) free on 127.0.0.1, as the README does.
+#
+#   bench/quickstart.sh            # about 2 minutes: the build, the gateway's warm-up, 120 calls
+#   KEEP=1 bench/quickstart.sh     # keep the work directory (clone, logs)
+set -euo pipefail
+
+REPO_DIR=$(cd "$(dirname "$0")/.." && pwd)
+
+RUN='mvn -q package -DskipTests && java -jar target/trunkgate.jar run --config conf/gateway.conf'
+CARRIER='sipp -sn uas -i 127.0.0.1 -p 5080'
+CALLER='sipp -sn uac -i 127.0.0.1 -m 10 127.0.0.1:5060'
+OVER_LIMIT='sipp -sn uac -i 127.0.0.1 -r 20 -m 100 127.0.0.1:5060'
+ALTERNATE='sipp -sn uas -i 127.0.0.1 -p 5081'
+READY='admin HTTP on http://127.0.0.1:8080/'
+STATUS_PAGE=http://127.0.0.1:8080/
+
+BUILD_LIMIT_S=${BUILD_LIMIT_S:-900}
+READY_LIMIT_S=${READY_LIMIT_S:-180}
+CALLS_LIMIT_S=${CALLS_LIMIT_S:-120}
+
+log() { echo "[$(date -u +%H:%M:%S)] quickstart: $*" >&2; }
+fail() { log "FAILED: $*"; show_logs; exit 1; }
+
+for tool in git mvn java sipp python3; do
+  command -v "$tool" >/dev/null 2>&1 || { log "missing: $tool"; exit 2; }
+done
+
+# The commands must be the README's, word for word.
+section=$(awk '/^## Quick start$/ { on = 1; next } on && /^## / { exit } on' "$REPO_DIR/README.md")
+[ -n "$section" ] || { log "README.md has no '## Quick start' section"; exit 1; }
+for line in "$RUN" "$CARRIER" "$CALLER" "$OVER_LIMIT" "$ALTERNATE"; do
+  grep -Fxq -- "$line" <<<"$section" || { log "not a line of README.md's Quick start: $line"; exit 1; }
+done
+grep -Fq -- "\`$READY\`" <<<"$section" || { log "README.md's Quick start does not name the line '$READY'"; exit 1; }
+case "$RUN" in *' && '*' && '*) log "the run command has more than one '&&'"; exit 1 ;; esac
+BUILD=${RUN%% && *}
+START=${RUN#* && }
+
+WORK=$(mktemp -d /tmp/trunkgate-quickstart.XXXXXX)
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  if [ -n "${KEEP:-}" ]; then log "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+show_logs() {
+  local f
+  for f in gateway.log sipp/*.out; do
+    [ -s "$WORK/$f" ] && { echo "--- $f" >&2; tail -15 "$WORK/$f" >&2; }
+  done
+  return 0
+}
+
+# port_state PROTO PORT: "bound" when something has PROTO (udp|tcp) PORT bound on 127.0.0.1, else "free".
+port_state() {
+  python3 - "$1" "$2" <<'EOF'
+import socket, sys
+kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
+s = socket.socket(socket.AF_INET, kind)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[2])))
+    print("free")
+except OSError:
+    print("bound")
+finally:
+    s.close()
+EOF
+}
+
+for port in udp:5060 tcp:5060 udp:5080 udp:5081 tcp:8080; do
+  [ "$(port_state "${port%%:*}" "${port#*:}")" = free ] || { log "$port on 127.0.0.1 is in use; the README's ports must be free"; exit 2; }
+done
+
+# await_udp PID PORT: waits until the process PID has bound UDP PORT (SIPp binds at its start).
+await_udp() {
+  for _ in $(seq 100); do
+    [ "$(port_state udp "$2")" = bound ] && return 0
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# peer_window WINDOW_MS: calls counted in peer local's rolling window of that length, from /api/peers.
+peer_window() {
+  python3 - "$1" <<'EOF'
+import json, sys, urllib.request
+peers = json.load(urllib.request.urlopen("http://127.0.0.1:8080/api/peers", timeout=5))["peers"]
+local = next(p for p in peers if p["id"] == "local")
+print(next(l["used"] for l in local["limits"] if l["windowMs"] == int(sys.argv[1])))
+EOF
+}
+
+# quiet_second: waits until peer local's 1 s window is empty, as it is when a person types the next command.
+quiet_second() {
+  for _ in $(seq 50); do
+    [ "$(peer_window 1000)" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  fail "peer local's 1 s window did not empty"
+}
+
+# run_caller NAME COMMAND: runs a SIPp caller from the README in the work directory; its exit code in CALLER_RC.
+run_caller() {
+  CALLER_RC=0
+  (cd "$WORK/sipp" && timeout "$CALLS_LIMIT_S" bash -c "exec $2" </dev/null >"$1.out" 2>&1) || CALLER_RC=$?
+}
+
+# calls_logged FROM PATTERN: call log lines of the gateway after line FROM that match PATTERN.
+calls_logged() {
+  tail -n "+$(($1 + 1))" "$WORK/gateway.log" | grep -c -- "trunkgate.calls - .*$2" || true
+}
+
+log "work directory $WORK"
+# safe.directory: CI's checkout may belong to another user than the one running this
+head=$(git -c safe.directory="$REPO_DIR" -C "$REPO_DIR" rev-parse HEAD)
+git -c advice.detachedHead=false -c safe.directory="$REPO_DIR" clone -q "$REPO_DIR" "$WORK/trunkgate"
+git -C "$WORK/trunkgate" -c advice.detachedHead=false checkout -q --detach "$head"
+mkdir "$WORK/sipp"
+cd "$WORK/trunkgate"
+log "fresh clone of $(git rev-parse --short HEAD); $BUILD"
+timeout "$BUILD_LIMIT_S" bash -c "$BUILD" >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log" >&2; fail "the build"; }
+
+log "$START"
+started=$(date +%s)
+bash -c "exec $START" </dev/null >"$WORK/gateway.log" 2>&1 &
+GW=$!
+PIDS+=("$GW")
+until grep -Fq -- "$READY" "$WORK/gateway.log"; do
+  kill -0 "$GW" 2>/dev/null || fail "the gateway exited before it logged '$READY'"
+  [ $(($(date +%s) - started)) -lt "$READY_LIMIT_S" ] || fail "no '$READY' within ${READY_LIMIT_S}s"
+  sleep 0.2
+done
+log "ready after $(($(date +%s) - started)) s"
+
+# The embedded redis-server and its --dir, from the command line of the guard shell the gateway runs it under
+# (redis-server rewrites its own).
+redis_pid=""
+redis_dir=""
+for shell in $(pgrep -P "$GW" || true); do
+  dir=$(tr '\0' '\n' <"/proc/$shell/cmdline" 2>/dev/null | grep -A1 -x -- --dir | tail -n1 || true)
+  [ -n "$dir" ] && { redis_dir=$dir; redis_pid=$(pgrep -P "$shell" || true); }
+done
+[ -n "$redis_pid" ] && [ -d "$redis_dir" ] || fail "found no embedded redis-server with a --dir under the gateway"
+
+log "$CARRIER"
+(cd "$WORK/sipp" && exec bash -c "exec $CARRIER" </dev/null >carrier.out 2>&1) &
+UAS=$!
+PIDS+=("$UAS")
+await_udp "$UAS" 5080 || fail "the carrier did not bind 127.0.0.1:5080"
+
+log "$CALLER"
+mark=$(wc -l <"$WORK/gateway.log")
+run_caller caller "$CALLER"
+[ "$CALLER_RC" -eq 0 ] || fail "SIPp caller exit code $CALLER_RC (0: every call successful)"
+completed=$(calls_logged "$mark" "peer=local admission=admitted carrier=local .*final=200")
+[ "$completed" -eq 10 ] || fail "the gateway logged $completed calls of peer local with final=200, not 10"
+minute=$(peer_window 60000)
+[ "$minute" -eq 10 ] || fail "/api/peers counts $minute calls of peer local in its 1 min window, not 10"
+python3 -c 'import sys, urllib.request; r = urllib.request.urlopen(sys.argv[1], timeout=5); sys.exit(0 if r.status == 200 and b"api/peers" in r.read() else 1)' \
+    "$STATUS_PAGE" || fail "the status page $STATUS_PAGE did not answer"
+log "10 of 10 calls completed; /api/peers counts $minute in the last minute; status page $STATUS_PAGE answers"
+
+quiet_second
+log "$OVER_LIMIT"
+mark=$(wc -l <"$WORK/gateway.log")
+run_caller over-limit "$OVER_LIMIT"
+refused=$(calls_logged "$mark" "peer=local admission=rejected(peer:local 15/1000ms) .*final=503")
+admitted=$(calls_logged "$mark" "peer=local admission=admitted .*final=200")
+[ "$CALLER_RC" -ne 0 ] && [ "$refused" -gt 0 ] && [ "$admitted" -gt 0 ] \
+  || fail "over the limit: SIPp exit code $CALLER_RC, $admitted completed, $refused refused over 15/1000ms"
+log "over the limit: $admitted of 100 calls completed, $refused refused (503, peer:local 15/1000ms)"
+
+log "carrier stopped; $ALTERNATE"
+kill -TERM "$UAS"
+wait "$UAS" 2>/dev/null || true
+(cd "$WORK/sipp" && exec bash -c "exec $ALTERNATE" </dev/null >alternate.out 2>&1) &
+ALT=$!
+PIDS+=("$ALT")
+await_udp "$ALT" 5081 || fail "the alternate carrier did not bind 127.0.0.1:5081"
+quiet_second
+log "$CALLER"
+mark=$(wc -l <"$WORK/gateway.log")
+run_caller rerouted "$CALLER"
+rerouted=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:TIMEOUT\] final=200")
+[ "$CALLER_RC" -eq 0 ] && [ "$rerouted" -eq 10 ] \
+  || fail "reroute: SIPp exit code $CALLER_RC, $rerouted of 10 calls logged as rerouted to local-backup"
+log "10 of 10 calls rerouted to local-backup after local's answer-timeout"
+
+log "SIGTERM to the gateway"
+kill -TERM "$GW"
+gw_rc=0
+timeout 60 tail --pid="$GW" -f /dev/null || fail "the gateway did not exit within 60 s of SIGTERM"
+wait "$GW" || gw_rc=$?
+[ "$gw_rc" -eq 0 ] || [ "$gw_rc" -eq 143 ] || fail "the gateway exited with $gw_rc after SIGTERM"
+! kill -0 "$redis_pid" 2>/dev/null || fail "the embedded redis-server (pid $redis_pid) outlived the gateway"
+[ ! -e "$redis_dir" ] || fail "the embedded redis-server's directory $redis_dir is left behind"
+log "OK: the README's quick start on a fresh clone: 10 of 10 calls, a refusal, a reroute, a clean stop"

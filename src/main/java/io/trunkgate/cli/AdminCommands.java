@@ -78,18 +78,28 @@ final class AdminCommands {
         return node == null || node.isNull() ? "-" : humanDuration(Duration.ofMillis(node.asLong()));
     }
 
+    /** 500ms, 45s, 1m, 4m58s, 2h, 2h30m, 1d: whole units where they fit. */
     static String humanDuration(Duration d) {
         long s = d.toSeconds();
         if (s < 1) {
             return d.toMillis() + "ms";
         }
-        if (s < 120) {
+        if (s % 86_400 == 0) {
+            return s / 86_400 + "d";
+        }
+        if (s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        if (s % 60 == 0 && s < 7200) {
+            return s / 60 + "m";
+        }
+        if (s < 60) {
             return s + "s";
         }
         if (s < 7200) {
-            return (s / 60) + "m" + (s % 60 == 0 ? "" : (s % 60) + "s");
+            return s / 60 + "m" + s % 60 + "s";
         }
-        return (s / 3600) + "h" + ((s % 3600) / 60 == 0 ? "" : ((s % 3600) / 60) + "m");
+        return s / 3600 + "h" + (s % 3600) / 60 + "m";
     }
 
     static String text(JsonNode node, String field) {

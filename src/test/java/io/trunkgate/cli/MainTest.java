@@ -69,6 +69,17 @@ class MainTest {
     }
 
     @Test
+    void durationsPrintInWholeUnitsWhereTheyFit() {
+        assertEquals("500ms", AdminCommands.humanDuration(java.time.Duration.ofMillis(500)));
+        assertEquals("45s", AdminCommands.humanDuration(java.time.Duration.ofSeconds(45)));
+        assertEquals("1m", AdminCommands.humanDuration(java.time.Duration.ofSeconds(60)));
+        assertEquals("4m58s", AdminCommands.humanDuration(java.time.Duration.ofSeconds(298)));
+        assertEquals("2h", AdminCommands.humanDuration(java.time.Duration.ofHours(2)));
+        assertEquals("2h30m", AdminCommands.humanDuration(java.time.Duration.ofMinutes(150)));
+        assertEquals("1d", AdminCommands.humanDuration(java.time.Duration.ofDays(1)));
+    }
+
+    @Test
     void theTokenComesFromTheFileElseTheEnvironment(@TempDir Path dir) throws Exception {
         AdminOptions options = new AdminOptions();
         options.environment = Map.of();

@@ -213,6 +213,7 @@ public final class Gateway implements AutoCloseable {
             pacing.close();
             redis.close();
             threads.close();
+            metrics.close();
             throw e;
         }
         return gateway.startOperations();

@@ -197,7 +197,7 @@ quiet_second
 log "$CALLER"
 mark=$(wc -l <"$WORK/gateway.log")
 run_caller rerouted "$CALLER"
-rerouted=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:TIMEOUT\] final=200")
+rerouted=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:timeout\] final=200")
 [ "$CALLER_RC" -eq 0 ] && [ "$rerouted" -eq 10 ] \
   || fail "reroute: SIPp exit code $CALLER_RC, $rerouted of 10 calls logged as rerouted to local-backup"
 log "10 of 10 calls rerouted to local-backup after local's answer-timeout"

@@ -43,5 +43,5 @@ refused=$(grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -vc 'final=200' || tru
 unavailable=$(grep -h 'trunkgate.calls' "$WORK/gw.log" | grep -Ec 'redis[-_]unavailable' || true)
 transitions=$(grep -hc 'redis circuit' "$WORK/gw.log" || true)
 results_append sipp-stall.sh "$(results_command bench/sipp-stall.sh RATE SECS STALL_AT STALL_MS)" \
-  "caller: $caller" "gateway: $refused calls not answered 200, $unavailable of them redis-unavailable" \
+  "caller: $caller" "gateway: $refused calls not answered 200, $unavailable of them redis_unavailable" \
   "redis circuit transitions: $transitions"

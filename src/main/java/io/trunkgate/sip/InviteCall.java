@@ -95,8 +95,11 @@ final class InviteCall {
     private final List<RecordFields.Attempt> attempts = new ArrayList<>();
     /** When the first 180/183 went to the caller (post-dial delay), or 0. */
     private long ringingNanos;
-    /** The final response upstream is the gateway's own (a refusal, a timeout), not a carrier's. */
-    private boolean ownAnswer;
+    /**
+     * Who ended the call before an answer: {@code caller} (a CANCEL), {@code gateway} (its own final response, a
+     * shutdown); null while neither did, so a carrier's final failure is the callee's.
+     */
+    private String hungUpBy;
     /** The Reason header(s) of the final response upstream. */
     private String finalReason;
 
@@ -357,6 +360,7 @@ final class InviteCall {
             return;
         }
         cancelled = true;
+        hungUpBy = "caller";
         if (phase.beforeCarrier()) {
             if (routing != null) {
                 routing.cancel();
@@ -394,6 +398,9 @@ final class InviteCall {
                 routing.cancel();
             }
         } else if (phase.atCarrier()) {
+            if (!cancelled) {
+                hungUpBy = "gateway";
+            }
             cancelled = true;
             if (phase != CallPhase.TRYING) {
                 sendCancel();
@@ -459,7 +466,9 @@ final class InviteCall {
     }
 
     private void sendOwn(Refusal refusal) {
-        ownAnswer = true;
+        if (hungUpBy == null) {
+            hungUpBy = "gateway";
+        }
         finalReason = RecordFields.reason("SIP", refusal.status(), refusal.reason());
         try {
             sendFinal(services.messages().refusal(refusal.status(), request, refusal.reason(),
@@ -494,7 +503,7 @@ final class InviteCall {
             }
             services.admission().leases().release(callId);
             services.records().write(record(status, null).ended(Instant.now(), "failed",
-                    cancelled ? "caller" : ownAnswer ? "gateway" : "callee", null));
+                    hungUpBy == null ? "callee" : hungUpBy, null));
         }
         if (!active.warmUp()) {
             callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",

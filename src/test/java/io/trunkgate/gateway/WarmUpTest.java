@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -126,11 +127,14 @@ class WarmUpTest {
             new ProcessBuilder("redis-cli", "-p", Integer.toString(redisPort), "ECHO", marker).start().waitFor();
             Await.until(Duration.ofSeconds(30), () -> Files.readString(monitored), text -> text.contains(marker));
             monitor.destroy();
+            // the gateway's own health checks read the configured carrier's health key: reads are not the warm-up's
+            Set<String> reads = Set.of("GET", "MGET", "EXISTS", "TTL", "PTTL", "TYPE", "SCAN");
             List<String> theirs = Files.readAllLines(monitored).stream()
                     .filter(line -> line.contains(redis.keyPrefix()))
+                    .filter(line -> !reads.contains(command(line)))
                     .filter(line -> Pattern.compile("(?<!~)" + id).matcher(line).find()).toList();
             assertEquals(List.of(), theirs.subList(0, Math.min(5, theirs.size())),
-                    "Redis commands naming the configured peer or carrier while the gateway started");
+                    "Redis writes naming the configured peer or carrier while the gateway started");
             assertTrue(Files.readAllLines(monitored).stream().anyMatch(line -> line.contains("~" + id)),
                     "the warm-up's own keys");
 
@@ -156,6 +160,12 @@ class WarmUpTest {
         for (String line : lines) {
             assertEquals(id, new ObjectMapper().readTree(line).get("peer").asText(), line);
         }
+    }
+
+    /** The command of a line of MONITOR's output: {@code 1795752751.813548 [0 127.0.0.1:35750] "GET" "key"}. */
+    private static String command(String monitorLine) {
+        int open = monitorLine.indexOf("] \"");
+        return open < 0 ? "" : monitorLine.substring(open + 3, monitorLine.indexOf('"', open + 3)).toUpperCase();
     }
 
     /** The sum of every sample of {@code name} (a metric name, or a name with its labels up to the value). */

@@ -16,7 +16,7 @@ import java.util.List;
  * @param reroutes    each move to another carrier, as "from->to:reason"
  * @param attempts    each INVITE sent to a carrier, in order
  * @param heldMs      time held for pacing slots, all attempts together
- * @param pddMs       from the INVITE's arrival to the first 180/183 relayed to the caller, or null
+ * @param pddMs       from the INVITE's arrival to the first 18x relayed to the caller, or null
  * @param setupMs     from the INVITE's arrival to its final response to the caller
  * @param answeredAt  when the 2xx was relayed, or null for a call never answered
  * @param endedAt     when the call ended: its final failure, or the end of the dialog

@@ -93,7 +93,7 @@ final class InviteCall {
     private final CallRecord.Caller caller;
     /** Each INVITE sent to a carrier, in order. */
     private final List<RecordFields.Attempt> attempts = new ArrayList<>();
-    /** When the first 180/183 went to the caller (post-dial delay), or 0. */
+    /** When the first provisional response above 100 went to the caller (post-dial delay), or 0. */
     private long ringingNanos;
     /**
      * Who ended the call before an answer: {@code caller} (a CANCEL), {@code gateway} (its own final response, a
@@ -505,12 +505,12 @@ final class InviteCall {
             services.records().write(record(status, null).ended(Instant.now(), "failed",
                     hungUpBy == null ? "callee" : hungUpBy, null));
         }
+        // A warm-up call is not traffic: no log line, no metrics (its record the writer leaves out by its peer).
         if (!active.warmUp()) {
             callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                     callId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                     routing == null ? "[]" : routing.reroutes(), status,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
-            // A warm-up call is not traffic: no log line, no metrics (its record the writer leaves out by its peer).
             if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
                 services.metrics().callAdmitted(peer.id());
             } else if (verdict != null && !verdict.admitted()) {

@@ -155,7 +155,8 @@ class CallRecordsTest {
             SipAgent.Call call = caller.invite("127.0.0.1", port, "+4433");
             assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
             call.ack();
-            assertEquals(200, second.byeFromCallee(call.callId(), WAIT_MS).getStatusCode());
+            assertEquals(200, second.byeFromCallee(call.callId(), "Q.850;cause=16;text=\"Normal call clearing\"",
+                    WAIT_MS).getStatusCode());
             callId = call.callId();
             List<String> lines = calls.events().stream().map(ILoggingEvent::getFormattedMessage)
                     .filter(line -> line.contains("call=" + callId)).toList();
@@ -173,6 +174,7 @@ class CallRecordsTest {
         assertEquals("second", record.get("finalCarrier").asText());
         assertEquals("callee", record.get("hungUpBy").asText());
         assertEquals("bye", record.get("endedBy").asText());
+        assertEquals("Q.850;cause=16;text=\"Normal call clearing\"", record.get("hangupReason").asText());
         JsonNode attempts = record.get("attempts");
         assertEquals(2, attempts.size(), record.toString());
         assertEquals("first", attempts.get(0).get("carrier").asText());

@@ -585,6 +585,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
      * the INVITE's Record-Route; returns its final response.
      */
     public Response byeFromCallee(String callId, long timeoutMs) throws Exception {
+        return byeFromCallee(callId, null, timeoutMs);
+    }
+
+    /** As {@link #byeFromCallee(String, long)}, the BYE carrying {@code reason} as its Reason header (null: none). */
+    public Response byeFromCallee(String callId, String reason, long timeoutMs) throws Exception {
         Answered call = answered.get(callId);
         Request invite = call.invite();
         javax.sip.header.FromHeader caller = (javax.sip.header.FromHeader) invite.getHeader(javax.sip.header.FromHeader.NAME);
@@ -597,6 +602,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 HEADERS.createMaxForwardsHeader(70));
         for (ListIterator<?> it = invite.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
             bye.addHeader(HEADERS.createRouteHeader(((RecordRouteHeader) it.next()).getAddress()));
+        }
+        if (reason != null) {
+            bye.addHeader(HEADERS.createHeader("Reason", reason));
         }
         provider.getNewClientTransaction(bye).sendRequest();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.LogCapture;
+import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.nio.file.Files;
@@ -190,6 +191,52 @@ class CallRecordsTest {
         assertTrue(record.get("pddMs").asLong() <= record.get("setupMs").asLong(), record.toString());
         assertEquals(List.of("first->second:FAILURE_RESPONSE(503)"), List.of(record.get("reroutes").get(0).asText()),
                 record.toString());
+    }
+
+    @Test
+    void aCallShedBeforeItWasParsedHasItsSourceTheShedReasonAndTheReasonHeaderButNoNumbers(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        SipAgent caller = SipAgent.start("127.0.0.138");
+        SipAgent carrier = SipAgent.start("127.0.0.139");
+        int port = RedisServerProcess.freePort();
+        ManualTime time = new ManualTime();
+        String shedId;
+        // a burst of 1 and a proxy clock that stands still: the second INVITE is over the new-call rate
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-shed", port)
+                .callRecords(file)
+                .maxNewCallsPerSecond(1)
+                .peer("caller", "127.0.0.138", Limit.exact(Duration.ofMinutes(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier")
+                .build(), time::nanoTime)) {
+            SipAgent.Call taken = caller.invite("127.0.0.1", port, "+4436");
+            assertEquals(200, taken.awaitFinal(WAIT_MS).getStatusCode());
+            taken.ack();
+            SipAgent.Call shed = caller.invite("127.0.0.1", port, "+4437");
+            assertEquals(503, shed.awaitFinal(WAIT_MS).getStatusCode());
+            shedId = shed.callId();
+        } finally {
+            caller.close();
+            carrier.close();
+        }
+        ObjectMapper json = new ObjectMapper();
+        JsonNode record = null;
+        for (String line : Files.readAllLines(file)) {
+            JsonNode read = json.readTree(line);
+            if (read.get("callId").asText().equals(shedId)) {
+                record = read;
+            }
+        }
+        assertTrue(record != null, "the shed call's record");
+        assertEquals("shed", record.get("admission").asText());
+        assertEquals("call_rate", record.get("refusedBy").asText());
+        assertEquals("127.0.0.138", record.get("sourceAddress").asText());
+        assertTrue(record.get("fromUser").isNull() && record.get("requestUser").isNull(), record.toString());
+        assertEquals(503, record.get("finalStatus").asInt());
+        assertEquals("SIP;cause=503;text=\"over the gateway's new-call rate\"", record.get("reason").asText());
+        assertEquals("gateway", record.get("hungUpBy").asText());
+        assertEquals(0, record.get("attempts").size());
     }
 
     @Test

@@ -206,7 +206,8 @@ public final class GatewayMetrics {
     public void callSent(String carrier, Duration held) {
         Timer.builder("trunkgate.pacing.delay")
                 .description("Time a call was held for pacing, by the carrier it was finally sent to")
-                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(events.registry()).record(held);
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(events.registry())
+                .record(held);
     }
 
     /**
@@ -216,7 +217,8 @@ public final class GatewayMetrics {
     public void admissionToSend(String carrier, Duration overhead) {
         Timer.builder("trunkgate.admission.to.send")
                 .description("Admission verdict to the INVITE sent to the first carrier, less the pacing wait")
-                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(events.registry()).record(overhead);
+                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(events.registry())
+                .record(overhead);
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */

@@ -5,10 +5,12 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.config.CarrierConfig;
@@ -60,7 +62,15 @@ public final class GatewayMetrics {
     private final MultiGauge carrierAddressUp;
     private final MultiGauge concurrentCalls;
     private final MultiGauge concurrentMax;
-    private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
+    /** Where counters and timers record: the scraped registry, or nowhere while the gateway warms up. */
+    private volatile Events events = new Events(registry);
+
+    /** A registry for counters and timers, and the request counters by method already registered in it. */
+    private record Events(MeterRegistry registry, Map<String, Counter> requestsByMethod) {
+        Events(MeterRegistry registry) {
+            this(registry, new ConcurrentHashMap<>());
+        }
+    }
 
     public GatewayMetrics(String instanceId) {
         registry.config().commonTags("gateway", instanceId);
@@ -80,7 +90,21 @@ public final class GatewayMetrics {
                 .description("The max-concurrent cap of the scope")
                 .register(registry);
         // at zero from the start, so dashboards and alerts have the series before the first error
-        Set.of("admit", "pace").forEach(this::redisErrors);
+        Set.of("admit", "pace").forEach(operation -> redisErrors(operation, registry));
+    }
+
+    /**
+     * Until {@link #ready()}, counters and timers record nothing: the calls and Redis scripts of the start-up
+     * warm-up are not traffic. Shed calls still count (a warm-up call is never shed: they are real peers').
+     * Gauges are unaffected. A Micrometer composite registry with no registries in it makes every meter a no-op.
+     */
+    public void warmingUp() {
+        events = new Events(new CompositeMeterRegistry());
+    }
+
+    /** Counters and timers record from now on. */
+    public void ready() {
+        events = new Events(registry);
     }
 
     /** The Prometheus text exposition of every meter. */
@@ -109,9 +133,10 @@ public final class GatewayMetrics {
     /** One SIP request the stack delivered to the proxy; methods not in RFC 3261 and its extensions count as "other". */
     public void requestReceived(String method) {
         String tag = METHODS.contains(method) ? method : "other";
-        requestsByMethod.computeIfAbsent(tag, m -> Counter.builder("trunkgate.sip.requests")
+        Events recording = events;
+        recording.requestsByMethod().computeIfAbsent(tag, m -> Counter.builder("trunkgate.sip.requests")
                 .description("SIP requests received (retransmissions the stack absorbs excluded), by method")
-                .tag("method", m).register(registry)).increment();
+                .tag("method", m).register(recording.registry())).increment();
     }
 
     /**
@@ -121,21 +146,21 @@ public final class GatewayMetrics {
     public void requestRefused(String reason) {
         Counter.builder("trunkgate.sip.requests.refused")
                 .description("SIP requests refused or absorbed instead of relayed, by reason")
-                .tag("reason", reason).register(registry).increment();
+                .tag("reason", reason).register(events.registry()).increment();
     }
 
     /** One response dropped instead of relayed ({@code reason}: no transaction, not our Via, unknown dialog...). */
     public void responseDropped(String reason) {
         Counter.builder("trunkgate.sip.responses.dropped")
                 .description("SIP responses no transaction or dialog of the gateway accounts for, dropped")
-                .tag("reason", reason).register(registry).increment();
+                .tag("reason", reason).register(events.registry()).increment();
     }
 
     /** A retransmitted request the gateway dropped itself, its transaction being over (e.g. an answered INVITE). */
     public void requestAbsorbed(String reason) {
         Counter.builder("trunkgate.sip.requests.absorbed")
                 .description("Copies of requests already answered, dropped by the gateway once their transaction was over")
-                .tag("reason", reason).register(registry).increment();
+                .tag("reason", reason).register(events.registry()).increment();
     }
 
     /** SIP transactions the stack remembers: in progress, or finished and lingering for retransmissions. */
@@ -155,7 +180,7 @@ public final class GatewayMetrics {
     /** One call that got its admission decision and was let in (its final status may still be a failure). */
     public void callAdmitted(String peer) {
         Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")
-                .tag("peer", peer).register(registry).increment();
+                .tag("peer", peer).register(events.registry()).increment();
     }
 
     /**
@@ -164,7 +189,7 @@ public final class GatewayMetrics {
      */
     public void callRejected(String peer, String reason) {
         Counter.builder("trunkgate.calls.rejected").description("Calls rejected at admission, by peer and reason")
-                .tags("peer", peer, "reason", reason).register(registry).increment();
+                .tags("peer", peer, "reason", reason).register(events.registry()).increment();
     }
 
     /**
@@ -181,7 +206,8 @@ public final class GatewayMetrics {
     public void callSent(String carrier, Duration held) {
         Timer.builder("trunkgate.pacing.delay")
                 .description("Time a call was held for pacing, by the carrier it was finally sent to")
-                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(registry).record(held);
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(events.registry())
+                .record(held);
     }
 
     /**
@@ -191,7 +217,8 @@ public final class GatewayMetrics {
     public void admissionToSend(String carrier, Duration overhead) {
         Timer.builder("trunkgate.admission.to.send")
                 .description("Admission verdict to the INVITE sent to the first carrier, less the pacing wait")
-                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(registry).record(overhead);
+                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(events.registry())
+                .record(overhead);
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */
@@ -324,7 +351,7 @@ public final class GatewayMetrics {
                         .description("Calls moved to another carrier, by carrier left and reason")
                         .tags("carrier", context.fromCarrier(), "reason",
                                 context.reason().name().toLowerCase(Locale.ROOT))
-                        .register(registry).increment();
+                        .register(events.registry()).increment();
             }
         };
     }
@@ -333,23 +360,23 @@ public final class GatewayMetrics {
     public void rerouteHookOutcome(String outcome) {
         Counter.builder("trunkgate.reroute.hook.requests")
                 .description("Requests to the HTTP reroute hook, by outcome (ok, timeout, busy, error, bad_reply)")
-                .tag("outcome", outcome).register(registry).increment();
+                .tag("outcome", outcome).register(events.registry()).increment();
     }
 
     private <T> CompletionStage<T> timeRedis(String operation, Supplier<CompletionStage<T>> call) {
         long start = System.nanoTime();
         return call.get().whenComplete((result, error) -> {
             Timer.builder("trunkgate.redis.latency").description("Latency of the gateway's Redis script calls")
-                    .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(registry)
+                    .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(events.registry())
                     .record(Duration.ofNanos(System.nanoTime() - start));
             if (error != null) {
-                redisErrors(operation).increment();
+                redisErrors(operation, events.registry()).increment();
             }
         });
     }
 
-    private Counter redisErrors(String operation) {
+    private Counter redisErrors(String operation, MeterRegistry in) {
         return Counter.builder("trunkgate.redis.errors").description("Redis script calls that failed or timed out")
-                .tag("op", operation).register(registry);
+                .tag("op", operation).register(in);
     }
 }

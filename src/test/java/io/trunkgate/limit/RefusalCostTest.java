@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.testing.ScriptClock;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;
 import java.util.HashMap;
@@ -75,19 +76,77 @@ class RefusalCostTest {
                 heavy.retryAfter().toMillis(), "three units free when the third-oldest bucket leaves");
     }
 
+    /**
+     * A reload lowered the day's max from 1,440 to 100 under a full window: 1,341 buckets must leave before a call
+     * fits. The refusal reads block sums and one block's buckets, not the 1,341 buckets, and its Retry-After is
+     * the exact time the 1,341st-oldest bucket leaves.
+     */
+    @Test
+    void aWindowOverItsLoweredMaxRefusesWithBoundedWorkAndAnExactRetryAfter() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 1440,
+                Duration.ofMinutes(1))));
+        long oldest = fillOneCallPerMinute(peer, peer.limits().get(0));
+        Scope lowered = Scope.peer(peer.id(), List.of(Limit.bucketed(Duration.ofDays(1), 100, Duration.ofMinutes(1))));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        Map<String, Long> before = calls();
+        AdmissionDecision refused = null;
+        for (int i = 0; i < 20; i++) {
+            refused = limiter.admit(AdmissionRequest.of("call-" + i, lowered)).toCompletableFuture().join();
+            assertEquals(Outcome.LIMITED, refused.outcome());
+        }
+        Map<String, Long> after = calls();
+        long reads = delta(before, after, "hget") + delta(before, after, "hmget");
+        assertTrue(reads <= 20 * 6, reads + " hash reads for 20 refusals");
+        assertEquals(ceilMs((oldest + 1341) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis());
+    }
+
+    /**
+     * After 12 quiet hours, half a full day window is stale and the rest of the gap is empty: the first call counts
+     * the other half exactly, from block sums, without reading the 720 stale buckets; after a day and a half quiet
+     * the whole hash goes at once.
+     */
+    @Test
+    void theFirstCallAfterAQuietSpellSkipsTheGap() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 100_000,
+                Duration.ofMinutes(1))));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        fillOneCallPerMinute(peer, clock.micros());
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofHours(12));
+        Map<String, Long> before = calls();
+        AdmissionDecision halfStale = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        Map<String, Long> after = calls();
+        assertEquals(Outcome.ADMITTED, halfStale.outcome());
+        assertEquals(100_000 - 721 - 1, halfStale.remaining(), "the 721 buckets touching the last day, and this call");
+        long reads = delta(before, after, "hget") + delta(before, after, "hmget");
+        assertTrue(reads <= 6, reads + " hash reads");
+
+        clock.advance(Duration.ofHours(36));
+        AdmissionDecision allStale = limiter.admit(AdmissionRequest.of("call-2", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 1, allStale.remaining());
+        assertTrue(delta(after, calls(), "hget") + delta(after, calls(), "hmget") <= 6);
+    }
+
     /** Writes a day of one-call buckets in admit.lua's layout, newest = the current minute; returns the oldest id. */
     private long fillOneCallPerMinute(Scope peer, Limit day) {
         org.redisson.client.protocol.Time time = server().getInstance().time();
-        long nowUs = time.getSeconds() * 1_000_000L + time.getMicroseconds();
+        return fillOneCallPerMinute(peer, time.getSeconds() * 1_000_000L + time.getMicroseconds());
+    }
+
+    private long fillOneCallPerMinute(Scope peer, long nowUs) {
         long newest = Math.floorDiv(nowUs, MINUTE_US);
         long oldest = newest - 1439;
         Map<String, String> fields = new HashMap<>();
         for (long b = oldest; b <= newest; b++) {
             fields.put(Long.toString(b), "1");
+            fields.merge("g" + Math.floorDiv(b, 32), "1", (x, y) -> Long.toString(Long.parseLong(x) + 1));
         }
         fields.put("n", "1440");
         fields.put("o", Long.toString(oldest));
-        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000";
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000:v2";
         client.getMap(key, StringCodec.INSTANCE).putAll(fields);
         client.getMap(key, StringCodec.INSTANCE).expire(Duration.ofMinutes(5));
         return oldest;

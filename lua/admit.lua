@@ -69,15 +69,29 @@ for s, key in ipairs(blocks) do
   if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked' } end
 end
 
+-- A sorted set of calls (score = time): drop those older than `from`, at most 64 per call (a quiet spell can
+-- leave many: later calls drop the rest, and the whole key goes at once when none is left). Returns how many
+-- stale entries are left, all ranked before the live ones.
+local function prune_log(key, from)
+  local stale = redis.call('ZCOUNT', key, '-inf', '(' .. id(from))
+  if stale == 0 then return 0 end
+  if stale >= redis.call('ZCARD', key) then
+    redis.call('UNLINK', key)
+    return 0
+  end
+  redis.call('ZREMRANGEBYRANK', key, 0, math.min(stale, 64) - 1)
+  return stale - math.min(stale, 64)
+end
+
 -- Exact window: a call admitted at time x counts while x >= now - window.
 local function exact_count(l)
-  redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. id(now - l.window))
-  return redis.call('ZCARD', l.key)
+  l.stale = prune_log(l.key, now - l.window)
+  return redis.call('ZCARD', l.key) - l.stale
 end
 
 -- The excess-th oldest call leaves the window one microsecond after its time + window.
 local function exact_retry(l, excess)
-  local e = redis.call('ZRANGE', l.key, excess - 1, excess - 1, 'WITHSCORES')
+  local e = redis.call('ZRANGE', l.key, l.stale + excess - 1, l.stale + excess - 1, 'WITHSCORES')
   return tonumber(e[2]) + l.window + 1 - now
 end
 
@@ -193,14 +207,15 @@ for _, l in ipairs(limits) do
   if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
   horizon = math.max(horizon, l.window + l.precision)
 end
-local seen = nil
+local seen, since = nil, nil
 if longest_exact and longest_exact.window >= horizon then
-  seen = longest_exact.key
+  seen, since = longest_exact.key, now - longest_exact.window
 elseif horizon > 0 then
-  seen = seen_key
-  redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. id(now - horizon))
+  seen, since = seen_key, now - horizon
+  prune_log(seen, since)
 end
-if seen and redis.call('ZSCORE', seen, member) then
+local seen_at = seen and tonumber(redis.call('ZSCORE', seen, member))
+if seen_at and seen_at >= since then
   local full = full_scope()
   if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent' } end
   take_leases()

@@ -77,6 +77,18 @@ def fill(r, key, window_us, precision_us, now, count=1):
     r.pipeline(cmds)
 
 
+def fill_log(r, key, span_us, now, calls):
+    """A sorted set of `calls` members in admit.lua's layout, spread evenly over [now - span, now]."""
+    cmds = []
+    for i in range(0, calls, 500):
+        args = []
+        for j in range(i, min(calls, i + 500)):
+            args += [now - span_us + span_us * j // calls, "m%07d" % j]
+        cmds.append(("ZADD", key, *args))
+    cmds.append(("PEXPIRE", key, 3_600_000))
+    r.pipeline(cmds)
+
+
 def evalsha_us(r, calls):
     """Mean Redis time of the EVALSHA calls (each a function that runs one), from INFO commandstats."""
     r.call("CONFIG", "RESETSTAT")
@@ -112,6 +124,19 @@ def main():
         results.append("%s: %.1f us per call (%d calls)" % (name, us, calls))
         print(results[-1], flush=True)
 
+    # for reference: an admission into an empty day window, and into a full one (max 10M: still admitted)
+    calls = []
+    for _ in range(reps):
+        tag, keys = peer_keys(86_400_000, 60_000, T0)
+        calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
+    n, us = evalsha_us(r, calls)
+    report("reference: admission into an empty 1d@1m window", n, us)
+    tag, keys = peer_keys(86_400_000, 60_000, T0)
+    fill(r, keys[1], 86_400_000_000, 60_000_000, T0)
+    n, us = evalsha_us(r, [admit_call(keys, 86_400_000, 10_000_000, 60_000) for _ in range(reps * 5)])
+    report("reference: admission into a full 1d@1m window (1,440 buckets)", n, us)
+    r.call("FLUSHALL")
+
     # 6: over max after a reload lowered it (full window of 1 call per bucket, max now 100); refusals change nothing,
     # so one key serves every call
     for label, window_ms, precision_ms in (("1d@1s", 86_400_000, 1000), ("1d@1m", 86_400_000, 60_000)):
@@ -140,6 +165,30 @@ def main():
             n, us = evalsha_us(r, calls)
             report("first call after a quiet spell of %s, %s (admitted)" % (quiet_label, label), n, us)
             r.call("FLUSHALL")
+
+    # 7, sorted sets: an exact 1 min window of 100,000 calls, and the seen key of a day of 100,000 calls (1d@1m
+    # window), first call after a quiet spell of half their span (50,000 entries stale)
+    calls = []
+    for _ in range(max(2, reps // 4)):
+        serial[0] += 1
+        tag = "tg:{p:bench-%d}" % serial[0]
+        keys = [tag + ":block:peer:p", tag + ":peer:p:60000", tag + ":seen:peer:p"]
+        fill_log(r, keys[1], 60_000_000, T0, 100_000)
+        r.call("SET", tag + ":test-clock", T0 + 30_000_000)
+        calls.append(admit_call(keys, 60_000, 10_000_000, 0))
+    n, us = evalsha_us(r, calls)
+    report("first call after a quiet spell of half a window, exact 1 min window of 100,000 calls (admitted)", n, us)
+    r.call("FLUSHALL")
+    calls = []
+    for _ in range(max(2, reps // 4)):
+        tag, keys = peer_keys(86_400_000, 60_000, T0)
+        fill(r, keys[1], 86_400_000_000, 60_000_000, T0, 69)
+        fill_log(r, keys[2], 86_400_000_000, T0, 100_000)
+        r.call("SET", tag + ":test-clock", T0 + 43_200_000_000)
+        calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
+    n, us = evalsha_us(r, calls)
+    report("first call after a quiet spell of half a window, 1d@1m with a seen key of 100,000 calls (admitted)", n, us)
+    r.call("FLUSHALL")
 
     # 10: Redis's clock 60 s back: a full 1d@1m window, then refused (max 100) and admitted (max 10M) calls
     for label, max_ in (("refused", 100), ("admitted", 10_000_000)):

@@ -25,9 +25,10 @@ import org.redisson.api.redisnode.RedisSingle;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * A refusal by a day window at one-minute precision costs what an admission costs: the script reads the
- * buckets it needs, not the whole hash (1,442 fields). Standalone only: the call counts come from the one
- * server's INFO commandstats.
+ * What one decision by a day window at one-minute precision costs Redis, whatever the hash holds: a refusal, a
+ * window over a max a reload lowered, the first call after a quiet spell. The script reads block sums and the
+ * buckets it needs, never the whole hash (1,487 fields) nor one bucket at a time. Standalone only: the call counts
+ * come from the one server's INFO commandstats.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RefusalCostTest {

@@ -83,9 +83,12 @@ local function prune_log(key, from)
   return stale - math.min(stale, 64)
 end
 
--- Exact window: a call admitted at time x counts while x >= now - window.
+-- Exact window: a call admitted at time x counts while x >= now - window. Pruned once per key (limits of the
+-- same window share it).
+local stale_left = {}
 local function exact_count(l)
-  l.stale = prune_log(l.key, now - l.window)
+  stale_left[l.key] = stale_left[l.key] or prune_log(l.key, now - l.window)
+  l.stale = stale_left[l.key]
   return redis.call('ZCARD', l.key) - l.stale
 end
 

@@ -131,6 +131,37 @@ class RefusalCostTest {
         assertTrue(delta(after, calls(), "hget") + delta(after, calls(), "hmget") <= 6);
     }
 
+    /**
+     * Half of a 1 min exact window of 10,000 calls has gone stale in a quiet spell: the first call counts the other
+     * half exactly but removes at most 64 of the stale entries (later calls remove the rest), so it does not pay
+     * for 5,000 deletions; once all are stale the key goes at once.
+     */
+    @Test
+    void aQuietSpellOverABigExactWindowIsPrunedABoundedAmountPerCall() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofMinutes(1), 100_000)));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":60000";
+        Map<Object, Double> calls = new HashMap<>();
+        for (int i = 0; i < 10_000; i++) {
+            calls.put(String.format("m%05d", i), (double) (clock.micros() - 60_000_000L + 6_000L * i + 6_000L));
+        }
+        client.getScoredSortedSet(key, StringCodec.INSTANCE).addAll(calls);
+        client.getScoredSortedSet(key, StringCodec.INSTANCE).expire(Duration.ofMinutes(5));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofSeconds(30));
+        AdmissionDecision halfStale = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 5_001 - 1, halfStale.remaining(), "the 5,001 calls of the last 30 s (both ends in), and this one");
+        assertEquals(10_000 - 64 + 1, client.getScoredSortedSet(key).size(), "64 stale entries removed, not 5,000");
+        AdmissionDecision next = limiter.admit(AdmissionRequest.of("call-2", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 5_001 - 2, next.remaining());
+
+        clock.advance(Duration.ofMinutes(2));
+        assertEquals(100_000 - 1, limiter.admit(AdmissionRequest.of("call-3", peer)).toCompletableFuture().join()
+                .remaining());
+        assertEquals(1, client.getScoredSortedSet(key).size(), "all stale: the key went at once");
+    }
+
     /** Writes a day of one-call buckets in admit.lua's layout, newest = the current minute; returns the oldest id. */
     private long fillOneCallPerMinute(Scope peer, Limit day) {
         org.redisson.client.protocol.Time time = server().getInstance().time();

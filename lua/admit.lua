@@ -118,8 +118,9 @@ end
 
 -- Count the buckets from 'first' on, and delete the stale ones before it: whole blocks by their sums (the oldest
 -- D non-empty ones per call; later calls delete the rest), then the stale part of first's block. 'n' and the
--- block sums stay the sums of the buckets present. If more than W blocks are stale, the unread ones still
--- count (l.cut): never fewer calls counted than admitted, and later calls catch up W blocks at a time.
+-- block sums stay the sums of the buckets present. If more than W blocks are stale and the blocks left unread
+-- are not all empty, those still count (l.cut): never fewer calls counted than admitted, and later calls catch
+-- up W blocks at a time.
 local function bucketed_count(l)
   local state = redis.call('HMGET', l.key, 'o', 'n')
   local o, n = tonumber(state[1]), tonumber(state[2]) or 0
@@ -130,6 +131,12 @@ local function bucketed_count(l)
   l.cut = last < gf - 1
   local sums, stale = counts(l.key, 'g', g0, last), 0
   for _, c in ipairs(sums) do stale = stale + c end
+  if l.cut then
+    -- the blocks left unread may all be empty: then what is not stale lies in the W + 1 blocks from first's on
+    local inside = 0
+    for _, c in ipairs(counts(l.key, 'g', gf, gf + W)) do inside = inside + c end
+    l.cut = stale + inside < n
+  end
   local lo, part, part_sum = math.max(o, gf * K), {}, 0
   if not l.cut then
     part = counts(l.key, '', lo, l.first - 1)

@@ -132,6 +132,34 @@ class RefusalCostTest {
     }
 
     /**
+     * A full day window, then two sparse calls: the first, a day later, deletes only the oldest two stale blocks, so
+     * at the second, 1,000 minutes on, the stale blocks reach further back than one call reads (66 blocks). The
+     * blocks between are empty, which the block sums from the window's start show: the count and the Retry-After
+     * are still exact, not the key's whole TTL.
+     */
+    @Test
+    void aWindowLeftBehindBySparseCallsStillCountsAndAnswersExactly() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 100_000,
+                Duration.ofMinutes(1))));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        long newest = fillOneCallPerMinute(peer, clock.micros()) + 1439;
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofMinutes(1439));
+        AdmissionDecision first = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 2 - 1, first.remaining(), "the 2 buckets touching the last day, and this call");
+
+        clock.advance(Duration.ofMinutes(1000));
+        Scope lowered = Scope.peer(peer.id(), List.of(Limit.bucketed(Duration.ofDays(1), 1, Duration.ofMinutes(1))));
+        AdmissionDecision refused = limiter.admit(AdmissionRequest.of("call-2", lowered)).toCompletableFuture().join();
+        assertEquals(Outcome.LIMITED, refused.outcome());
+        assertEquals(ceilMs((newest + 1439 + 1) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis(), "call-1's bucket leaves the window");
+        assertEquals(Outcome.ADMITTED, limiter.admit(AdmissionRequest.of("call-3", peer)).toCompletableFuture().join()
+                .outcome());
+    }
+
+    /**
      * Half of a 1 min exact window of 10,000 calls has gone stale in a quiet spell: the first call counts the other
      * half exactly but removes at most 64 of the stale entries (later calls remove the rest), so it does not pay
      * for 5,000 deletions; once all are stale the key goes at once.

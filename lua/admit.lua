@@ -131,8 +131,9 @@ local function bucketed_count(l)
   l.cut = last < gf - 1
   local sums, stale = counts(l.key, 'g', g0, last), 0
   for _, c in ipairs(sums) do stale = stale + c end
-  if l.cut then
-    -- the blocks left unread may all be empty: then what is not stale lies in the W + 1 blocks from first's on
+  if l.cut and n - stale + weight > l.max then
+    -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
+    -- blocks from first's on, and the count (and Retry-After) are exact.
     local inside = 0
     for _, c in ipairs(counts(l.key, 'g', gf, gf + W)) do inside = inside + c end
     l.cut = stale + inside < n

@@ -101,7 +101,7 @@ end
 -- Precision window: a hash of bucket id -> count (bucket = floor(time / precision)), 'g<k>' -> the sum of the
 -- K buckets of block k (ids k*K .. k*K+K-1), 'n' -> the sum of all buckets, 'o' -> no bucket is older.
 -- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing. Block sums
--- let a call step over empty stretches and whole blocks: whatever the hash holds, one call reads at most W
+-- let a call step over empty stretches and whole blocks: whatever the hash holds, one call reads at most 3W + 1
 -- block sums and 3K buckets and deletes at most D blocks (config allows at most K * (W - 2) buckets per window).
 local K, W, D = 32, 66, 2
 local function blk(b) return math.floor(b / K) end

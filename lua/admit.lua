@@ -10,8 +10,15 @@
 -- Reply: {admitted 1|0, retry_after_ms, scope (1-based, 0 = none), limit (1-based, 0 = none),
 --         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"|"concurrent"}
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
+-- (microseconds; only tests set it, see lua/README.md).
+local function clock(key)
+  local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
+  if test then return tonumber(test) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local now = clock(KEYS[1])
 local member = ARGV[1]
 local weight = tonumber(ARGV[2])
 
@@ -62,60 +69,130 @@ for s, key in ipairs(blocks) do
   if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked' } end
 end
 
--- Exact window: a call admitted at time x counts while x >= now - window.
+-- A sorted set of calls (score = time): drop those older than `from`, at most 64 per call (a quiet spell can
+-- leave many: later calls drop the rest, and the whole key goes at once when none is left). Returns how many
+-- stale entries are left, all ranked before the live ones.
+local function prune_log(key, from)
+  local stale = redis.call('ZCOUNT', key, '-inf', '(' .. id(from))
+  if stale == 0 then return 0 end
+  if stale >= redis.call('ZCARD', key) then
+    redis.call('UNLINK', key)
+    return 0
+  end
+  redis.call('ZREMRANGEBYRANK', key, 0, math.min(stale, 64) - 1)
+  return stale - math.min(stale, 64)
+end
+
+-- Exact window: a call admitted at time x counts while x >= now - window. Pruned once per key (limits of the
+-- same window share it).
+local stale_left = {}
 local function exact_count(l)
-  redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. id(now - l.window))
-  return redis.call('ZCARD', l.key)
+  stale_left[l.key] = stale_left[l.key] or prune_log(l.key, now - l.window)
+  l.stale = stale_left[l.key]
+  return redis.call('ZCARD', l.key) - l.stale
 end
 
 -- The excess-th oldest call leaves the window one microsecond after its time + window.
 local function exact_retry(l, excess)
-  local e = redis.call('ZRANGE', l.key, excess - 1, excess - 1, 'WITHSCORES')
+  local e = redis.call('ZRANGE', l.key, l.stale + excess - 1, l.stale + excess - 1, 'WITHSCORES')
   return tonumber(e[2]) + l.window + 1 - now
 end
 
--- Sub-bucket window: a hash of bucket id -> count, plus 'n' (sum) and 'o' (oldest bucket kept, normally
--- the oldest non-empty one). Every bucket touching [now - window, now] counts in full, so the window errs
--- towards refusing.
-local function bucketed_count(l)
-  local oldest = tonumber(redis.call('HGET', l.key, 'o'))
-  if not oldest then return 0 end
-  local first = math.floor((now - l.window) / l.precision)
-  if first - oldest > l.window / l.precision + 1 then
-    redis.call('DEL', l.key)
-    return 0
-  end
-  local n = tonumber(redis.call('HGET', l.key, 'n'))
-  if oldest < first then
-    -- Drop stale buckets and move 'o' on to the oldest bucket left. 'o' only moves forward, so each
-    -- bucket id is visited once in the key's life, not once per call.
-    local b, last = oldest, math.floor(now / l.precision)
-    while b <= last do
-      local c = redis.call('HGET', l.key, id(b))
-      if c and b >= first then break end
-      if c then n = n - tonumber(c); redis.call('HDEL', l.key, id(b)) end
-      b = b + 1
-    end
-    if b > last then
-      redis.call('DEL', l.key)
-      return 0
-    end
-    oldest = b
-    redis.call('HSET', l.key, 'o', id(b), 'n', n)
-  end
-  l.oldest = oldest
-  return n
+-- Precision window: a hash of bucket id -> count (bucket = floor(time / precision)), 'g<k>' -> the sum of the
+-- K buckets of block k (ids k*K .. k*K+K-1), 'n' -> the sum of all buckets, 'o' -> no bucket is older.
+-- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing. Block sums
+-- let a call step over empty stretches and whole blocks: whatever the hash holds, one call reads at most 3W + 1
+-- block sums and 3K buckets and deletes at most D blocks (config allows at most K * (W - 2) buckets per window).
+local K, W, D = 32, 66, 2
+local function blk(b) return math.floor(b / K) end
+
+-- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET.
+local function counts(key, prefix, from, to)
+  if to < from then return {} end
+  local f = {}
+  for i = from, to do f[#f + 1] = prefix .. id(i) end
+  local r = redis.call('HMGET', key, unpack(f))
+  for i = 1, #r do r[i] = tonumber(r[i]) or 0 end
+  return r
 end
 
--- Walk buckets from the oldest until enough capacity leaves; bucket b leaves at (b + 1) * precision + window.
--- A call of weight 1 at a full window needs only the oldest bucket: one HGET, whatever the window's size.
-local function bucketed_retry(l, excess)
-  local freed = 0
-  for b = l.oldest, math.floor(now / l.precision) do
-    freed = freed + (tonumber(redis.call('HGET', l.key, id(b))) or 0)
-    if freed >= excess then return (b + 1) * l.precision + l.window - now end
+-- Count the buckets from 'first' on, and delete the stale ones before it: whole blocks by their sums (the oldest
+-- D non-empty ones per call; later calls delete the rest), then the stale part of first's block. 'n' and the
+-- block sums stay the sums of the buckets present. If more than W blocks are stale and the blocks left unread
+-- are not all empty, those still count (l.cut): never fewer calls counted than admitted, and later calls catch
+-- up W blocks at a time.
+local function bucketed_count(l)
+  local state = redis.call('HMGET', l.key, 'o', 'n')
+  local o, n = tonumber(state[1]), tonumber(state[2]) or 0
+  l.first = math.floor((now - l.window) / l.precision)
+  if not o or o >= l.first then return n end
+  local g0, gf = blk(o), blk(l.first)
+  local last = math.min(gf - 1, g0 + W - 1)
+  l.cut = last < gf - 1
+  local sums, stale = counts(l.key, 'g', g0, last), 0
+  for _, c in ipairs(sums) do stale = stale + c end
+  if l.cut and n - stale + weight > l.max then
+    -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
+    -- blocks from first's on, and the count (and Retry-After) are exact.
+    local inside = 0
+    for _, c in ipairs(counts(l.key, 'g', gf, gf + W)) do inside = inside + c end
+    l.cut = stale + inside < n
   end
-  return l.window
+  local lo, part, part_sum = math.max(o, gf * K), {}, 0
+  if not l.cut then
+    part = counts(l.key, '', lo, l.first - 1)
+    for _, c in ipairs(part) do part_sum = part_sum + c end
+    if stale + part_sum >= n then
+      redis.call('UNLINK', l.key)
+      return 0
+    end
+  end
+  local count, deleted, next_o = n - stale - part_sum, 0, nil
+  for i, c in ipairs(sums) do
+    local g = g0 + i - 1
+    if c > 0 and deleted == D then next_o = g * K; break end
+    if c > 0 then
+      local f = { 'g' .. id(g) }
+      for b = math.max(o, g * K), g * K + K - 1 do f[#f + 1] = id(b) end
+      redis.call('HDEL', l.key, unpack(f))
+      n, deleted = n - c, deleted + 1
+    end
+  end
+  if not next_o and l.cut then next_o = (last + 1) * K end
+  if not next_o then
+    if part_sum > 0 then
+      local f = {}
+      for i, c in ipairs(part) do if c > 0 then f[#f + 1] = id(lo + i - 1) end end
+      redis.call('HDEL', l.key, unpack(f))
+      if redis.call('HINCRBY', l.key, 'g' .. id(gf), -part_sum) <= 0 then redis.call('HDEL', l.key, 'g' .. id(gf)) end
+      n = n - part_sum
+    end
+    next_o = l.first
+  end
+  redis.call('HSET', l.key, 'o', id(next_o), 'n', n)
+  return count
+end
+
+-- Buckets leave in id order, bucket b at (b + 1) * precision + window. Walk from 'first': its block's
+-- buckets, then block sums, then the buckets of the block in which enough has left. Beyond that (a walk cut
+-- short, buckets ahead of the clock after it stepped back) the key's TTL, by when every bucket has left.
+local function bucketed_retry(l, excess)
+  local freed, gf = 0, blk(l.first)
+  local function scan(from, to)
+    for i, c in ipairs(counts(l.key, '', from, to)) do
+      freed = freed + c
+      if freed >= excess then return from + i - 1 end
+    end
+  end
+  local b = not l.cut and scan(l.first, gf * K + K - 1)
+  if not l.cut and not b then
+    for i, c in ipairs(counts(l.key, 'g', gf + 1, gf + W)) do
+      if freed + c >= excess then b = scan((gf + i) * K, (gf + i) * K + K - 1); break end
+      freed = freed + c
+    end
+  end
+  if b then return (b + 1) * l.precision + l.window - now end
+  return math.max(redis.call('PTTL', l.key) * 1000, l.window + l.precision)
 end
 
 local remaining = nil
@@ -141,14 +218,15 @@ for _, l in ipairs(limits) do
   if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
   horizon = math.max(horizon, l.window + l.precision)
 end
-local seen = nil
+local seen, since = nil, nil
 if longest_exact and longest_exact.window >= horizon then
-  seen = longest_exact.key
+  seen, since = longest_exact.key, now - longest_exact.window
 elseif horizon > 0 then
-  seen = seen_key
-  redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. id(now - horizon))
+  seen, since = seen_key, now - horizon
+  prune_log(seen, since)
 end
-if seen and redis.call('ZSCORE', seen, member) then
+local seen_at = seen and tonumber(redis.call('ZSCORE', seen, member))
+if seen_at and seen_at >= since then
   local full = full_scope()
   if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent' } end
   take_leases()
@@ -174,10 +252,13 @@ for _, l in ipairs(limits) do
     for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
     redis.call('PEXPIRE', l.key, l.window_ms + 1)
   elseif not recorded[l.key] then
-    local b = id(math.floor(now / l.precision))
-    redis.call('HINCRBY', l.key, b, weight)
+    local b = math.floor(now / l.precision)
+    redis.call('HINCRBY', l.key, id(b), weight)
+    redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
     redis.call('HINCRBY', l.key, 'n', weight)
-    redis.call('HSETNX', l.key, 'o', b)
+    -- 'o' moves back too when the clock stepped back, so these buckets are pruned in their turn
+    local o = tonumber(redis.call('HGET', l.key, 'o'))
+    if not o or b < o then redis.call('HSET', l.key, 'o', id(b)) end
     redis.call('PEXPIRE', l.key, l.window_ms + l.precision / 1000)
   end
   recorded[l.key] = true

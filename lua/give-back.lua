@@ -8,8 +8,15 @@
 -- ARGV[2]: interval_us  as pace.lua
 -- Reply: {given_back 1|0 (0 = noted in the returned set, or nothing to give back), tat_us stored now (0 = none)}
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
+-- (microseconds; only tests set it, see lua/README.md).
+local function clock(key)
+  local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
+  if test then return tonumber(test) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local now = clock(KEYS[1])
 local tat = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local stored = tonumber(redis.call('GET', KEYS[1]))

@@ -9,19 +9,33 @@
 -- ARGV[3]: max_wait_us   the longest the caller will hold the call
 -- Reply: {reserved 1|0, delay_us (slot - now, also when not reserved), slot_us, now_us}
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
+-- (microseconds; only tests set it, see lua/README.md).
+local function clock(key)
+  local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
+  if test then return tonumber(test) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local now = clock(KEYS[1])
 local interval = tonumber(ARGV[1])
 local tolerance = (tonumber(ARGV[2]) - 1) * interval
 local max_wait = tonumber(ARGV[3])
 
 local tat = tonumber(redis.call('GET', KEYS[1])) or now
 if tat < now then tat = now end
+-- A reservation never leaves the TAT further ahead than this; a TAT beyond it means Redis's clock stepped back
+-- (or max-wait was lowered). It is pulled back to it, so reservations resume one interval after the last slot
+-- that can have been handed out, instead of once the clock catches up with the old TAT.
+local furthest = now + max_wait + tolerance + interval
+local stepped = tat > furthest
+if stepped then tat = furthest end
 
 -- slot = max(now, last + interval), where burst lets up to `burst` calls share the earliest slot.
 local slot = math.max(now, tat - tolerance)
 local delay = slot - now
 if delay > max_wait then
+  if stepped then redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', math.ceil((tat - now) / 1000) + 1000) end
   return { 0, delay, slot, now }
 end
 

@@ -7,8 +7,15 @@
 -- Reply: { now_us, { used, calls }, ... } one pair per key, in KEYS order. used: units admitted in the
 -- window as admit.lua would count them now; calls: for exact windows, newest first, member, admitted_us, ...
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
+-- (microseconds; only tests set it, see lua/README.md).
+local function clock(key)
+  local test = key and redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
+  if test then return tonumber(test) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local now = clock(KEYS[1])
 local list_max = tonumber(ARGV[1])
 local reply = { now }
 
@@ -28,8 +35,8 @@ for i, key in ipairs(KEYS) do
     local first = math.floor((now - window) / precision)
     local fields = redis.call('HGETALL', key)
     for j = 1, #fields, 2 do
-      local field = fields[j]
-      if field ~= 'n' and field ~= 'o' and tonumber(field) >= first then
+      local bucket = tonumber(fields[j]) -- nil for 'n', 'o' and the block sums 'g<k>'
+      if bucket and bucket >= first then
         used = used + tonumber(fields[j + 1])
       end
     end

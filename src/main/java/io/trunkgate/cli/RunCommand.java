@@ -15,7 +15,8 @@ import sun.misc.SignalHandler;
 
 /**
  * Runs the gateway until SIGTERM or SIGINT, then drains it (calls in progress go on up to
- * shutdown.drain-timeout) and shuts it down in order; a second signal ends the drain at once.
+ * shutdown.drain-timeout) and shuts it down in order; a second signal ends the drain at once. SIGHUP reopens the
+ * call records file.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, description = "Run the gateway.")
 final class RunCommand implements Callable<Integer> {
@@ -50,6 +51,8 @@ final class RunCommand implements Callable<Integer> {
         // signals once its shutdown hooks run.
         Signal.handle(new Signal("TERM"), onSignal);
         Signal.handle(new Signal("INT"), onSignal);
+        // SIGHUP: the call records file was rotated (logrotate's postrotate); records go to a new file at its path.
+        Signal.handle(new Signal("HUP"), signal -> gateway.reopenRecords());
         stopped.await();
         return 0;
     }

@@ -11,19 +11,45 @@ import java.util.Optional;
  */
 public record Limit(Duration window, long max, Optional<Duration> precision) {
 
+    /**
+     * The most buckets a precision window may have (window / precision): lua/admit.lua reads at most 66 block
+     * sums of 32 buckets per call, so every decision does a bounded amount of work whatever the window holds.
+     */
+    public static final long MAX_BUCKETS = 2048;
+
     public Limit {
-        if (window == null || window.toMillis() <= 0) {
-            throw new IllegalArgumentException("window must be at least 1ms: " + window);
+        if (window == null || window.toMillis() <= 0 || !wholeMillis(window)) {
+            throw new IllegalArgumentException("window must be a whole number of milliseconds, at least 1ms: " + window);
         }
         if (max < 1) {
             throw new IllegalArgumentException("max must be at least 1: " + max);
         }
         precision = precision == null ? Optional.empty() : precision;
         precision.ifPresent(p -> {
-            if (p.toMillis() <= 0 || p.compareTo(window) > 0) {
-                throw new IllegalArgumentException("precision must be between 1ms and the window: " + p);
+            if (p.toMillis() <= 0 || p.compareTo(window) > 0 || !wholeMillis(p)) {
+                throw new IllegalArgumentException("precision must be whole milliseconds between 1ms and the window: " + p);
+            }
+            if (buckets(window, p) > MAX_BUCKETS) {
+                throw new IllegalArgumentException("precision " + p.toMillis() + "ms gives " + buckets(window, p)
+                        + " buckets per window of " + window.toMillis() + "ms, more than " + MAX_BUCKETS
+                        + "; the smallest precision allowed is " + smallestPrecision(window).toMillis() + "ms");
             }
         });
+    }
+
+    /** Whether {@code d} is a whole number of milliseconds (the scripts take milliseconds). */
+    public static boolean wholeMillis(Duration d) {
+        return d.getNano() % 1_000_000 == 0;
+    }
+
+    /** Buckets of a window at a precision: window / precision, rounded up. */
+    public static long buckets(Duration window, Duration precision) {
+        return (window.toMillis() + precision.toMillis() - 1) / precision.toMillis();
+    }
+
+    /** The finest precision a window may have: at most {@link #MAX_BUCKETS} buckets, whole milliseconds. */
+    public static Duration smallestPrecision(Duration window) {
+        return Duration.ofMillis(Math.max(1, (window.toMillis() + MAX_BUCKETS - 1) / MAX_BUCKETS));
     }
 
     public static Limit exact(Duration window, long max) {

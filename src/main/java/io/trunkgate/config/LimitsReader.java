@@ -27,12 +27,30 @@ final class LimitsReader {
         Optional<Long> max = item.required("max").whole(1, Long.MAX_VALUE);
         Field precisionField = item.optional("precision");
         Optional<Duration> precision = precisionField.duration(ONE_MILLI);
+        if (window.isPresent() && !Limit.wholeMillis(window.get())) {
+            windowField.error("window " + windowField.written() + " is not a whole number of milliseconds"
+                    + " (windows are counted in ms: use e.g. 1ms or 2ms)");
+            return Optional.empty();
+        }
+        if (precision.isPresent() && !Limit.wholeMillis(precision.get())) {
+            precisionField.error("precision " + precisionField.written() + " is not a whole number of milliseconds"
+                    + " (use e.g. 1ms or 2ms)");
+            return Optional.empty();
+        }
         if (window.isEmpty() || max.isEmpty()) {
             return Optional.empty();
         }
         if (precision.isPresent() && precision.get().compareTo(window.get()) > 0) {
             precisionField.error("precision " + precisionField.written() + " is longer than the window "
                     + windowField.written());
+            return Optional.empty();
+        }
+        if (precision.isPresent() && Limit.buckets(window.get(), precision.get()) > Limit.MAX_BUCKETS) {
+            precisionField.error("precision " + precisionField.written() + " gives "
+                    + Limit.buckets(window.get(), precision.get()) + " buckets per window of "
+                    + windowField.written() + ", more than " + Limit.MAX_BUCKETS + " (every admission must do a"
+                    + " bounded amount of Redis work): the smallest precision allowed for this window is "
+                    + Limit.smallestPrecision(window.get()).toMillis() + "ms");
             return Optional.empty();
         }
         return Optional.of(precision.map(p -> Limit.bucketed(window.get(), max.get(), p))

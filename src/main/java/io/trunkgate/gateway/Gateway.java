@@ -145,6 +145,8 @@ public final class Gateway implements AutoCloseable {
         }
         String prefix = config.redis().keyPrefix();
         GatewayMetrics metrics = new GatewayMetrics(config.instanceId());
+        // Nothing the start-up's own Redis scripts and warm-up calls do is counted: they are not traffic.
+        metrics.warmingUp();
         RedisGuard guard = RedisGuard.withTimeout(config.redis().timeout(), threads.redisTimeouts(),
                 threads.redisResults(), threads::afterPendingRedisReads);
         LongSupplier wallMicros = () -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
@@ -192,6 +194,9 @@ public final class Gateway implements AutoCloseable {
             // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
             // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
             warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
+            if (warmUp.isEmpty()) {
+                metrics.ready();
+            }
             for (SipProvider provider : sip.providers()) {
                 provider.addSipListener(proxy);
             }
@@ -202,7 +207,7 @@ public final class Gateway implements AutoCloseable {
             health.startChecks(new OptionsProber(services), timers);
             config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
             if (warmUp.isPresent()) {
-                warmUp(warmUp.get(), config, proxy, active, calls, dialogs);
+                warmUp(warmUp.get(), config, proxy, active, calls, dialogs, metrics);
             }
             gateway = new Gateway(active, redis, guard, pacing, admission, threads, sip, calls, dialogs, records, proxy,
                     metrics, health, resolver);
@@ -265,8 +270,8 @@ public final class Gateway implements AutoCloseable {
     }
 
     private static void warmUp(WarmUp.Plan plan, GatewayConfig config, SipProxy proxy,
-                               AtomicReference<ActiveConfig> active, CallRegistry calls, DialogTable dialogs)
-            throws Exception {
+                               AtomicReference<ActiveConfig> active, CallRegistry calls, DialogTable dialogs,
+                               GatewayMetrics metrics) throws Exception {
         try {
             WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(ActiveConfig.warmUp(warm)));
         } finally {
@@ -275,6 +280,7 @@ public final class Gateway implements AutoCloseable {
             // BYE lost, ends here: its caller and carrier are gone, and a drain would wait for those dialogs.
             calls.abortHeld();
             dialogs.endAll("warm_up_over");
+            metrics.ready();
             proxy.ready();
         }
     }
@@ -417,6 +423,14 @@ public final class Gateway implements AutoCloseable {
 
     public GatewayMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * Closes the call records file and opens its path again: after logrotate (or anything) moved it away, records
+     * go to a new file there (the run command does this on SIGHUP).
+     */
+    public void reopenRecords() {
+        records.reopen();
     }
 
     public ConfigReloader reloader() {

@@ -48,9 +48,13 @@ final class WarmUp {
     private WarmUp() {
     }
 
-    /** The id of the warm-up peer and carrier: in Redis keys, metrics and logs, never in call records. */
+    /**
+     * The id of the warm-up peer and carrier, in its Redis keys; never in call records, metrics or the call log.
+     * No configured peer or carrier can have it (ids hold only letters, digits, '.', '_' and '-'), so the warm-up
+     * never writes a key of theirs in a Redis the fleet shares.
+     */
     static String id(GatewayConfig real) {
-        return "warm-up-" + real.instanceId();
+        return "~warm-up-" + real.instanceId();
     }
 
     /** Where the warm-up runs: the first IPv4 UDP listener and a loopback address no peer claims. */

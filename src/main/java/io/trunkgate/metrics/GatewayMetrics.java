@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.config.BuildInfo;
@@ -77,13 +79,21 @@ public final class GatewayMetrics implements AutoCloseable {
     private final MultiGauge carrierAddressUp;
     private final MultiGauge concurrentCalls;
     private final MultiGauge concurrentMax;
-    private final Map<String, Counter> requestsByMethod = new ConcurrentHashMap<>();
+    /** Where counters and timers record: the scraped registry, or nowhere while the gateway warms up. */
+    private volatile Events events = new Events(registry);
     private final JvmGcMetrics gc = new JvmGcMetrics();
     /** Label values known ahead, by what they label; see {@link #declareZeroSeries()}. */
     private volatile Collection<String> peers = List.of();
     private volatile Collection<String> carriers = List.of();
     private volatile Collection<String> shedReasons = List.of();
     private volatile Collection<String> rejectionReasons = List.of();
+
+    /** A registry for counters and timers, and the request counters by method already registered in it. */
+    private record Events(MeterRegistry registry, Map<String, Counter> requestsByMethod) {
+        Events(MeterRegistry registry) {
+            this(registry, new ConcurrentHashMap<>());
+        }
+    }
 
     public GatewayMetrics(String instanceId) {
         this(instanceId, BuildInfo.current());
@@ -118,13 +128,28 @@ public final class GatewayMetrics implements AutoCloseable {
                 .register(registry);
         // at zero from the start, so dashboards and alerts have the series before the first event
         REDIS_OPERATIONS.forEach(op -> {
-            redisErrors(op);
-            redisLatency(op);
+            redisErrors(op, registry);
+            redisLatency(op, registry);
         });
-        METHODS.forEach(this::requestCounter);
-        requestCounter("other");
+        METHODS.forEach(method -> requestCounter(events, method));
+        requestCounter(events, "other");
         reloadRefusedCounter();
-        rejectedCounter("", UNKNOWN_SOURCE);
+        rejectedCounter(registry, "", UNKNOWN_SOURCE);
+    }
+
+    /**
+     * Until {@link #ready()}, counters and timers record nothing: the calls and Redis scripts of the start-up
+     * warm-up are not traffic. Shed calls still count (a warm-up call is never shed: they are real peers').
+     * Gauges are unaffected. A Micrometer composite registry with no registries in it makes every meter a no-op.
+     * The series declared at 0 are in the scraped registry throughout.
+     */
+    public void warmingUp() {
+        events = new Events(new CompositeMeterRegistry());
+    }
+
+    /** Counters and timers record from now on. */
+    public void ready() {
+        events = new Events(registry);
     }
 
     /** Stops the meters that listen to the JVM (garbage collections). */
@@ -151,28 +176,28 @@ public final class GatewayMetrics implements AutoCloseable {
                            Collection<String> requestsAbsorbed, Collection<String> responsesDropped) {
         this.rejectionReasons = List.copyOf(rejected);
         this.shedReasons = List.copyOf(shed);
-        requestsRefused.forEach(this::refusedCounter);
-        requestsAbsorbed.forEach(this::absorbedCounter);
-        responsesDropped.forEach(this::droppedCounter);
+        requestsRefused.forEach(reason -> refusedCounter(registry, reason));
+        requestsAbsorbed.forEach(reason -> absorbedCounter(registry, reason));
+        responsesDropped.forEach(reason -> droppedCounter(registry, reason));
         declareZeroSeries();
     }
 
     /** The HTTP reroute hook is in use: its outcomes' series at 0. */
     public void rerouteHookInUse() {
-        HOOK_OUTCOMES.forEach(this::hookCounter);
+        HOOK_OUTCOMES.forEach(outcome -> hookCounter(registry, outcome));
     }
 
     private synchronized void declareZeroSeries() {
         for (String peer : peers) {
-            admittedCounter(peer);
-            rejectionReasons.forEach(reason -> rejectedCounter(peer, reason));
+            admittedCounter(registry, peer);
+            rejectionReasons.forEach(reason -> rejectedCounter(registry, peer, reason));
             shedReasons.forEach(reason -> shedCounter(peer, reason));
         }
         for (String carrier : carriers) {
-            pacingDelay(carrier);
-            admissionToSend(carrier);
+            pacingDelay(registry, carrier);
+            admissionToSend(registry, carrier);
             for (RerouteReason reason : RerouteReason.values()) {
-                rerouteCounter(carrier, reason.label());
+                rerouteCounter(registry, carrier, reason.label());
             }
         }
     }
@@ -202,13 +227,13 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One SIP request the stack delivered to the proxy; methods not in RFC 3261 and its extensions count as "other". */
     public void requestReceived(String method) {
-        requestCounter(METHODS.contains(method) ? method : "other").increment();
+        requestCounter(events, METHODS.contains(method) ? method : "other").increment();
     }
 
-    private Counter requestCounter(String method) {
-        return requestsByMethod.computeIfAbsent(method, m -> Counter.builder("trunkgate.sip.requests")
+    private static Counter requestCounter(Events recording, String method) {
+        return recording.requestsByMethod().computeIfAbsent(method, m -> Counter.builder("trunkgate.sip.requests")
                 .description("SIP requests received (retransmissions the stack absorbs excluded), by method")
-                .tag("method", m).register(registry));
+                .tag("method", m).register(recording.registry()));
     }
 
     /**
@@ -216,35 +241,35 @@ public final class GatewayMetrics implements AutoCloseable {
      * that is not a party to it, a route elsewhere, a request too large...).
      */
     public void requestRefused(String reason) {
-        refusedCounter(reason).increment();
+        refusedCounter(events.registry(), reason).increment();
     }
 
-    private Counter refusedCounter(String reason) {
+    private static Counter refusedCounter(MeterRegistry in, String reason) {
         return Counter.builder("trunkgate.sip.requests.refused")
                 .description("SIP requests refused or absorbed instead of relayed, by reason")
-                .tag("reason", reason).register(registry);
+                .tag("reason", reason).register(in);
     }
 
     /** One response dropped instead of relayed ({@code reason}: no transaction, not our Via, unknown dialog...). */
     public void responseDropped(String reason) {
-        droppedCounter(reason).increment();
+        droppedCounter(events.registry(), reason).increment();
     }
 
-    private Counter droppedCounter(String reason) {
+    private static Counter droppedCounter(MeterRegistry in, String reason) {
         return Counter.builder("trunkgate.sip.responses.dropped")
                 .description("SIP responses no transaction or dialog of the gateway accounts for, dropped")
-                .tag("reason", reason).register(registry);
+                .tag("reason", reason).register(in);
     }
 
     /** A retransmitted request the gateway dropped itself, its transaction being over (e.g. an answered INVITE). */
     public void requestAbsorbed(String reason) {
-        absorbedCounter(reason).increment();
+        absorbedCounter(events.registry(), reason).increment();
     }
 
-    private Counter absorbedCounter(String reason) {
+    private static Counter absorbedCounter(MeterRegistry in, String reason) {
         return Counter.builder("trunkgate.sip.requests.absorbed")
                 .description("Requests already answered (a copy of an answered INVITE, the ACK of a refusal), dropped")
-                .tag("reason", reason).register(registry);
+                .tag("reason", reason).register(in);
     }
 
     /** SIP transactions the stack remembers: in progress, or finished and lingering for retransmissions. */
@@ -263,12 +288,12 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One call that got its admission decision and was let in (its final status may still be a failure). */
     public void callAdmitted(String peer) {
-        admittedCounter(peer).increment();
+        admittedCounter(events.registry(), peer).increment();
     }
 
-    private Counter admittedCounter(String peer) {
+    private static Counter admittedCounter(MeterRegistry in, String peer) {
         return Counter.builder("trunkgate.calls.admitted").description("Calls admitted, by peer")
-                .tag("peer", peer).register(registry);
+                .tag("peer", peer).register(in);
     }
 
     /**
@@ -277,7 +302,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * (the Redis-down policy refused it).
      */
     public void callRejected(String peer, String reason) {
-        rejectedCounter(peer, reason).increment();
+        rejectedCounter(events.registry(), peer, reason).increment();
     }
 
     /**
@@ -285,14 +310,14 @@ public final class GatewayMetrics implements AutoCloseable {
      * counted every time, with an empty peer and the reason {@value #UNKNOWN_SOURCE}.
      */
     public void unknownSource() {
-        rejectedCounter("", UNKNOWN_SOURCE).increment();
+        rejectedCounter(events.registry(), "", UNKNOWN_SOURCE).increment();
     }
 
-    private Counter rejectedCounter(String peer, String reason) {
+    private static Counter rejectedCounter(MeterRegistry in, String peer, String reason) {
         return Counter.builder("trunkgate.calls.rejected")
                 .description("Calls refused: at admission, by peer and reason; from unknown sources (reason"
                         + " unknown_source, no peer)")
-                .tags("peer", peer, "reason", reason).register(registry);
+                .tags("peer", peer, "reason", reason).register(in);
     }
 
     /**
@@ -312,13 +337,13 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One call sent to a carrier after being held {@code held} in total for pacing slots. */
     public void callSent(String carrier, Duration held) {
-        pacingDelay(carrier).record(held);
+        pacingDelay(events.registry(), carrier).record(held);
     }
 
-    private Timer pacingDelay(String carrier) {
+    private static Timer pacingDelay(MeterRegistry in, String carrier) {
         return Timer.builder("trunkgate.pacing.delay")
                 .description("Time a call was held for pacing, by the carrier it was finally sent to")
-                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(registry);
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(in);
     }
 
     /**
@@ -326,13 +351,13 @@ public final class GatewayMetrics implements AutoCloseable {
      * its slot prescribed: what the gateway's own work and queues add between the limiter and the wire.
      */
     public void admissionToSend(String carrier, Duration overhead) {
-        admissionToSend(carrier).record(overhead);
+        admissionToSend(events.registry(), carrier).record(overhead);
     }
 
-    private Timer admissionToSend(String carrier) {
+    private static Timer admissionToSend(MeterRegistry in, String carrier) {
         return Timer.builder("trunkgate.admission.to.send")
                 .description("Admission verdict to the INVITE sent to the first carrier, less the pacing wait")
-                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(registry);
+                .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(in);
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */
@@ -473,45 +498,45 @@ public final class GatewayMetrics implements AutoCloseable {
             }
 
             private void count(RerouteContext context) {
-                rerouteCounter(context.fromCarrier(), context.reason().label()).increment();
+                rerouteCounter(events.registry(), context.fromCarrier(), context.reason().label()).increment();
             }
         };
     }
 
-    private Counter rerouteCounter(String carrier, String reason) {
+    private static Counter rerouteCounter(MeterRegistry in, String carrier, String reason) {
         return Counter.builder("trunkgate.reroutes")
                 .description("Calls moved to another carrier, by carrier left and reason")
-                .tags("carrier", carrier, "reason", reason).register(registry);
+                .tags("carrier", carrier, "reason", reason).register(in);
     }
 
     /** One request to the HTTP reroute hook: {@code ok}, or why the configured chain was used instead. */
     public void rerouteHookOutcome(String outcome) {
-        hookCounter(outcome).increment();
+        hookCounter(events.registry(), outcome).increment();
     }
 
-    private Counter hookCounter(String outcome) {
+    private static Counter hookCounter(MeterRegistry in, String outcome) {
         return Counter.builder("trunkgate.reroute.hook.requests")
                 .description("Requests to the HTTP reroute hook, by outcome (ok, timeout, busy, error, bad_reply)")
-                .tag("outcome", outcome).register(registry);
+                .tag("outcome", outcome).register(in);
     }
 
     private <T> CompletionStage<T> timeRedis(String operation, Supplier<CompletionStage<T>> call) {
         long start = System.nanoTime();
         return call.get().whenComplete((result, error) -> {
-            redisLatency(operation).record(Duration.ofNanos(System.nanoTime() - start));
+            redisLatency(operation, events.registry()).record(Duration.ofNanos(System.nanoTime() - start));
             if (error != null) {
-                redisErrors(operation).increment();
+                redisErrors(operation, events.registry()).increment();
             }
         });
     }
 
-    private Timer redisLatency(String operation) {
+    private static Timer redisLatency(String operation, MeterRegistry in) {
         return Timer.builder("trunkgate.redis.latency").description("Latency of the gateway's Redis script calls")
-                .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(registry);
+                .tag("op", operation).serviceLevelObjectives(REDIS_BUCKETS).register(in);
     }
 
-    private Counter redisErrors(String operation) {
+    private static Counter redisErrors(String operation, MeterRegistry in) {
         return Counter.builder("trunkgate.redis.errors").description("Redis script calls that failed or timed out")
-                .tag("op", operation).register(registry);
+                .tag("op", operation).register(in);
     }
 }

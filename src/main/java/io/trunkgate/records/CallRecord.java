@@ -1,35 +1,95 @@
 package io.trunkgate.records;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 /**
- * One call as it ended, the line written for billing and debugging (documented field by field in
- * conf/README.md, "Call records").
+ * One call as it ended, the line written for billing, fraud checks and debugging (every field is described in
+ * docs/records.md).
  *
- * @param admission  {@code admitted}, {@code merged}, {@code rejected}, {@code blocked}, {@code shed} or
- *                   {@code redis_unavailable}
- * @param refusedBy  the limit that refused the call ("peer:acme 10/1000ms"), or null
- * @param carriers   carriers tried, in order
- * @param reroutes   each move to another carrier, as "from->to:reason"
- * @param heldMs     time held for pacing slots, all attempts together
- * @param answeredAt when the 2xx was relayed, or null for a call never answered
- * @param endedAt    when the call ended: its final failure, or the end of the dialog
- * @param durationMs answered time (end minus answer), 0 for a call never answered
+ * @param caller      where the INVITE came from and the numbers it carried
+ * @param admission   {@code admitted}, {@code merged}, {@code rejected}, {@code blocked}, {@code shed} or
+ *                    {@code redis_unavailable}
+ * @param refusedBy   the limit that refused the call ("peer:acme 10/1000ms"), or null
+ * @param carriers    carriers routing chose, in order (including those given up before an INVITE was sent)
+ * @param reroutes    each move to another carrier, as "from->to:reason"
+ * @param attempts    each INVITE sent to a carrier, in order
+ * @param heldMs      time held for pacing slots, all attempts together
+ * @param pddMs       from the INVITE's arrival to the first 18x relayed to the caller, or null
+ * @param setupMs     from the INVITE's arrival to its final response to the caller
+ * @param answeredAt  when the 2xx was relayed, or null for a call never answered
+ * @param endedAt     when the call ended: its final failure, or the end of the dialog
+ * @param durationMs  answered time (end minus answer), 0 for a call never answered
  * @param finalStatus the final status of the INVITE upstream
- * @param endedBy    {@code failed}, {@code bye}, {@code timeout} (no BYE within sip.dialog-timeout),
- *                   {@code session_expired} (a negotiated session timer not refreshed), {@code max_call_length}
- *                   or {@code shutdown}
+ * @param reason      the Reason header(s) of that final response, or null
+ * @param endedBy     {@code failed}, {@code bye}, {@code timeout} (no BYE within sip.dialog-timeout),
+ *                    {@code session_expired} (a negotiated session timer not refreshed), {@code max_call_length}
+ *                    or {@code shutdown}
+ * @param hungUpBy    {@code caller}, {@code callee} or {@code gateway}: who ended the call
+ * @param hangupReason the Reason header(s) of the BYE that ended an answered call, or null
  */
-public record CallRecord(String callId, String peer, String group, String admission, String refusedBy,
-                         List<String> carriers, List<String> reroutes, long heldMs, Instant invitedAt,
-                         Instant answeredAt, Instant endedAt, long durationMs, int finalStatus, String endedBy,
-                         String gateway) {
+public record CallRecord(String callId, String gateway, Caller caller, String peer, String group,
+                         String admission, String refusedBy, List<String> carriers, List<String> reroutes,
+                         List<Attempt> attempts, long heldMs, Instant invitedAt, Long pddMs, Long setupMs,
+                         Instant answeredAt, Instant endedAt, long durationMs, int finalStatus, String reason,
+                         String endedBy, String hungUpBy, String hangupReason) {
 
-    /** This answered call ended {@code at}, by {@code endedBy}: its duration runs from the answer. */
-    public CallRecord ended(Instant at, String endedBy) {
-        long duration = answeredAt == null ? 0 : Math.max(0, java.time.Duration.between(answeredAt, at).toMillis());
-        return new CallRecord(callId, peer, group, admission, refusedBy, carriers, reroutes, heldMs, invitedAt,
-                answeredAt, at, duration, finalStatus, endedBy, gateway);
+    public CallRecord {
+        carriers = List.copyOf(carriers);
+        reroutes = List.copyOf(reroutes);
+        attempts = List.copyOf(attempts);
+    }
+
+    /**
+     * Where a call came from and the numbers it carried.
+     *
+     * @param sourceAddress the INVITE's source, "ip:port"
+     * @param transport     {@code udp}, {@code tcp} or {@code tls}
+     * @param fromUser      the user part of the From URI (the calling number), or null
+     * @param toUser        the user part of the To URI, or null
+     * @param requestUser   the user part of the Request-URI (the number routed on), or null
+     * @param paiUser       the user part of the first P-Asserted-Identity, when the INVITE has one, else null
+     * @param fromTag       the From tag: with the Call-ID and the CSeq number, the call's identity (RFC 3261)
+     * @param cseq          the INVITE's CSeq number, or null when it was not read (a shed INVITE)
+     */
+    public record Caller(String sourceAddress, String transport, String fromUser, String toUser, String requestUser,
+                         String paiUser, String fromTag, Long cseq) {
+
+        /** A caller known only by its address and From tag (an INVITE shed before it was parsed). */
+        public static Caller at(String sourceAddress, String fromTag) {
+            return new Caller(sourceAddress, null, null, null, null, null, fromTag, null);
+        }
+    }
+
+    /**
+     * One INVITE sent to a carrier.
+     *
+     * @param carrier            the carrier's id
+     * @param address            where it went, "ip:port/transport"
+     * @param slotWaitMs         how long the call waited for this carrier's pacing slot
+     * @param sentAt             when the INVITE left
+     * @param finalStatus        the carrier's final response, 0 for none (silence, or the call ended first)
+     * @param firstProvisionalMs from sending to the carrier's first provisional response (100 included), or null
+     * @param answerMs           from sending to the carrier's 2xx, or null
+     */
+    public record Attempt(String carrier, String address, long slotWaitMs, Instant sentAt, int finalStatus,
+                          Long firstProvisionalMs, Long answerMs) {
+    }
+
+    /** The carrier of the last attempt: the one that answered, or the last one tried; null if none was. */
+    public String finalCarrier() {
+        return attempts.isEmpty() ? null : attempts.get(attempts.size() - 1).carrier();
+    }
+
+    /**
+     * This answered call ended {@code at}, by {@code endedBy}, hung up by {@code hungUpBy} (with the BYE's
+     * {@code hangupReason}, or null): its duration runs from the answer.
+     */
+    public CallRecord ended(Instant at, String endedBy, String hungUpBy, String hangupReason) {
+        long duration = answeredAt == null ? 0 : Math.max(0, Duration.between(answeredAt, at).toMillis());
+        return new CallRecord(callId, gateway, caller, peer, group, admission, refusedBy, carriers, reroutes,
+                attempts, heldMs, invitedAt, pddMs, setupMs, answeredAt, at, duration, finalStatus, reason, endedBy,
+                hungUpBy, hangupReason);
     }
 }

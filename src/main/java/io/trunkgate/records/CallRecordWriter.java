@@ -16,28 +16,38 @@ import java.util.function.Predicate;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes call records as JSON lines to a size-rotated file (logback's rolling appender does the writing and
- * rotation, asynchronously safe for many threads). A writer without a file writes nothing.
+ * rotation, safe for many threads). {@link #reopen()} lets the file be rotated from outside (logrotate moves it,
+ * then the gateway gets SIGHUP): the writer closes what it has open and opens the configured path afresh, and no
+ * record is lost or written twice meanwhile. A writer without a file writes nothing.
  */
 public final class CallRecordWriter implements AutoCloseable {
 
+    private static final Logger log = (Logger) LoggerFactory.getLogger(CallRecordWriter.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Logger logger;
-    private final RollingFileAppender<ILoggingEvent> appender;
+    private final CallRecordSettings settings;
+    private final String name;
     private final Predicate<CallRecord> keep;
+    /** Writes share it; a reopen takes it alone, so no record meets the appender while it is swapped. */
+    private final ReadWriteLock swap = new ReentrantReadWriteLock();
+    private RollingFileAppender<ILoggingEvent> appender;
 
-    private CallRecordWriter(Logger logger, RollingFileAppender<ILoggingEvent> appender, Predicate<CallRecord> keep) {
+    private CallRecordWriter(Logger logger, CallRecordSettings settings, String name, Predicate<CallRecord> keep) {
         this.logger = logger;
-        this.appender = appender;
+        this.settings = settings;
+        this.name = name;
         this.keep = keep;
     }
 
     public static CallRecordWriter none() {
-        return new CallRecordWriter(null, null, record -> false);
+        return new CallRecordWriter(null, null, null, record -> false);
     }
 
     /** A writer to {@code settings.file()} under a logger of its own ({@code name} tells instances apart). */
@@ -50,8 +60,18 @@ public final class CallRecordWriter implements AutoCloseable {
         if (settings.file().isEmpty()) {
             return none();
         }
-        Path file = settings.file().get().toAbsolutePath();
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+        Logger logger = context.getLogger("trunkgate.records." + name);
+        logger.setAdditive(false);
+        CallRecordWriter writer = new CallRecordWriter(logger, settings, name, keep);
+        writer.appender = writer.newAppender();
+        logger.addAppender(writer.appender);
+        return writer;
+    }
+
+    private RollingFileAppender<ILoggingEvent> newAppender() {
+        Path file = settings.file().get().toAbsolutePath();
+        LoggerContext context = logger.getLoggerContext();
         RollingFileAppender<ILoggingEvent> appender = new RollingFileAppender<>();
         appender.setContext(context);
         appender.setName("call-records-" + name);
@@ -75,41 +95,93 @@ public final class CallRecordWriter implements AutoCloseable {
         appender.setTriggeringPolicy(trigger);
         appender.setEncoder(encoder);
         appender.start();
-        Logger logger = context.getLogger("trunkgate.records." + name);
-        logger.setAdditive(false);
-        logger.addAppender(appender);
-        return new CallRecordWriter(logger, appender, keep);
+        return appender;
     }
 
     public void write(CallRecord record) {
         if (logger == null || !keep.test(record)) {
             return;
         }
+        String line;
         try {
-            logger.info(JSON.writeValueAsString(fields(record)));
+            line = JSON.writeValueAsString(fields(record));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a call record that Jackson cannot write: " + record, e);
         }
+        swap.readLock().lock();
+        try {
+            logger.info(line);
+        } finally {
+            swap.readLock().unlock();
+        }
     }
 
-    /** The record's fields in order, times in ISO 8601 (UTC), absent ones as null. */
-    private static Map<String, Object> fields(CallRecord record) {
+    /**
+     * Closes the file and opens the configured path again, creating it if it was moved away (log rotation by
+     * another tool); records written meanwhile wait for the new file.
+     */
+    public void reopen() {
+        if (logger == null) {
+            return;
+        }
+        swap.writeLock().lock();
+        try {
+            logger.detachAppender(appender);
+            appender.stop();
+            appender = newAppender();
+            logger.addAppender(appender);
+        } finally {
+            swap.writeLock().unlock();
+        }
+        log.info("call records: {} reopened", settings.file().get());
+    }
+
+    /** The record's fields in order, times in ISO 8601 (UTC), absent ones as null (see docs/records.md). */
+    static Map<String, Object> fields(CallRecord record) {
         Map<String, Object> fields = new LinkedHashMap<>();
+        CallRecord.Caller caller = record.caller();
         fields.put("callId", record.callId());
+        fields.put("fromTag", caller.fromTag());
+        fields.put("cseq", caller.cseq());
+        fields.put("gateway", record.gateway());
+        fields.put("sourceAddress", caller.sourceAddress());
+        fields.put("transport", caller.transport());
+        fields.put("fromUser", caller.fromUser());
+        fields.put("toUser", caller.toUser());
+        fields.put("requestUser", caller.requestUser());
+        fields.put("paiUser", caller.paiUser());
         fields.put("peer", record.peer());
         fields.put("group", record.group());
         fields.put("admission", record.admission());
         fields.put("refusedBy", record.refusedBy());
         fields.put("carriers", record.carriers());
         fields.put("reroutes", record.reroutes());
+        fields.put("attempts", record.attempts().stream().map(CallRecordWriter::fields).toList());
+        fields.put("finalCarrier", record.finalCarrier());
         fields.put("heldMs", record.heldMs());
         fields.put("invitedAt", iso(record.invitedAt()));
+        fields.put("pddMs", record.pddMs());
+        fields.put("setupMs", record.setupMs());
         fields.put("answeredAt", iso(record.answeredAt()));
         fields.put("endedAt", iso(record.endedAt()));
         fields.put("durationMs", record.durationMs());
         fields.put("finalStatus", record.finalStatus());
+        fields.put("reason", record.reason());
         fields.put("endedBy", record.endedBy());
-        fields.put("gateway", record.gateway());
+        fields.put("hungUpBy", record.hungUpBy());
+        fields.put("hangupReason", record.hangupReason());
+        return fields;
+    }
+
+    private static Map<String, Object> fields(CallRecord.Attempt attempt) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("carrier", attempt.carrier());
+        fields.put("address", attempt.address());
+        fields.put("slotWaitMs", attempt.slotWaitMs());
+        fields.put("sentAt", iso(attempt.sentAt()));
+        fields.put("finalStatus", attempt.finalStatus());
+        fields.put("firstProvisionalMs", attempt.firstProvisionalMs());
+        fields.put("answerMs", attempt.answerMs());
         return fields;
     }
 
@@ -120,8 +192,13 @@ public final class CallRecordWriter implements AutoCloseable {
     @Override
     public void close() {
         if (logger != null) {
-            logger.detachAppender(appender);
-            appender.stop();
+            swap.writeLock().lock();
+            try {
+                logger.detachAppender(appender);
+                appender.stop();
+            } finally {
+                swap.writeLock().unlock();
+            }
         }
     }
 }

@@ -138,10 +138,20 @@ public final class DialogTable {
      * relayed in it.
      */
     void remove(Dialog dialog, String endedBy) {
+        remove(dialog, endedBy, "gateway", null);
+    }
+
+    /** A BYE ended the dialog: its sender (the caller, by its From tag, or the callee) hung up, for its Reason. */
+    void byeAnswered(Dialog dialog, Request bye) {
+        remove(dialog, "bye", dialog.callerTag().equals(SipMessages.fromTag(bye)) ? "caller" : "callee",
+                RecordFields.reason(bye));
+    }
+
+    private void remove(Dialog dialog, String endedBy, String hungUpBy, String hangupReason) {
         if (dialog.end()) {
             live.decrementAndGet();
-            dialog.takeAnsweredCall()
-                    .ifPresent(call -> ended.ended(dialog.callKey(), call.ended(Instant.now(), endedBy)));
+            dialog.takeAnsweredCall().ifPresent(call -> ended.ended(dialog.callKey(),
+                    call.ended(Instant.now(), endedBy, hungUpBy, hangupReason)));
         }
         if ("bye".equals(endedBy)) {
             dialog.expireAt(nanoClock.getAsLong() + endedLingerNanos);

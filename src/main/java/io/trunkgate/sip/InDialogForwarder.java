@@ -118,7 +118,7 @@ final class InDialogForwarder {
         /** A BYE answered (by any final response, or none) ends the dialog: nothing more is relayed in it. */
         private void ended() {
             if (Request.BYE.equals(server.getRequest().getMethod())) {
-                services.dialogs().remove(dialog, "bye");
+                services.dialogs().byeAnswered(dialog, server.getRequest());
             }
         }
     }

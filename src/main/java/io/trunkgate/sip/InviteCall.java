@@ -17,6 +17,7 @@ import io.trunkgate.sip.Refusals.Refusal;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -90,6 +91,19 @@ final class InviteCall {
     /** The To tag of the 2xx relayed upstream; once set, further 2xx (forks, retransmissions) are relayed too. */
     private String answerTag;
     private Response lastFailure;
+    /** Where the INVITE came from and its numbers, for the call record. */
+    private final CallRecord.Caller caller;
+    /** Each INVITE sent to a carrier, in order. */
+    private final List<RecordFields.Attempt> attempts = new ArrayList<>();
+    /** When the first provisional response above 100 went to the caller (post-dial delay), or 0. */
+    private long ringingNanos;
+    /**
+     * Who ended the call before an answer: {@code caller} (a CANCEL), {@code gateway} (its own final response, a
+     * shutdown); null while neither did, so a carrier's final failure is the callee's.
+     */
+    private String hungUpBy;
+    /** The Reason header(s) of the final response upstream. */
+    private String finalReason;
 
     InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, SipProvider inboundProvider,
                PeerConfig peer) {
@@ -105,6 +119,7 @@ final class InviteCall {
         this.logId = LogFields.value(callId);
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
         this.callerSource = SipMessages.source(request);
+        this.caller = RecordFields.caller(request, identity, callerSource, SipMessages.sourcePort(request));
     }
 
     String key() {
@@ -220,6 +235,7 @@ final class InviteCall {
             client.setApplicationData(this);
             enter(CallPhase.TRYING);
             client.sendRequest();
+            attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis()));
             if (firstAttempt) {
                 long overhead = System.nanoTime() - holdStartedNanos - send.held().toNanos();
                 services.metrics().admissionToSend(carrier.id(), Duration.ofNanos(Math.max(0, overhead)));
@@ -253,6 +269,7 @@ final class InviteCall {
         if (from != client) {
             return;
         }
+        attempts.get(attempts.size() - 1).responded(status);
         if (status < 200) {
             onProvisional(response);
             return;
@@ -356,6 +373,7 @@ final class InviteCall {
             return;
         }
         cancelled = true;
+        hungUpBy = "caller";
         if (phase.beforeCarrier()) {
             if (routing != null) {
                 routing.cancel();
@@ -393,6 +411,9 @@ final class InviteCall {
                 routing.cancel();
             }
         } else if (phase.atCarrier()) {
+            if (!cancelled) {
+                hungUpBy = "gateway";
+            }
             cancelled = true;
             if (phase != CallPhase.TRYING) {
                 sendCancel();
@@ -415,6 +436,9 @@ final class InviteCall {
     private void relayProvisional(Response response) {
         try {
             server.sendResponse(SipMessages.relayed(response));
+            if (ringingNanos == 0) {
+                ringingNanos = System.nanoTime();
+            }
         } catch (Exception e) {
             log.warn("call={} provisional {} not relayed: {}", logId, response.getStatusCode(), e.toString());
         }
@@ -455,6 +479,10 @@ final class InviteCall {
     }
 
     private void sendOwn(Refusal refusal) {
+        if (hungUpBy == null) {
+            hungUpBy = "gateway";
+        }
+        finalReason = RecordFields.reason("SIP", refusal.status(), refusal.reason());
         try {
             sendFinal(services.messages().refusal(refusal.status(), request, refusal.reason(),
                     refusal.retryAfterSeconds()));
@@ -469,6 +497,7 @@ final class InviteCall {
             return;
         }
         // Accounted before it is sent: whoever gets the answer and then looks at metrics or records sees the call.
+        finalReason = RecordFields.reason(response);
         finish(response.getStatusCode());
         try {
             server.sendResponse(response);
@@ -486,31 +515,37 @@ final class InviteCall {
                 services.dialogs().remove(dialog, "failed");
             }
             services.admission().leases().release(identity.key());
-            services.records().write(record(status, null).ended(Instant.now(), "failed"));
+            services.records().write(record(status, null).ended(Instant.now(), "failed",
+                    hungUpBy == null ? "callee" : hungUpBy, null));
         }
+        // A warm-up call is not traffic: no log line, no metrics (its record the writer leaves out by its peer).
         if (!active.warmUp()) {
             callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                     logId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                     routing == null ? "[]" : routing.reroutes(), status,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
-        }
-        if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
-            services.metrics().callAdmitted(peer.id());
-        } else if (verdict != null) {
-            services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
-        }
-        if (carrier != null) {
-            services.metrics().callSent(carrier.id(), held);
+            if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
+                services.metrics().callAdmitted(peer.id());
+            } else if (verdict != null) {
+                services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
+            }
+            if (carrier != null) {
+                services.metrics().callSent(carrier.id(), held);
+            }
         }
     }
 
     /** The call record so far: everything but its end ({@code answeredAt} null for a call not answered). */
     private CallRecord record(int status, Instant answeredAt) {
-        return new CallRecord(callId, peer.id(), peer.group().orElse(null),
+        long now = System.nanoTime();
+        return new CallRecord(callId, active.config().instanceId(), caller, peer.id(), peer.group().orElse(null),
                 verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),
                 verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
                 routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),
-                held.toMillis(), invitedAt, answeredAt, null, 0, status, null, active.config().instanceId());
+                attempts.stream().map(RecordFields.Attempt::record).toList(), held.toMillis(), invitedAt,
+                ringingNanos == 0 ? null : TimeUnit.NANOSECONDS.toMillis(ringingNanos - arrivedNanos),
+                TimeUnit.NANOSECONDS.toMillis(now - arrivedNanos), answeredAt, null, 0, status, finalReason, null,
+                null, null);
     }
 
     private void stopAttemptTimer() {

@@ -279,9 +279,12 @@ public final class SipProxy implements SipListener, NewCallGate {
                 shed.get().tag);
         services.metrics().callShed(peerId, shed.get().tag);
         Instant now = Instant.now();
-        services.records().write(new CallRecord(callId, peerId, peer.get().group().orElse(null), "shed",
-                shed.get().tag, List.of(), List.of(), 0, now, null, now, 0, Response.SERVICE_UNAVAILABLE, "failed",
-                active.config().instanceId()));
+        // Shed before parsing: the source is known, the numbers are not.
+        services.records().write(new CallRecord(callId, active.config().instanceId(),
+                CallRecord.Caller.at(source.getHostAddress(), callerTag), peerId, peer.get().group().orElse(null), "shed",
+                shed.get().tag, List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
+                Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, shed.get().text),
+                "failed", "gateway", null));
         return Optional.of(shed.get().text);
     }
 

@@ -358,7 +358,7 @@ public final class AdmissionBenchmark {
             admin.call("FLUSHALL");
             Scope[] dayFull = peers(refusedPeers, DAY_FULL);
             for (Scope peer : dayFull) {
-                AdmissionMemory.fillDay(admin, PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000");
+                AdmissionMemory.fillDay(admin, PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000:v2");
             }
             admin.call("CONFIG", "RESETSTAT");
             System.out.printf("closed loop, %d peers round-robin, limits %s, 1,440 buckets full (refused by the day)%n",

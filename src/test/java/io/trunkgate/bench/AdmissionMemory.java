@@ -165,6 +165,8 @@ public final class AdmissionMemory {
         for (long b = oldest; b <= current; b++) {
             long count = 69;
             admin.send("HSET", key, Long.toString(b), Long.toString(count));
+            // admit.lua's block sums: 32 buckets per block
+            admin.send("HINCRBY", key, "g" + Math.floorDiv(b, 32), Long.toString(count));
             n += count;
         }
         admin.send("HSET", key, "n", Long.toString(n), "o", Long.toString(oldest));

@@ -140,6 +140,23 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void aPrecisionWithMoreBucketsThanTheScriptsKeepBoundedOrASubMillisecondWindowIsRefused() {
+        files.write("groups/wholesale.conf", "id = wholesale\nlimits = [\n  { window = 1d, max = 10, precision = 1s }\n"
+                + "  { window = 1500us, max = 5 }\n  { window = 1h, max = 10, precision = 1500us }\n"
+                + "  { window = 1d, max = 10, precision = 1m }\n  { window = 1h, max = 10, precision = 1758ms }\n]\n");
+
+        List<ConfigError> errors = files.errors();
+
+        Path file = files.path("groups/wholesale.conf");
+        assertError(errors, file, 3, "limits[0].precision", "precision \"1s\" gives 86400 buckets per window of \"1d\","
+                + " more than 2048 (every admission must do a bounded amount of Redis work): the smallest precision"
+                + " allowed for this window is 42188ms");
+        assertError(errors, file, 4, "limits[1].window", "window \"1500us\" is not a whole number of milliseconds");
+        assertError(errors, file, 5, "limits[2].precision", "precision \"1500us\" is not a whole number of milliseconds");
+        assertEquals(3, errors.size(), "1d at 1m (1,440 buckets) and 1h at 1758ms (2,048) are allowed: " + errors);
+    }
+
+    @Test
     void concurrentCapsMustBeWholeAndPositive() {
         files.write("peers/acme.conf", "id = acme\nmatch.sources = [\"192.0.2.1\"]\nmax-concurrent = 0\n");
         files.write("groups/wholesale.conf", "id = wholesale\nmax-concurrent = 2.5\n");

@@ -4,10 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.LogCapture;
+import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.nio.file.Files;
@@ -20,7 +23,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One JSON call record per call at its end, with the right answer and end times, in the configured file. */
+/**
+ * One JSON call record per call at its end in the configured file: the caller's address and numbers, each carrier
+ * attempt, the answer and end times, who hung up; the file can be rotated from outside.
+ */
 class CallRecordsTest {
 
     private static final long WAIT_MS = 5000;
@@ -32,6 +38,7 @@ class CallRecordsTest {
         SipAgent carrier = SipAgent.start("127.0.0.132");
         int port = RedisServerProcess.freePort();
         String answeredId;
+        String answeredTag;
         String refusedId;
         String upId;
         Instant byeSent;
@@ -43,7 +50,9 @@ class CallRecordsTest {
                     .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                     .route("", "carrier")
                     .build());
+            caller.assertIdentity("sip:+4420000@127.0.0.131");
             SipAgent.Call answered = caller.invite("127.0.0.1", port, "+4430");
+            caller.assertIdentity(null);
             assertEquals(200, answered.awaitFinal(WAIT_MS).getStatusCode());
             answered.ack();
             SipAgent.Call up = caller.invite("127.0.0.1", port, "+4431");
@@ -54,6 +63,7 @@ class CallRecordsTest {
             byeSent = Instant.now();
             assertEquals(200, answered.bye(WAIT_MS).getStatusCode());
             answeredId = answered.callId();
+            answeredTag = ((javax.sip.header.FromHeader) answered.inviteRequest().getHeader("From")).getTag();
             refusedId = refused.callId();
             upId = up.callId();
             gateway.close();
@@ -84,6 +94,29 @@ class CallRecordsTest {
         assertTrue(!answeredAt.isBefore(invitedAt) && !endedAt.isBefore(answeredAt), answered.toString());
         assertTrue(!endedAt.isBefore(byeSent), "ended when its BYE was answered, not before: " + answered);
         assertEquals(Duration.between(answeredAt, endedAt).toMillis(), answered.get("durationMs").asLong());
+        assertEquals("127.0.0.131:" + caller.port(), answered.get("sourceAddress").asText());
+        assertEquals("udp", answered.get("transport").asText());
+        assertEquals("caller", answered.get("fromUser").asText());
+        assertEquals(answeredTag, answered.get("fromTag").asText(), "the call's identity: Call-ID, From tag, CSeq");
+        assertEquals(1, answered.get("cseq").asLong());
+        assertEquals("+4430", answered.get("toUser").asText());
+        assertEquals("+4430", answered.get("requestUser").asText());
+        assertEquals("+4420000", answered.get("paiUser").asText());
+        assertEquals("carrier", answered.get("finalCarrier").asText());
+        assertEquals("caller", answered.get("hungUpBy").asText());
+        assertTrue(answered.get("hangupReason").isNull(), "the BYE had no Reason: " + answered);
+        assertTrue(answered.get("reason").isNull(), "the 200 had no Reason: " + answered);
+        long setupMs = answered.get("setupMs").asLong();
+        assertTrue(answered.get("pddMs").asLong() <= setupMs && setupMs <= Duration.between(invitedAt, answeredAt)
+                .toMillis() + 1, answered.toString());
+        JsonNode attempt = answered.get("attempts").get(0);
+        assertEquals(1, answered.get("attempts").size(), answered.toString());
+        assertEquals("carrier", attempt.get("carrier").asText());
+        assertEquals("127.0.0.132:" + carrier.port() + "/udp", attempt.get("address").asText());
+        assertEquals(200, attempt.get("finalStatus").asInt());
+        assertTrue(attempt.get("slotWaitMs").asLong() >= 0, attempt.toString());
+        assertTrue(!Instant.parse(attempt.get("sentAt").asText()).isBefore(invitedAt), attempt.toString());
+        assertTrue(attempt.get("firstProvisionalMs").asLong() <= attempt.get("answerMs").asLong(), attempt.toString());
 
         JsonNode refused = byCall.get(refusedId);
         assertEquals("rejected", refused.get("admission").asText());
@@ -92,9 +125,159 @@ class CallRecordsTest {
         assertTrue(refused.get("answeredAt").isNull());
         assertEquals(0, refused.get("durationMs").asLong());
         assertEquals("failed", refused.get("endedBy").asText());
+        assertEquals("gateway", refused.get("hungUpBy").asText());
+        assertTrue(refused.get("reason").asText().startsWith("SIP;cause=503;text="), refused.toString());
+        assertTrue(refused.get("paiUser").isNull(), "no P-Asserted-Identity: " + refused);
+        assertEquals(0, refused.get("attempts").size());
+        assertTrue(refused.get("finalCarrier").isNull(), refused.toString());
 
         JsonNode up = byCall.get(upId);
         assertEquals("shutdown", up.get("endedBy").asText(), "a call still up when the gateway stopped");
+        assertEquals("gateway", up.get("hungUpBy").asText());
         assertTrue(up.get("durationMs").asLong() >= 0);
+    }
+
+    @Test
+    void aFailoverCallsRecordHasBothAttemptsAndItsCallLogLineNamesTheCarrierThatAnswered(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        SipAgent caller = SipAgent.start("127.0.0.133");
+        SipAgent first = SipAgent.start("127.0.0.134");
+        SipAgent second = SipAgent.start("127.0.0.135");
+        first.behave(SipAgent.Behaviour.REJECT_503);
+        second.behave(SipAgent.Behaviour.RING_THEN_ANSWER);
+        second.answerAfter(Duration.ofMillis(50));
+        int port = RedisServerProcess.freePort();
+        String callId;
+        try (LogCapture calls = LogCapture.of("trunkgate.calls");
+             Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-failover", port)
+                     .callRecords(file)
+                     .peer("caller", "127.0.0.133", Limit.exact(Duration.ofMinutes(1), 100))
+                     .carrier("first", first, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                     .carrier("second", second, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                     .route("", "first", "second")
+                     .build())) {
+            SipAgent.Call call = caller.invite("127.0.0.1", port, "+4433");
+            assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
+            call.ack();
+            assertEquals(200, second.byeFromCallee(call.callId(), "Q.850;cause=16;text=\"Normal call clearing\"",
+                    WAIT_MS).getStatusCode());
+            callId = call.callId();
+            List<String> lines = calls.events().stream().map(ILoggingEvent::getFormattedMessage)
+                    .filter(line -> line.contains("call=" + callId)).toList();
+            assertEquals(1, lines.size(), lines.toString());
+            assertTrue(lines.get(0).contains(" carrier=second "), "the carrier that answered: " + lines.get(0));
+        } finally {
+            caller.close();
+            first.close();
+            second.close();
+        }
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(1, lines.size(), lines.toString());
+        JsonNode record = new ObjectMapper().readTree(lines.get(0));
+        assertEquals(callId, record.get("callId").asText());
+        assertEquals("second", record.get("finalCarrier").asText());
+        assertEquals("callee", record.get("hungUpBy").asText());
+        assertEquals("bye", record.get("endedBy").asText());
+        assertEquals("Q.850;cause=16;text=\"Normal call clearing\"", record.get("hangupReason").asText());
+        JsonNode attempts = record.get("attempts");
+        assertEquals(2, attempts.size(), record.toString());
+        assertEquals("first", attempts.get(0).get("carrier").asText());
+        assertEquals("127.0.0.134:" + first.port() + "/udp", attempts.get(0).get("address").asText());
+        assertEquals(503, attempts.get(0).get("finalStatus").asInt());
+        assertTrue(attempts.get(0).get("answerMs").isNull(), record.toString());
+        assertEquals("second", attempts.get(1).get("carrier").asText());
+        assertEquals(200, attempts.get(1).get("finalStatus").asInt());
+        assertTrue(attempts.get(1).get("firstProvisionalMs").asLong() <= attempts.get(1).get("answerMs").asLong(),
+                record.toString());
+        assertTrue(!Instant.parse(attempts.get(1).get("sentAt").asText())
+                .isBefore(Instant.parse(attempts.get(0).get("sentAt").asText())), record.toString());
+        assertTrue(record.get("pddMs").asLong() <= record.get("setupMs").asLong(), record.toString());
+        assertEquals(List.of("first->second:failure_response(503)"), List.of(record.get("reroutes").get(0).asText()),
+                record.toString());
+    }
+
+    @Test
+    void aCallShedBeforeItWasParsedHasItsSourceTheShedReasonAndTheReasonHeaderButNoNumbers(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        SipAgent caller = SipAgent.start("127.0.0.138");
+        SipAgent carrier = SipAgent.start("127.0.0.139");
+        int port = RedisServerProcess.freePort();
+        ManualTime time = new ManualTime();
+        String shedId;
+        // a burst of 1 and a proxy clock that stands still: the second INVITE is over the new-call rate
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-shed", port)
+                .callRecords(file)
+                .maxNewCallsPerSecond(1)
+                .peer("caller", "127.0.0.138", Limit.exact(Duration.ofMinutes(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier")
+                .build(), time::nanoTime)) {
+            SipAgent.Call taken = caller.invite("127.0.0.1", port, "+4436");
+            assertEquals(200, taken.awaitFinal(WAIT_MS).getStatusCode());
+            taken.ack();
+            SipAgent.Call shed = caller.invite("127.0.0.1", port, "+4437");
+            assertEquals(503, shed.awaitFinal(WAIT_MS).getStatusCode());
+            shedId = shed.callId();
+        } finally {
+            caller.close();
+            carrier.close();
+        }
+        ObjectMapper json = new ObjectMapper();
+        JsonNode record = null;
+        for (String line : Files.readAllLines(file)) {
+            JsonNode read = json.readTree(line);
+            if (read.get("callId").asText().equals(shedId)) {
+                record = read;
+            }
+        }
+        assertTrue(record != null, "the shed call's record");
+        assertEquals("shed", record.get("admission").asText());
+        assertEquals("call_rate", record.get("refusedBy").asText());
+        assertEquals("127.0.0.138", record.get("sourceAddress").asText());
+        assertTrue(record.get("fromUser").isNull() && record.get("requestUser").isNull(), record.toString());
+        assertEquals(503, record.get("finalStatus").asInt());
+        assertEquals("SIP;cause=503;text=\"over the gateway's new-call rate\"", record.get("reason").asText());
+        assertEquals("gateway", record.get("hungUpBy").asText());
+        assertEquals(0, record.get("attempts").size());
+    }
+
+    @Test
+    void afterTheFileIsMovedAwayAndReopenedRecordsGoToANewFileAtItsPath(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        Path rotated = dir.resolve("calls.jsonl.1");
+        SipAgent caller = SipAgent.start("127.0.0.136");
+        SipAgent carrier = SipAgent.start("127.0.0.137");
+        carrier.behave(SipAgent.Behaviour.REJECT_503);
+        int port = RedisServerProcess.freePort();
+        String before;
+        String after;
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-rotated", port)
+                .callRecords(file)
+                .peer("caller", "127.0.0.136", Limit.exact(Duration.ofMinutes(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier")
+                .build())) {
+            SipAgent.Call first = caller.invite("127.0.0.1", port, "+4434");
+            assertEquals(503, first.awaitFinal(WAIT_MS).getStatusCode());
+            before = first.callId();
+            // what logrotate does: move the file, then tell the gateway (SIGHUP in the run command)
+            Files.move(file, rotated);
+            gateway.reopenRecords();
+            SipAgent.Call second = caller.invite("127.0.0.1", port, "+4435");
+            assertEquals(503, second.awaitFinal(WAIT_MS).getStatusCode());
+            after = second.callId();
+        } finally {
+            caller.close();
+            carrier.close();
+        }
+        ObjectMapper json = new ObjectMapper();
+        List<String> old = Files.readAllLines(rotated);
+        assertEquals(1, old.size(), old.toString());
+        assertEquals(before, json.readTree(old.get(0)).get("callId").asText());
+        List<String> current = Files.readAllLines(file);
+        assertEquals(1, current.size(), current.toString());
+        assertEquals(after, json.readTree(current.get(0)).get("callId").asText());
     }
 }

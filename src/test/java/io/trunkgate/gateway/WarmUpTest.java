@@ -8,10 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.Limit;
 import io.trunkgate.config.WarmUpSettings;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.config.RedisSettings;
 import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
+import io.trunkgate.testing.StandaloneRedis;
 import io.trunkgate.testing.TestConfigs;
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -27,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -71,11 +75,11 @@ class WarmUpTest {
             assertEquals(CALLS, Integer.parseInt(done.group(1)), "warm-up calls completed end to end");
 
             String metrics = new AdminClient(gateway.adminAddress()).get("/metrics").body();
-            assertTrue(metrics.contains("trunkgate_calls_admitted_total{gateway=\"warm-gw\",peer=\"warm-up-warm-gw\"} "
-                    + CALLS + ".0"), "every warm-up call went through admission:\n" + metrics);
+            assertTrue(!metrics.contains("warm-up") && !metrics.contains("trunkgate_calls_admitted_total{"),
+                    "warm-up calls in the metrics:\n" + metrics);
             assertEquals(0, carrier.received(Request.INVITE).size(), "warm-up calls reached a configured carrier");
             assertEquals(List.of(), logs.events().stream().filter(e -> e.getLoggerName().equals("trunkgate.calls"))
-                    .map(ILoggingEvent::getFormattedMessage).filter(line -> line.contains("peer=warm-up-")).toList(),
+                    .map(ILoggingEvent::getFormattedMessage).filter(line -> line.contains("peer=~warm-up-")).toList(),
                     "call log lines of warm-up calls");
 
             SipAgent.Call call = caller.invite("127.0.0.1", port, "+4450");
@@ -89,6 +93,85 @@ class WarmUpTest {
         List<String> lines = Files.readAllLines(records);
         assertEquals(1, lines.size(), "call records: " + lines);
         assertEquals("caller", new ObjectMapper().readTree(lines.get(0)).get("peer").asText());
+    }
+
+    /**
+     * The default warm-up (3,000 calls, then more while the compiler is busy, up to 30 s) leaves nothing behind:
+     * ten real calls count ten and write ten records, and the warm-up sent Redis no key of a configured peer or
+     * carrier, even of one whose id is the warm-up's own with the '~' left out.
+     */
+    @Test
+    void afterTheDefaultWarmUpTenCallsCountTenAndItWroteNoKeyOfAConfiguredPeerOrCarrier(@TempDir Path dir)
+            throws Exception {
+        Path records = dir.resolve("calls.jsonl");
+        Path monitored = dir.resolve("monitor.txt");
+        String id = "warm-up-wu";
+        SipAgent caller = SipAgent.start("127.0.0.145");
+        SipAgent carrier = SipAgent.start("127.0.0.146");
+        int port = RedisServerProcess.freePort();
+        RedisSettings redis = TestConfigs.sharedRedis("warm-up-default");
+        int redisPort = StandaloneRedis.shared().server().port();
+        // every command Redis gets while the gateway starts, the warm-up's included
+        Process monitor = new ProcessBuilder("redis-cli", "-p", Integer.toString(redisPort), "MONITOR")
+                .redirectOutput(monitored.toFile()).redirectErrorStream(true).start();
+        try (LogCapture logs = LogCapture.of("trunkgate.calls");
+             Gateway gateway = Gateway.start(new TestConfigs(redis, port)
+                     .instance("wu")
+                     .warmUp(new WarmUpSettings(3000, Duration.ofSeconds(30), true))
+                     .callRecords(records)
+                     .peer(id, "127.0.0.145", Limit.exact(Duration.ofMinutes(1), 100))
+                     .carrier(id, carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                     .route("", id)
+                     .build())) {
+            String marker = redis.keyPrefix() + ":started";
+            new ProcessBuilder("redis-cli", "-p", Integer.toString(redisPort), "ECHO", marker).start().waitFor();
+            Await.until(Duration.ofSeconds(30), () -> Files.readString(monitored), text -> text.contains(marker));
+            monitor.destroy();
+            // the gateway's own health checks read the configured carrier's health key: reads are not the warm-up's
+            Set<String> reads = Set.of("GET", "MGET", "EXISTS", "TTL", "PTTL", "TYPE", "SCAN");
+            List<String> theirs = Files.readAllLines(monitored).stream()
+                    .filter(line -> line.contains(redis.keyPrefix()))
+                    .filter(line -> !reads.contains(command(line)))
+                    .filter(line -> Pattern.compile("(?<!~)" + id).matcher(line).find()).toList();
+            assertEquals(List.of(), theirs.subList(0, Math.min(5, theirs.size())),
+                    "Redis writes naming the configured peer or carrier while the gateway started");
+            assertTrue(Files.readAllLines(monitored).stream().anyMatch(line -> line.contains("~" + id)),
+                    "the warm-up's own keys");
+
+            for (int i = 0; i < 10; i++) {
+                SipAgent.Call call = caller.invite("127.0.0.1", port, "+44700" + i);
+                assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
+                call.ack();
+                assertEquals(200, call.bye(WAIT_MS).getStatusCode());
+            }
+            String metrics = gateway.metrics().scrape();
+            assertEquals(10.0, sum(metrics, "trunkgate_calls_admitted_total"), metrics);
+            assertEquals(10.0, sum(metrics, "trunkgate_sip_requests_total{gateway=\"wu\",method=\"INVITE\"}"), metrics);
+            assertEquals(10.0, sum(metrics, "trunkgate_pacing_delay_seconds_count"), metrics);
+            assertTrue(!metrics.contains("~warm-up"), metrics);
+            assertEquals(10, logs.events().size(), "call log lines");
+        } finally {
+            monitor.destroy();
+            caller.close();
+            carrier.close();
+        }
+        List<String> lines = Files.readAllLines(records);
+        assertEquals(10, lines.size(), "call records: " + lines);
+        for (String line : lines) {
+            assertEquals(id, new ObjectMapper().readTree(line).get("peer").asText(), line);
+        }
+    }
+
+    /** The command of a line of MONITOR's output: {@code 1795752751.813548 [0 127.0.0.1:35750] "GET" "key"}. */
+    private static String command(String monitorLine) {
+        int open = monitorLine.indexOf("] \"");
+        return open < 0 ? "" : monitorLine.substring(open + 3, monitorLine.indexOf('"', open + 3)).toUpperCase();
+    }
+
+    /** The sum of every sample of {@code name} (a metric name, or a name with its labels up to the value). */
+    private static double sum(String exposition, String name) {
+        return exposition.lines().filter(line -> line.startsWith(name + "{") || line.startsWith(name + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     @Test

@@ -17,6 +17,7 @@ import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.testing.Carriers;
 import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.RedisFleet;
+import io.trunkgate.testing.ScriptClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -142,6 +143,42 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
                 .read(peer, Optional.empty(), 0).toCompletableFuture().join();
         assertEquals(List.of(10L, 10L), usage.stream().map(WindowUsage.LimitUsage::used).toList());
         assertEquals(Outcome.LIMITED, admit(limiter(1), AdmissionRequest.of(call(), peer)).outcome());
+    }
+
+    @Test
+    void afterRedisClockStepsBackByMoreThanAWindowTheCallsAdmittedThenArePrunedInTheirTurn() {
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(fleet.client(0), PREFIX);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.bucketed(Duration.ofSeconds(10), 100, Duration.ofSeconds(1))));
+        ScriptClock clock = new ScriptClock(fleet.client(0), PREFIX, "p:" + peer.id());
+        for (int i = 0; i < 9; i++) {
+            assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        }
+        clock.advance(Duration.ofSeconds(-60));
+        for (int i = 0; i < 10; i++) {
+            assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), peer)).outcome());
+        }
+        clock.advance(Duration.ofSeconds(15));
+        AdmissionDecision later = admit(limiter, AdmissionRequest.of(call(), peer));
+        assertEquals(Outcome.ADMITTED, later.outcome());
+        // the 10 calls of 15 s ago left the window; the 9 admitted ahead of the stepped-back clock still count
+        assertEquals(100 - 9 - 1, later.remaining());
+    }
+
+    @Test
+    void aSecondRevokeOfTheSameAdmissionLeavesANewerAdmissionOfTheCallAlone() {
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(fleet.client(0), PREFIX);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.bucketed(Duration.ofSeconds(30), 3, Duration.ofSeconds(1))));
+        ScriptClock clock = new ScriptClock(fleet.client(0), PREFIX, "p:" + peer.id());
+        AdmissionRequest a = AdmissionRequest.of(call(), peer);
+        AdmissionDecision first = admit(limiter, a);
+        assertEquals(Outcome.ADMITTED, first.outcome());
+        limiter.revoke(a, first).toCompletableFuture().join();
+        clock.advance(Duration.ofMillis(100));
+        AdmissionDecision again = admit(limiter, a);
+        assertEquals(Outcome.ADMITTED, again.outcome(), "revoked, so not a duplicate: admitted afresh, same bucket");
+        limiter.revoke(a, first).toCompletableFuture().join(); // late and repeated: that admission is gone already
+        AdmissionDecision other = admit(limiter, AdmissionRequest.of(call(), peer));
+        assertEquals(1, other.remaining(), "the newer admission of the call still counts");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.testing.ScriptClock;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;
 import java.util.HashMap;
@@ -24,9 +25,10 @@ import org.redisson.api.redisnode.RedisSingle;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * A refusal by a day window at one-minute precision costs what an admission costs: the script reads the
- * buckets it needs, not the whole hash (1,442 fields). Standalone only: the call counts come from the one
- * server's INFO commandstats.
+ * What one decision by a day window at one-minute precision costs Redis, whatever the hash holds: a refusal, a
+ * window over a max a reload lowered, the first call after a quiet spell. The script reads block sums and the
+ * buckets it needs, never the whole hash (1,487 fields) nor one bucket at a time. Standalone only: the call counts
+ * come from the one server's INFO commandstats.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RefusalCostTest {
@@ -75,19 +77,136 @@ class RefusalCostTest {
                 heavy.retryAfter().toMillis(), "three units free when the third-oldest bucket leaves");
     }
 
+    /**
+     * A reload lowered the day's max from 1,440 to 100 under a full window: 1,341 buckets must leave before a call
+     * fits. The refusal reads block sums and one block's buckets, not the 1,341 buckets, and its Retry-After is
+     * the exact time the 1,341st-oldest bucket leaves.
+     */
+    @Test
+    void aWindowOverItsLoweredMaxRefusesWithBoundedWorkAndAnExactRetryAfter() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 1440,
+                Duration.ofMinutes(1))));
+        long oldest = fillOneCallPerMinute(peer, peer.limits().get(0));
+        Scope lowered = Scope.peer(peer.id(), List.of(Limit.bucketed(Duration.ofDays(1), 100, Duration.ofMinutes(1))));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        Map<String, Long> before = calls();
+        AdmissionDecision refused = null;
+        for (int i = 0; i < 20; i++) {
+            refused = limiter.admit(AdmissionRequest.of("call-" + i, lowered)).toCompletableFuture().join();
+            assertEquals(Outcome.LIMITED, refused.outcome());
+        }
+        Map<String, Long> after = calls();
+        long reads = delta(before, after, "hget") + delta(before, after, "hmget");
+        assertTrue(reads <= 20 * 6, reads + " hash reads for 20 refusals");
+        assertEquals(ceilMs((oldest + 1341) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis());
+    }
+
+    /**
+     * After 12 quiet hours, half a full day window is stale and the rest of the gap is empty: the first call counts
+     * the other half exactly, from block sums, without reading the 720 stale buckets; after a day and a half quiet
+     * the whole hash goes at once.
+     */
+    @Test
+    void theFirstCallAfterAQuietSpellSkipsTheGap() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 100_000,
+                Duration.ofMinutes(1))));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        fillOneCallPerMinute(peer, clock.micros());
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofHours(12));
+        Map<String, Long> before = calls();
+        AdmissionDecision halfStale = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        Map<String, Long> after = calls();
+        assertEquals(Outcome.ADMITTED, halfStale.outcome());
+        assertEquals(100_000 - 721 - 1, halfStale.remaining(), "the 721 buckets touching the last day, and this call");
+        long reads = delta(before, after, "hget") + delta(before, after, "hmget");
+        assertTrue(reads <= 6, reads + " hash reads");
+
+        clock.advance(Duration.ofHours(36));
+        AdmissionDecision allStale = limiter.admit(AdmissionRequest.of("call-2", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 1, allStale.remaining());
+        assertTrue(delta(after, calls(), "hget") + delta(after, calls(), "hmget") <= 6);
+    }
+
+    /**
+     * A full day window, then two sparse calls: the first, a day later, deletes only the oldest two stale blocks, so
+     * at the second, 1,000 minutes on, the stale blocks reach further back than one call reads (66 blocks). The
+     * blocks between are empty, which the block sums from the window's start show: the count and the Retry-After
+     * are still exact, not the key's whole TTL.
+     */
+    @Test
+    void aWindowLeftBehindBySparseCallsStillCountsAndAnswersExactly() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 100_000,
+                Duration.ofMinutes(1))));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        long newest = fillOneCallPerMinute(peer, clock.micros()) + 1439;
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofMinutes(1439));
+        AdmissionDecision first = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 2 - 1, first.remaining(), "the 2 buckets touching the last day, and this call");
+
+        clock.advance(Duration.ofMinutes(1000));
+        Scope lowered = Scope.peer(peer.id(), List.of(Limit.bucketed(Duration.ofDays(1), 1, Duration.ofMinutes(1))));
+        AdmissionDecision refused = limiter.admit(AdmissionRequest.of("call-2", lowered)).toCompletableFuture().join();
+        assertEquals(Outcome.LIMITED, refused.outcome());
+        assertEquals(ceilMs((newest + 1439 + 1) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis(), "call-1's bucket leaves the window");
+        assertEquals(Outcome.ADMITTED, limiter.admit(AdmissionRequest.of("call-3", peer)).toCompletableFuture().join()
+                .outcome());
+    }
+
+    /**
+     * Half of a 1 min exact window of 10,000 calls has gone stale in a quiet spell: the first call counts the other
+     * half exactly but removes at most 64 of the stale entries (later calls remove the rest), so it does not pay
+     * for 5,000 deletions; once all are stale the key goes at once.
+     */
+    @Test
+    void aQuietSpellOverABigExactWindowIsPrunedABoundedAmountPerCall() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofMinutes(1), 100_000)));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":60000";
+        Map<Object, Double> calls = new HashMap<>();
+        for (int i = 0; i < 10_000; i++) {
+            calls.put(String.format("m%05d", i), (double) (clock.micros() - 60_000_000L + 6_000L * i + 6_000L));
+        }
+        client.getScoredSortedSet(key, StringCodec.INSTANCE).addAll(calls);
+        client.getScoredSortedSet(key, StringCodec.INSTANCE).expire(Duration.ofMinutes(5));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofSeconds(30));
+        AdmissionDecision halfStale = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 5_001 - 1, halfStale.remaining(), "the 5,001 calls of the last 30 s (both ends in), and this one");
+        assertEquals(10_000 - 64 + 1, client.getScoredSortedSet(key).size(), "64 stale entries removed, not 5,000");
+        AdmissionDecision next = limiter.admit(AdmissionRequest.of("call-2", peer)).toCompletableFuture().join();
+        assertEquals(100_000 - 5_001 - 2, next.remaining());
+
+        clock.advance(Duration.ofMinutes(2));
+        assertEquals(100_000 - 1, limiter.admit(AdmissionRequest.of("call-3", peer)).toCompletableFuture().join()
+                .remaining());
+        assertEquals(1, client.getScoredSortedSet(key).size(), "all stale: the key went at once");
+    }
+
     /** Writes a day of one-call buckets in admit.lua's layout, newest = the current minute; returns the oldest id. */
     private long fillOneCallPerMinute(Scope peer, Limit day) {
         org.redisson.client.protocol.Time time = server().getInstance().time();
-        long nowUs = time.getSeconds() * 1_000_000L + time.getMicroseconds();
+        return fillOneCallPerMinute(peer, time.getSeconds() * 1_000_000L + time.getMicroseconds());
+    }
+
+    private long fillOneCallPerMinute(Scope peer, long nowUs) {
         long newest = Math.floorDiv(nowUs, MINUTE_US);
         long oldest = newest - 1439;
         Map<String, String> fields = new HashMap<>();
         for (long b = oldest; b <= newest; b++) {
             fields.put(Long.toString(b), "1");
+            fields.merge("g" + Math.floorDiv(b, 32), "1", (x, y) -> Long.toString(Long.parseLong(x) + 1));
         }
         fields.put("n", "1440");
         fields.put("o", Long.toString(oldest));
-        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000";
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000:v2";
         client.getMap(key, StringCodec.INSTANCE).putAll(fields);
         client.getMap(key, StringCodec.INSTANCE).expire(Duration.ofMinutes(5));
         return oldest;

@@ -91,6 +91,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private volatile int retryAfterSeconds;
     private volatile int sessionExpiresSeconds;
     private volatile int contactPort;
+    private volatile String assertedIdentity;
     private final java.util.concurrent.ScheduledExecutorService answers =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "agent-answers");
@@ -171,6 +172,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
     /** Puts {@code port} in this agent's Contact instead of its own, as a caller behind NAT names a port nobody reaches. */
     public void advertiseContactPort(int port) {
         this.contactPort = port;
+    }
+
+    /** This agent's INVITEs carry {@code uri} as their P-Asserted-Identity (null: none). */
+    public void assertIdentity(String uri) {
+        this.assertedIdentity = uri;
     }
 
     public void behave(Behaviour behaviour) {
@@ -438,6 +444,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
         contact.setPort(contactPort > 0 ? contactPort : port);
         contact.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
         invite.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
+        if (assertedIdentity != null) {
+            invite.addHeader(HEADERS.createHeader("P-Asserted-Identity", "<" + assertedIdentity + ">"));
+        }
         ClientTransaction transaction = provider.getNewClientTransaction(invite);
         Call call = new Call(callId, transaction);
         calls.put(callId, call);
@@ -576,6 +585,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
      * the INVITE's Record-Route; returns its final response.
      */
     public Response byeFromCallee(String callId, long timeoutMs) throws Exception {
+        return byeFromCallee(callId, null, timeoutMs);
+    }
+
+    /** As {@link #byeFromCallee(String, long)}, the BYE carrying {@code reason} as its Reason header (null: none). */
+    public Response byeFromCallee(String callId, String reason, long timeoutMs) throws Exception {
         Answered call = answered.get(callId);
         Request invite = call.invite();
         javax.sip.header.FromHeader caller = (javax.sip.header.FromHeader) invite.getHeader(javax.sip.header.FromHeader.NAME);
@@ -588,6 +602,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 HEADERS.createMaxForwardsHeader(70));
         for (ListIterator<?> it = invite.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
             bye.addHeader(HEADERS.createRouteHeader(((RecordRouteHeader) it.next()).getAddress()));
+        }
+        if (reason != null) {
+            bye.addHeader(HEADERS.createHeader("Reason", reason));
         }
         provider.getNewClientTransaction(bye).sendRequest();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);

@@ -12,7 +12,7 @@ import java.util.Optional;
  * runs on one Redis Cluster slot: the group's tag when the peer has a group, else the peer's.
  * <pre>
  *   {prefix}:{g:wholesale}:peer:acme:1000          exact 1 s window of peer acme (sorted set)
- *   {prefix}:{g:wholesale}:peer:acme:86400000:60000 1 d window at 1 min precision (hash)
+ *   {prefix}:{g:wholesale}:peer:acme:86400000:60000:v2 1 d window at 1 min precision (hash, with block sums)
  *   {prefix}:{g:wholesale}:group:wholesale:1000     the group's own window
  *   {prefix}:{g:wholesale}:block:peer:acme          manual block (string with a TTL)
  *   {prefix}:{g:wholesale}:seen:peer:acme           calls admitted, for dedupe beyond the exact windows (sorted set)
@@ -33,7 +33,8 @@ public record KeyLayout(String prefix) {
 
     public String limitKey(String tag, Scope scope, Limit limit) {
         String base = scopeKey(tag, scope.kind(), scope.id()) + ":" + limit.window().toMillis();
-        return limit.precision().map(p -> base + ":" + p.toMillis()).orElse(base);
+        // ":v2": the hash with block sums (lua/README.md); hashes of the layout before it are left to expire
+        return limit.precision().map(p -> base + ":" + p.toMillis() + ":v2").orElse(base);
     }
 
     /** The admitted calls of a peer, kept while a precision window may still count them (dedupe). */

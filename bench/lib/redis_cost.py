@@ -1,0 +1,221 @@
+"""Redis time per script call of lua/admit.lua and lua/pace.lua in the costly states of issue 31, read from
+INFO commandstats (usec_per_call of EVALSHA) of a scratch redis-server. Run by bench/redis-cost.sh.
+
+Each state is built with plain HSET/SET commands (which commandstats counts apart), on the scripts' test clock
+(<prefix>:{<tag>}:test-clock, lua/README.md), then measured over several script calls: a state that one call
+changes (the first call after a quiet spell, after a clock step) gets a key of its own per measured call."""
+import socket
+import sys
+
+K = 32  # admit.lua's buckets per block
+T0 = 1_767_225_600_000_000  # the test clock's start (2026-01-01T00:00:00Z)
+
+
+class Redis:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.buf = b""
+
+    def send(self, *args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        self.sock.sendall(b"".join(out))
+
+    def line(self):
+        while b"\r\n" not in self.buf:
+            self.buf += self.sock.recv(1 << 20)
+        l, self.buf = self.buf.split(b"\r\n", 1)
+        return l
+
+    def reply(self):
+        l = self.line()
+        kind, rest = l[:1], l[1:]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            raise RuntimeError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self.buf += self.sock.recv(1 << 20)
+            v, self.buf = self.buf[:n], self.buf[n + 2:]
+            return v.decode()
+        if kind == b"*":
+            return [self.reply() for _ in range(int(rest))]
+        raise RuntimeError("bad reply " + repr(l))
+
+    def call(self, *args):
+        self.send(*args)
+        return self.reply()
+
+    def pipeline(self, commands):
+        for i in range(0, len(commands), 1000):
+            chunk = commands[i:i + 1000]
+            for c in chunk:
+                self.send(*c)
+            for _ in chunk:
+                self.reply()
+
+
+def fill(r, key, window_us, precision_us, now, count=1):
+    """A full window in admit.lua's layout: `count` calls in every bucket up to now's."""
+    newest = now // precision_us
+    oldest = newest - window_us // precision_us + 1
+    cmds, blocks = [], {}
+    for b in range(oldest, newest + 1):
+        cmds.append(("HSET", key, b, count))
+        blocks[b // K] = blocks.get(b // K, 0) + count
+    cmds += [("HSET", key, "g%d" % g, c) for g, c in blocks.items()]
+    cmds.append(("HSET", key, "n", count * (newest - oldest + 1), "o", oldest))
+    cmds.append(("PEXPIRE", key, 3_600_000))
+    r.pipeline(cmds)
+
+
+def fill_log(r, key, span_us, now, calls):
+    """A sorted set of `calls` members in admit.lua's layout, spread evenly over [now - span, now]."""
+    cmds = []
+    for i in range(0, calls, 500):
+        args = []
+        for j in range(i, min(calls, i + 500)):
+            args += [now - span_us + span_us * j // calls, "m%07d" % j]
+        cmds.append(("ZADD", key, *args))
+    cmds.append(("PEXPIRE", key, 3_600_000))
+    r.pipeline(cmds)
+
+
+def evalsha_us(r, calls):
+    """Mean Redis time of the EVALSHA calls (each a function that runs one), from INFO commandstats."""
+    r.call("CONFIG", "RESETSTAT")
+    for c in calls:
+        c()
+    for line in r.call("INFO", "commandstats").splitlines():
+        if line.startswith("cmdstat_evalsha:"):
+            fields = dict(f.split("=") for f in line.split(":", 1)[1].split(","))
+            return int(fields["calls"]), float(fields["usec_per_call"])
+    raise RuntimeError("no EVALSHA counted")
+
+
+def main():
+    port, root, reps = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    r = Redis(port)
+    admit = r.call("SCRIPT", "LOAD", open(root + "/lua/admit.lua").read())
+    pace = r.call("SCRIPT", "LOAD", open(root + "/lua/pace.lua").read())
+    serial = [0]
+
+    def peer_keys(window_ms, precision_ms, now):
+        serial[0] += 1
+        tag = "tg:{p:bench-%d}" % serial[0]
+        r.call("SET", tag + ":test-clock", now)
+        return tag, [tag + ":block:peer:p", "%s:peer:p:%d:%d:v2" % (tag, window_ms, precision_ms), tag + ":seen:peer:p"]
+
+    def admit_call(keys, window_ms, max_, precision_ms):
+        serial[0] += 1
+        return lambda: r.call("EVALSHA", admit, 3, *keys, "call-%d" % serial[0], 1, 1, 1, window_ms, max_, precision_ms)
+
+    results = []
+
+    def report(name, calls, us):
+        results.append("%s: %.1f us per call (%d calls)" % (name, us, calls))
+        print(results[-1], flush=True)
+
+    # for reference: an admission into an empty day window, and into a full one (max 10M: still admitted)
+    calls = []
+    for _ in range(reps):
+        tag, keys = peer_keys(86_400_000, 60_000, T0)
+        calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
+    n, us = evalsha_us(r, calls)
+    report("reference: admission into an empty 1d@1m window", n, us)
+    tag, keys = peer_keys(86_400_000, 60_000, T0)
+    fill(r, keys[1], 86_400_000_000, 60_000_000, T0)
+    n, us = evalsha_us(r, [admit_call(keys, 86_400_000, 10_000_000, 60_000) for _ in range(reps * 5)])
+    report("reference: admission into a full 1d@1m window (1,440 buckets)", n, us)
+    r.call("FLUSHALL")
+
+    # 6: over max after a reload lowered it (full window of 1 call per bucket, max now 100); refusals change nothing,
+    # so one key serves every call
+    for label, window_ms, precision_ms in (("1d@1s", 86_400_000, 1000), ("1d@1m", 86_400_000, 60_000)):
+        now = T0
+        tag, keys = peer_keys(window_ms, precision_ms, now)
+        fill(r, keys[1], window_ms * 1000, precision_ms * 1000, now)
+        call = admit_call(keys, window_ms, 100, precision_ms)
+        if call()[6] != "limit":
+            raise RuntimeError("not refused")
+        n, us = evalsha_us(r, [call] * (reps * 5))
+        report("over max after a lowered max, %s (refused)" % label, n, us)
+
+    # 7: the first call after a quiet spell of half a window (half the window stale, the gap empty) and of a
+    # window and a half (all stale); one key per call
+    smallest = 86_400_000 // 2048 + (1 if 86_400_000 % 2048 else 0)
+    for label, window_ms, precision_ms, keys_per_state in (
+            ("1d@1s", 86_400_000, 1000, reps), ("1h@10ms", 3_600_000, 10, max(2, reps // 4)),
+            ("1d@%dms (smallest allowed for 1d)" % smallest, 86_400_000, smallest, reps)):
+        for quiet_label, quiet_us in (("half a window", window_ms * 500), ("1.5 windows", window_ms * 1500)):
+            calls = []
+            for _ in range(keys_per_state):
+                tag, keys = peer_keys(window_ms, precision_ms, T0)
+                fill(r, keys[1], window_ms * 1000, precision_ms * 1000, T0)
+                r.call("SET", tag + ":test-clock", T0 + quiet_us)
+                calls.append(admit_call(keys, window_ms, 10_000_000, precision_ms))
+            n, us = evalsha_us(r, calls)
+            report("first call after a quiet spell of %s, %s (admitted)" % (quiet_label, label), n, us)
+            r.call("FLUSHALL")
+
+    # 7, sorted sets: an exact 1 min window of 100,000 calls, and the seen key of a day of 100,000 calls (1d@1m
+    # window), first call after a quiet spell of half their span (50,000 entries stale)
+    calls = []
+    for _ in range(max(2, reps // 4)):
+        serial[0] += 1
+        tag = "tg:{p:bench-%d}" % serial[0]
+        keys = [tag + ":block:peer:p", tag + ":peer:p:60000", tag + ":seen:peer:p"]
+        fill_log(r, keys[1], 60_000_000, T0, 100_000)
+        r.call("SET", tag + ":test-clock", T0 + 30_000_000)
+        calls.append(admit_call(keys, 60_000, 10_000_000, 0))
+    n, us = evalsha_us(r, calls)
+    report("first call after a quiet spell of half a window, exact 1 min window of 100,000 calls (admitted)", n, us)
+    r.call("FLUSHALL")
+    calls = []
+    for _ in range(max(2, reps // 4)):
+        tag, keys = peer_keys(86_400_000, 60_000, T0)
+        fill(r, keys[1], 86_400_000_000, 60_000_000, T0, 69)
+        fill_log(r, keys[2], 86_400_000_000, T0, 100_000)
+        r.call("SET", tag + ":test-clock", T0 + 43_200_000_000)
+        calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
+    n, us = evalsha_us(r, calls)
+    report("first call after a quiet spell of half a window, 1d@1m with a seen key of 100,000 calls (admitted)", n, us)
+    r.call("FLUSHALL")
+
+    # 10: Redis's clock 60 s back: a full 1d@1m window, then refused (max 100) and admitted (max 10M) calls
+    for label, max_ in (("refused", 100), ("admitted", 10_000_000)):
+        calls = []
+        for _ in range(reps):
+            tag, keys = peer_keys(86_400_000, 60_000, T0)
+            fill(r, keys[1], 86_400_000_000, 60_000_000, T0)
+            r.call("SET", tag + ":test-clock", T0 - 60_000_000)
+            calls.append(admit_call(keys, 86_400_000, max_, 60_000))
+        n, us = evalsha_us(r, calls)
+        report("first call after a 60 s clock step back, 1d@1m full window (%s)" % label, n, us)
+    r.call("FLUSHALL")
+    # and a carrier at 10 cps, max-wait 1 s, its slots taken up to max-wait, then the clock 60 s back
+    calls = []
+    for i in range(reps):
+        tag = "tg:{c:bench-%d}" % i
+        r.call("SET", tag + ":test-clock", T0)
+        while r.call("EVALSHA", pace, 1, tag + ":pace", 100_000, 1, 1_000_000)[0] == 1:
+            pass
+        r.call("SET", tag + ":test-clock", T0 - 60_000_000)
+        calls.append(lambda t=tag: r.call("EVALSHA", pace, 1, t + ":pace", 100_000, 1, 1_000_000))
+    n, us = evalsha_us(r, calls)
+    report("pace.lua, first reservation after a 60 s clock step back", n, us)
+
+    with open(sys.argv[4], "w") as out:
+        out.write("\n".join(results) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * A carrier the gateway left while it had sent nothing (at answer-timeout, for the alternate; or on the caller's
- * CANCEL) gets no further copy of the INVITE, and what it sends late is closed: a provisional gets a CANCEL,
- * a 2xx an ACK and a BYE. The carrier is a raw socket that records every datagram, so each copy shows.
+ * A carrier the gateway left while it had sent nothing (at answer-timeout, for the alternate or with a 408; or
+ * on the caller's CANCEL) gets no further copy of the INVITE, and what it sends late is closed: a provisional
+ * gets a CANCEL, a 2xx an ACK and a BYE. The carrier is a raw socket that records every datagram, so each copy
+ * shows.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SilentCarrierTest {
@@ -44,6 +45,7 @@ class SilentCarrierTest {
     private SipAgent alternate;
     private RecordingCarrier silent;
     private RecordingCarrier slow;
+    private RecordingCarrier alone;
 
     @BeforeAll
     void start() throws Exception {
@@ -52,6 +54,7 @@ class SilentCarrierTest {
         alternate.behave(Behaviour.ANSWER);
         silent = RecordingCarrier.start("127.0.0.187");
         slow = RecordingCarrier.start("127.0.0.188");
+        alone = RecordingCarrier.start("127.0.0.189");
         port = RedisServerProcess.freePort();
         Duration wait = Duration.ofSeconds(1);
         gateway = Gateway.start(TestConfigs.onSharedRedis("silent-carrier", port)
@@ -59,8 +62,11 @@ class SilentCarrierTest {
                 .carrier("silent", silent.uri(), 1000, wait, Duration.ofMillis(400), "alternate")
                 .carrier("alternate", alternate, 1000, wait, Duration.ofSeconds(5))
                 .carrier("slow", slow.uri(), 1000, wait, Duration.ofSeconds(20))
+                .carrier("alone", alone.uri(), 1000, wait, Duration.ofMillis(400))
+                .noFailoverOnTimeout("alone")
                 .route("+1", "silent")
                 .route("+2", "slow")
+                .route("+3", "alone")
                 .build());
     }
 
@@ -71,6 +77,7 @@ class SilentCarrierTest {
         alternate.close();
         silent.close();
         slow.close();
+        alone.close();
     }
 
     @Test
@@ -111,6 +118,19 @@ class SilentCarrierTest {
 
         slow.respond(invite, 180, "Ringing", "late");
         awaitCancel(slow, invite);
+    }
+
+    @Test
+    void aCarrierSilentPastAnswerTimeoutWithoutFailoverGetsNoFurtherCopyAndItsLateRingIsCancelled()
+            throws Exception {
+        SipAgent.Call call = caller.invite(GW, port, "+3555");
+        Response answer = call.awaitFinal(WAIT_MS);
+        assertNotNull(answer, "no final answer");
+        assertEquals(408, answer.getStatusCode(), "no failover on silence: 408 at answer-timeout");
+        Datagram invite = noFurtherCopy(alone, call.callId()).get(0);
+
+        alone.respond(invite, 180, "Ringing", "late");
+        awaitCancel(alone, invite);
     }
 
     /** A call to {@code number}, which the silent carrier does not answer: answered by the alternate, and ACKed. */

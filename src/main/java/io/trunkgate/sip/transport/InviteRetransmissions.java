@@ -25,8 +25,8 @@ public final class InviteRetransmissions {
         sip.disableRetransmissionTimer();
         // The stack's timer thread counts the retransmission down and re-arms it in a read-modify-write of the
         // same field, without a lock, so a write from this thread can be lost in between. Written again on that
-        // (single) thread, after any count-down under way, it holds.
-        // the same thread key as the transaction's own timer task: its Call-ID
+        // (single) thread, after any count-down under way, it holds. Its thread key is the transaction's own
+        // timer task's: the Call-ID.
         String callId = ((CallIdHeader) transaction.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
         try {
             sip.getSIPStack().getTimer().schedule(new SIPStackTimerTask() {

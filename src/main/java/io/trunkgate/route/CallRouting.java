@@ -7,6 +7,7 @@ import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
+import io.trunkgate.throttle.LogFields;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -111,7 +112,8 @@ public final class CallRouting {
                 && health.isUp(from)) {
             String detail = responseCode > 0 ? reason + "(" + responseCode + ")" : reason.toString();
             reroutes.add(from + "->" + from + ":" + detail);
-            log.info("reroute call={} from={} address={} to next address {} reason={}", callId, from, address,
+            log.info("reroute call={} from={} address={} to next address {} reason={}",
+                    LogFields.value(callId), from, address,
                     addressesLeft.peekFirst(), detail);
             return pace(carrier);
         }
@@ -155,7 +157,7 @@ public final class CallRouting {
         tried.add(next.id());
         return resolver.resolve(next.uri()).handle((targets, error) -> {
             if (error != null) {
-                log.warn("call={} carrier {}: {}", callId, next.id(), error.getMessage());
+                log.warn("call={} carrier {}: {}", LogFields.value(callId), next.id(), error.getMessage());
                 return leave(next.id(), RerouteReason.UNRESOLVED, 0);
             }
             carrier = next;
@@ -228,7 +230,7 @@ public final class CallRouting {
                 return carrier;
             }
             if (carrier.isEmpty()) {
-                log.warn("call={} reroute hook named unknown carrier {}; skipped", callId, id);
+                log.warn("call={} reroute hook named unknown carrier {}; skipped", LogFields.value(callId), id);
             }
         }
         noteSkipped("none");
@@ -256,7 +258,7 @@ public final class CallRouting {
         String to = remaining.isEmpty() ? "none" : remaining.get(0);
         String detail = responseCode > 0 ? reason + "(" + responseCode + ")" : reason.toString();
         reroutes.add(from + "->" + to + ":" + detail);
-        log.info("reroute call={} from={} to={} reason={}", callId, from, to, detail);
+        log.info("reroute call={} from={} to={} reason={}", LogFields.value(callId), from, to, detail);
     }
 
     private void noteRetry(Duration retry) {

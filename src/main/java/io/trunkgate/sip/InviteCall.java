@@ -15,6 +15,7 @@ import io.trunkgate.route.RoutingStep;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.Refusals.Refusal;
 import io.trunkgate.sip.transport.InviteRetransmissions;
+import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;

@@ -8,6 +8,7 @@ import io.trunkgate.health.CarrierState;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
+import io.trunkgate.throttle.LogFields;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -114,7 +115,8 @@ public final class CallRouting {
                 && health.isUp(from)) {
             String detail = responseCode > 0 ? reason.label() + "(" + responseCode + ")" : reason.label();
             reroutes.add(from + "->" + from + ":" + detail);
-            log.info("reroute call={} from={} address={} to next address {} reason={}", callId, from, address,
+            log.info("reroute call={} from={} address={} to next address {} reason={}",
+                    LogFields.value(callId), from, address,
                     addressesLeft.peekFirst(), detail);
             return pace(carrier);
         }
@@ -161,7 +163,7 @@ public final class CallRouting {
         tried.add(next.id());
         return resolver.resolve(next.uri()).handle((targets, error) -> {
             if (error != null) {
-                log.warn("call={} carrier {}: {}", callId, next.id(), error.getMessage());
+                log.warn("call={} carrier {}: {}", LogFields.value(callId), next.id(), error.getMessage());
                 unresolved.add(next.id());
                 return leave(next.id(), RerouteReason.UNRESOLVED, 0);
             }
@@ -239,7 +241,7 @@ public final class CallRouting {
                 return carrier;
             }
             if (carrier.isEmpty()) {
-                log.warn("call={} reroute hook named unknown carrier {}; skipped", callId, id);
+                log.warn("call={} reroute hook named unknown carrier {}; skipped", LogFields.value(callId), id);
             }
         }
         noteSkipped("none");
@@ -268,7 +270,7 @@ public final class CallRouting {
         String to = remaining.isEmpty() ? "none" : remaining.get(0);
         String detail = responseCode > 0 ? reason.label() + "(" + responseCode + ")" : reason.label();
         reroutes.add(from + "->" + to + ":" + detail);
-        log.info("reroute call={} from={} to={} reason={}", callId, from, to, detail);
+        log.info("reroute call={} from={} to={} reason={}", LogFields.value(callId), from, to, detail);
     }
 
     private void noteRetry(Duration retry) {

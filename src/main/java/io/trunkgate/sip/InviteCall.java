@@ -14,12 +14,16 @@ import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.Refusals.Refusal;
+import io.trunkgate.sip.transport.InviteRetransmissions;
+import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -104,6 +108,8 @@ final class InviteCall {
     private String hungUpBy;
     /** The Reason header(s) of the final response upstream. */
     private String finalReason;
+    /** Attempts left while their carrier had sent nothing, with where each went: a provisional still gets a CANCEL. */
+    private final Map<ClientTransaction, CarrierAddress> leftSilent = new HashMap<>(2);
 
     InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, SipProvider inboundProvider,
                PeerConfig peer) {
@@ -257,6 +263,7 @@ final class InviteCall {
         boolean ended = phase == CallPhase.ENDED;
         if (status / 100 == 2 && (from != client || (ended && answerTag == null))) {
             // A carrier leg answered after the call went elsewhere or ended: close it, or it stays up (and billed).
+            leftSilent.remove(from);
             hangUp(from, response);
             return;
         }
@@ -266,7 +273,8 @@ final class InviteCall {
             relayStateless(response);
             return;
         }
-        if (from != client) {
+        if (from != client || leftSilent.containsKey(from)) {
+            cancelLeftSilent(from, status);
             return;
         }
         attempts.get(attempts.size() - 1).responded(status);
@@ -332,6 +340,9 @@ final class InviteCall {
         if (attempt != client || phase == CallPhase.ENDED || phase == CallPhase.RINGING) {
             return;
         }
+        if (phase == CallPhase.TRYING) {
+            leaveSilent(attempt);
+        }
         if (phase == CallPhase.PROCEEDING && !cancelSent) {
             sendCancel();
         }
@@ -385,6 +396,8 @@ final class InviteCall {
         } else {
             // No CANCEL may go out before the carrier's first response (RFC 3261 §9.1), but the caller need not
             // wait for it: 487 now; the CANCEL follows that response, and a 2xx that comes instead is hung up.
+            // The carrier gets no further copy of the INVITE.
+            InviteRetransmissions.stop(client);
             sendOwn(Refusals.CANCELLED);
         }
     }
@@ -422,14 +435,39 @@ final class InviteCall {
     }
 
     private void sendCancel() {
-        try {
-            Request cancel = client.createCancel();
-            SipMessages.aim(cancel, target); // where the INVITE went (RFC 3261 §9.1)
-            SipProvider outbound = services.providerFor(target.transport().name(), target.ip());
-            outbound.getNewClientTransaction(cancel).sendRequest();
+        if (sendCancel(client, target, carrier.id())) {
             cancelSent = true;
+        }
+    }
+
+    private boolean sendCancel(ClientTransaction attempt, CarrierAddress to, String carrierId) {
+        try {
+            Request cancel = attempt.createCancel();
+            SipMessages.aim(cancel, to); // where the INVITE went (RFC 3261 §9.1)
+            SipProvider outbound = services.providerFor(to.transport().name(), to.ip());
+            outbound.getNewClientTransaction(cancel).sendRequest();
+            return true;
         } catch (Exception e) {
-            log.warn("call={} cannot send CANCEL to {}: {}", logId, carrier.id(), e.toString());
+            log.warn("call={} cannot send CANCEL to {}: {}", logId, carrierId, e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * The call leaves an attempt whose carrier sent nothing: the carrier gets no further copy of the INVITE (a
+     * carrier that comes back would answer a call that is over), and no CANCEL yet (none may go before a
+     * provisional, RFC 3261 §9.1).
+     */
+    private void leaveSilent(ClientTransaction attempt) {
+        InviteRetransmissions.stop(attempt);
+        leftSilent.put(attempt, target);
+    }
+
+    /** A response on an attempt the call left: a first provisional of one left silent gets its CANCEL now. */
+    private void cancelLeftSilent(ClientTransaction attempt, int status) {
+        CarrierAddress to = leftSilent.remove(attempt);
+        if (to != null && status < 200) {
+            sendCancel(attempt, to, to.toString());
         }
     }
 

@@ -6,6 +6,7 @@ import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.HeldCall;
 import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.Reservation;
+import io.trunkgate.throttle.LogFields;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -70,7 +71,8 @@ final class LeasedCarrierPacer implements CarrierPacer {
         LeasedHold(CarrierConfig carrier) {
             leases.takeCarrier(callId, carrier.id(), carrier.maxConcurrent().getAsInt()).handle((taken, error) -> {
                 if (error != null) {
-                    log.debug("call={} carrier {} lease not taken, sent without: {}", callId, carrier.id(),
+                    log.debug("call={} carrier {} lease not taken, sent without: {}",
+                            LogFields.value(callId), carrier.id(),
                             error.getMessage());
                 }
                 if (error == null && !taken) {

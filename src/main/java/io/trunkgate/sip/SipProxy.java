@@ -8,6 +8,7 @@ import io.trunkgate.sip.transport.NewCallGate;
 import io.trunkgate.sip.transport.NewCallTriage;
 import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.throttle.FloodGuard;
+import io.trunkgate.throttle.LogFields;
 import io.trunkgate.throttle.ThrottledLog;
 import io.trunkgate.throttle.TokenBucket;
 import java.net.InetAddress;

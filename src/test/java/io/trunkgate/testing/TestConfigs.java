@@ -125,6 +125,14 @@ public final class TestConfigs {
         return this;
     }
 
+    /** The carrier already added does not fail over on silence: past answer-timeout its call is answered 408. */
+    public TestConfigs noFailoverOnTimeout(String carrierId) {
+        CarrierConfig c = carriers.get(carrierId);
+        carriers.put(carrierId, new CarrierConfig(c.id(), c.uri(), c.cps(), c.burst(), c.maxWait(), c.failoverCodes(),
+                false, c.alternates(), c.maxHeld(), c.answerTimeout(), c.ringTimeout(), c.maxConcurrent(), c.probe()));
+        return this;
+    }
+
     /** Probes the carrier already added with {@code probe}. */
     public TestConfigs probe(String carrierId, ProbeSettings probe) {
         CarrierConfig c = carriers.get(carrierId);

@@ -1,8 +1,8 @@
 package io.trunkgate.limit.internal;
 
 import io.trunkgate.config.RedisDownPolicy;
-import io.trunkgate.limit.Admission;
 import io.trunkgate.limit.Admission.Leasing;
+import io.trunkgate.limit.Admission;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
@@ -13,6 +13,7 @@ import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.WindowUsage;
 import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.throttle.LogFields;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -57,7 +58,8 @@ public final class FallbackAdmission implements Admission {
                 return CompletableFuture.completedFuture(AdmissionVerdict.of(decision));
             }
             String reason = unwrap(error).getMessage();
-            log.debug("call={} peer={} no admission decision ({}); redis-down policy {}", request.callId(),
+            log.debug("call={} peer={} no admission decision ({}); redis-down policy {}",
+                    LogFields.value(request.callId()),
                     request.peer().id(), reason, policy);
             CompletionStage<AdmissionVerdict> verdict = policy == RedisDownPolicy.LOCAL
                     ? local.admit(request).thenApply(localDecision -> new AdmissionVerdict(localDecision.admitted(),

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
+import io.trunkgate.throttle.LogFields;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,11 +17,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -146,7 +147,8 @@ public final class HttpRerouteHook implements RerouteHook {
 
     private List<String> fallback(RerouteContext context, String outcome, String why) {
         outcomes.accept(outcome);
-        log.info("call={} reroute-url {}: {}; the configured chain is used", context.callId(), outcome, why);
+        log.info("call={} reroute-url {}: {}; the configured chain is used",
+                LogFields.value(context.callId()), outcome, why);
         return context.remaining();
     }
 }

@@ -1,16 +1,16 @@
-package io.trunkgate.sip;
+package io.trunkgate.throttle;
 
 /**
  * A value from the wire (a Call-ID) in a {@code key=value} log line, such as the call log's: written as it is
  * when it cannot pass for anything else, else in double quotes with {@code "} and {@code \} escaped and control
  * and line-separator characters as {@code \}{@code uXXXX}, so one line stays one line with one field per key.
  */
-final class LogFields {
+public final class LogFields {
 
     private LogFields() {
     }
 
-    static String value(String raw) {
+    public static String value(String raw) {
         if (raw == null || raw.isEmpty()) {
             return "\"\"";
         }

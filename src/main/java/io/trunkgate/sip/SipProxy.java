@@ -54,6 +54,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final double NEW_CALL_BURSTS_PER_SECOND = 10;
     /** The reason of trunkgate_sip_requests_absorbed_total for a copy of an answered INVITE. */
     private static final String ANSWERED_INVITE = "answered_invite";
+    /** The refusal tag of an INVITE outside a dialog with the Call-ID and From tag of a call in progress. */
+    private static final String MERGED_REQUEST = "merged_request";
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
@@ -109,8 +111,9 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.strays = new StrayResponseRelay(services);
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
-                Stream.concat(Arrays.stream(RequestValidation.Problem.values()).map(p -> p.tag),
-                        Arrays.stream(InDialogForwarder.Refusal.values()).map(r -> r.tag)).toList(),
+                Stream.of(Arrays.stream(RequestValidation.Problem.values()).map(p -> p.tag),
+                        Arrays.stream(InDialogForwarder.Refusal.values()).map(r -> r.tag), Stream.of(MERGED_REQUEST))
+                        .flatMap(tags -> tags).toList(),
                 List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
     }
 
@@ -240,7 +243,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
-            services.metrics().requestRefused("merged_request");
+            services.metrics().requestRefused(MERGED_REQUEST);
             server.get().sendResponse(services.messages().refusal(Refusals.CALL_IN_PROGRESS.status(), request,
                     Refusals.CALL_IN_PROGRESS.reason(), 0));
             return;

@@ -6,7 +6,7 @@
 --
 -- KEYS: admit.lua's KEYS, then last the carrier's pacing key (pace.lua's KEYS[1]).
 -- ARGV: admit.lua's ARGV, then last pace.lua's three: interval_us, burst, max_wait_us.
--- Reply: admit.lua's 7 fields; for an admitted call (ok or duplicate) then pace.lua's 4:
+-- Reply: admit.lua's 7 fields; for an admitted call (ok) then pace.lua's 4:
 --        reserved 1|0, delay_us, slot_us, now_us.
 
 local function slice(list, from, to)

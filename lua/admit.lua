@@ -49,7 +49,7 @@ if lease_member then
 end
 local now_ms = math.floor(now / 1000)
 
--- The first capped scope that is full; a call holding its lease already (a re-offer) is not counted twice.
+-- The first capped scope that is full; a call holding its lease already is not counted twice.
 local function full_scope()
   for _, l in ipairs(leases) do
     redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. now_ms)
@@ -210,8 +210,8 @@ for _, l in ipairs(limits) do
   end
 end
 
--- A retransmission or failover attempt of an admitted call (same member) counts once, for as long as any
--- window may still count it: a precision window holds a call up to window + precision. The longest exact
+-- A copy of an admitted call (same member: Call-ID, From tag, CSeq) is refused for as long as any window may
+-- still count the call: a precision window holds a call up to window + precision. The longest exact
 -- window keeps members (pruned above) that long if it is the longest; else the seen key keeps them.
 local longest_exact, horizon = nil, 0
 for _, l in ipairs(limits) do
@@ -227,13 +227,10 @@ elseif horizon > 0 then
 end
 local seen_at = seen and tonumber(redis.call('ZSCORE', seen, member))
 if seen_at and seen_at >= since then
-  local full = full_scope()
-  if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent' } end
-  take_leases()
-  -- nothing is recorded, so what is left is max - count (not less this call's weight), over every limit
+  -- a merged request: not admitted again, nothing recorded, no lease; what is left is max - count
   local left = nil
   for _, l in ipairs(limits) do left = math.min(left or l.max, math.max(l.max - l.count, 0)) end
-  return { 1, 0, 0, 0, left, now, 'duplicate' }
+  return { 0, 0, 0, 0, left, now, 'duplicate' }
 end
 
 if refused then

@@ -4,7 +4,7 @@
 -- KEYS: the same keys under the new tag, in the same order; ARGV: take-keys.lua's reply
 -- Reply: {keys merged}
 --   zset (exact window, seen key): ZADD NX (a call in both stays once, at its first admission)
---   hash (precision window): counts and 'n' added, 'o' the older of the two
+--   hash (precision window): every field but 'o' added (bucket counts, block sums 'g<k>', 'n'), 'o' the older
 --   string (block): set, with the longer of the two TTLs
 -- Each key keeps the longer of its two TTLs.
 

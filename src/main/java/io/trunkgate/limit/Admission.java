@@ -55,7 +55,7 @@ public interface Admission {
      *
      * @param owner     the instance id, carried in every lease
      * @param leaseTime how long a lease lasts unless renewed
-     * @param liveCalls the Call-IDs of the calls this instance has in progress (INVITEs and dialogs)
+     * @param liveCalls the keys (identities) of the calls this instance has in progress (INVITEs and dialogs)
      */
     record Leasing(String owner, Duration leaseTime, Supplier<Set<String>> liveCalls) {
     }

@@ -31,7 +31,10 @@ public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<S
     public enum Outcome {
         /** Admitted and counted in every limit. */
         ADMITTED,
-        /** The same call was admitted before; admitted again without counting. */
+        /**
+         * The same call (Call-ID, From tag and CSeq) was admitted before, here or by another instance: a merged
+         * request, not admitted again; nothing was counted and no lease taken.
+         */
         DUPLICATE,
         /** Over a limit; nothing was counted. */
         LIMITED,
@@ -44,6 +47,6 @@ public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<S
     }
 
     public boolean admitted() {
-        return outcome == Outcome.ADMITTED || outcome == Outcome.DUPLICATE;
+        return outcome == Outcome.ADMITTED;
     }
 }

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
 /** The live state of a peer's admission windows, read without changing it (GET /api/peers). */
 public interface WindowUsage {
 
-    /** One admitted call in an exact window: its member (CallMember of the Call-ID) and when it was admitted. */
+    /** One admitted call in an exact window: its member (CallMember of the call's key) and when it was admitted. */
     record WindowCall(String member, long admittedMicros) {
     }
 

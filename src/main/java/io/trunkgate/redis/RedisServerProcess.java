@@ -58,14 +58,25 @@ public final class RedisServerProcess implements AutoCloseable {
      * e.g. for sentinel mode) plus {@code extraArgs}.
      */
     public static RedisServerProcess start(int port, Optional<Path> configFile, List<String> extraArgs) {
+        Path dir;
         try {
-            Path dir = Files.createTempDirectory("trunkgate-redis-");
-            RedisServerProcess server = new RedisServerProcess(RedisBinary.locate(dir), port == 0 ? freePort() : port,
-                    dir, configFile, extraArgs);
-            server.launch();
-            return server;
+            dir = Files.createTempDirectory("trunkgate-redis-");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start redis-server", e);
+        }
+        RedisServerProcess server = null;
+        try {
+            server = new RedisServerProcess(RedisBinary.locate(dir), port == 0 ? freePort() : port, dir, configFile,
+                    extraArgs);
+            server.launch();
+            return server;
+        } catch (RuntimeException e) {
+            // nothing of a server that did not start stays behind: its guard shell, its process, its directory
+            if (server != null) {
+                server.kill();
+            }
+            deleteDir(dir);
+            throw e;
         }
     }
 
@@ -124,6 +135,10 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /** The guard shell removes the directory when it ends normally; this covers a guard that was killed. */
     private void deleteDir() {
+        deleteDir(dir);
+    }
+
+    private static void deleteDir(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -75,7 +75,7 @@ public final class ActiveConfig {
     }
 
     /** One call of {@code peer} to admit against its own and its group's limits. */
-    public AdmissionRequest admissionRequest(PeerConfig peer, String callId) {
-        return new AdmissionRequest(callId, 1, peerScope(peer), groupScope(peer));
+    public AdmissionRequest admissionRequest(PeerConfig peer, String callKey) {
+        return new AdmissionRequest(callKey, 1, peerScope(peer), groupScope(peer));
     }
 }

@@ -109,7 +109,11 @@ final class InviteCall {
     /** The Reason header(s) of the final response upstream. */
     private String finalReason;
     /** Attempts left while their carrier had sent nothing, with where each went: a provisional still gets a CANCEL. */
-    private final Map<ClientTransaction, CarrierAddress> leftSilent = new HashMap<>(2);
+    private final Map<ClientTransaction, LeftAttempt> leftSilent = new HashMap<>(2);
+
+    /** Where an attempt the call left went: its carrier and the address. */
+    private record LeftAttempt(String carrierId, CarrierAddress address) {
+    }
 
     InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, SipProvider inboundProvider,
                PeerConfig peer) {
@@ -430,6 +434,8 @@ final class InviteCall {
             cancelled = true;
             if (phase != CallPhase.TRYING) {
                 sendCancel();
+            } else {
+                InviteRetransmissions.stop(client); // its CANCEL follows the carrier's first response
             }
         }
     }
@@ -460,14 +466,14 @@ final class InviteCall {
      */
     private void leaveSilent(ClientTransaction attempt) {
         InviteRetransmissions.stop(attempt);
-        leftSilent.put(attempt, target);
+        leftSilent.put(attempt, new LeftAttempt(carrier.id(), target));
     }
 
     /** A response on an attempt the call left: a first provisional of one left silent gets its CANCEL now. */
     private void cancelLeftSilent(ClientTransaction attempt, int status) {
-        CarrierAddress to = leftSilent.remove(attempt);
-        if (to != null && status < 200) {
-            sendCancel(attempt, to, to.toString());
+        LeftAttempt left = leftSilent.remove(attempt);
+        if (left != null && status < 200) {
+            sendCancel(attempt, left.address(), left.carrierId());
         }
     }
 
@@ -520,12 +526,12 @@ final class InviteCall {
         if (hungUpBy == null) {
             hungUpBy = "gateway";
         }
-        finalReason = RecordFields.reason("SIP", refusal.status(), refusal.reason());
         try {
             sendFinal(services.messages().refusal(refusal.status(), request, refusal.reason(),
                     refusal.retryAfterSeconds()));
         } catch (Exception e) {
             log.warn("call={} cannot build {} response: {}", logId, refusal.status(), e.toString());
+            finalReason = RecordFields.reason("SIP", refusal.status(), refusal.reason());
             finish(refusal.status());
         }
     }

@@ -106,10 +106,6 @@ final class RecordFields {
             }
         }
 
-        String carrier() {
-            return carrier;
-        }
-
         CallRecord.Attempt record() {
             return new CallRecord.Attempt(carrier, address, slotWaitMs, sentAt, finalStatus, firstProvisionalMs,
                     answerMs);

@@ -248,7 +248,12 @@ public final class SipProxy implements SipListener, NewCallGate {
                     Refusals.CALL_IN_PROGRESS.reason(), 0));
             return;
         }
-        server.get().sendResponse(services.messages().response(Response.TRYING, request));
+        try {
+            server.get().sendResponse(services.messages().response(Response.TRYING, request));
+        } catch (Exception e) {
+            services.calls().remove(call); // never started: its Call-ID and From tag must not stay taken
+            throw e;
+        }
         call.start();
     }
 

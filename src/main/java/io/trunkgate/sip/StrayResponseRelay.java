@@ -54,29 +54,33 @@ final class StrayResponseRelay {
     }
 
     /** Every reason {@link #refusal} gives. */
-    static final List<String> DROP_REASONS = List.of("no_transaction", "not_our_via", "unknown_dialog", "not_unicast");
+    private static final String NO_TRANSACTION = "no_transaction";
+    private static final String NOT_OUR_VIA = "not_our_via";
+    private static final String UNKNOWN_DIALOG = "unknown_dialog";
+    private static final String NOT_UNICAST = "not_unicast";
+    static final List<String> DROP_REASONS = List.of(NO_TRANSACTION, NOT_OUR_VIA, UNKNOWN_DIALOG, NOT_UNICAST);
 
     /** Why the response is dropped (the metric's reason tag), or empty when it is relayed. */
     private Optional<String> refusal(Response response) {
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
         if (response.getStatusCode() / 100 != 2 || cseq == null || !Request.INVITE.equals(cseq.getMethod())) {
-            return Optional.of("no_transaction");
+            return Optional.of(NO_TRANSACTION);
         }
         ListIterator<?> vias = response.getHeaders(ViaHeader.NAME);
         ViaHeader own = vias.hasNext() ? (ViaHeader) vias.next() : null;
         ViaHeader caller = vias.hasNext() ? (ViaHeader) vias.next() : null;
         if (own == null || caller == null || !SipMessages.isOwn(Hop.sentBy(own), services.providers())) {
-            return Optional.of("not_our_via");
+            return Optional.of(NOT_OUR_VIA);
         }
         Optional<Dialog> dialog = services.dialogs()
                 .find(SipMessages.callId(response), SipMessages.fromTag(response))
                 .filter(d -> d.isEnd(SipMessages.source(response), false))
                 .filter(d -> d.inviteBranch() != null && d.inviteBranch().equals(caller.getBranch()));
         if (dialog.isEmpty()) {
-            return Optional.of("unknown_dialog");
+            return Optional.of(UNKNOWN_DIALOG);
         }
         if (!SipMessages.answersToOneHost(caller)) {
-            return Optional.of("not_unicast");
+            return Optional.of(NOT_UNICAST);
         }
         return Optional.empty();
     }

@@ -172,7 +172,7 @@ public final class AdmissionMemory {
         admin.send("HSET", key, "n", Long.toString(n), "o", Long.toString(oldest));
         admin.send("PEXPIRE", key, Long.toString(86_400_000L + 60_000L));
         admin.flush();
-        for (int i = 0; i < 1442; i++) {
+        for (long i = 0; i < 2 * (current - oldest + 1) + 2; i++) {   // HSET and HINCRBY per bucket, HSET, PEXPIRE
             admin.read();
         }
     }

@@ -59,7 +59,7 @@ public final class FallbackAdmission implements Admission {
             }
             String reason = unwrap(error).getMessage();
             log.debug("call={} peer={} no admission decision ({}); redis-down policy {}",
-                    LogFields.value(request.callId()),
+                    LogFields.value(request.callKey()),
                     request.peer().id(), reason, policy);
             CompletionStage<AdmissionVerdict> verdict = policy == RedisDownPolicy.LOCAL
                     ? local.admit(request).thenApply(localDecision -> new AdmissionVerdict(localDecision.admitted(),

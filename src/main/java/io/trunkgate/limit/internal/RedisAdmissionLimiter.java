@@ -52,10 +52,10 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
     @Override
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
         AdmissionPlan plan = plan(request);
-        String member = CallMember.of(request.callId());
+        String member = CallMember.of(request.callKey());
         boolean leased = leases.isPresent() && plan.leased();
         List<Object> keys = leased ? plan.admitKeys() : plan.keys();
-        Object[] args = leased ? plan.admitArgs(member, request.weight(), leases.get().member(request.callId()),
+        Object[] args = leased ? plan.admitArgs(member, request.weight(), leases.get().member(request.callKey()),
                 leases.get().leaseMs()) : plan.args(member, request.weight());
         CompletionStage<List<Object>> reply = request.firstSlot()
                 .map(slot -> ADMIT_PACE.run(redis, append(keys, slot.ledgerKey()), append(args, slot.scriptArgs())))
@@ -63,7 +63,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         return reply.thenApply(r -> decode(plan, r, request))
                 .thenApply(decision -> {
                     if (decision.admitted() && plan.leased()) {
-                        leases.ifPresent(l -> l.admitted(request.callId(), caps(plan)));
+                        leases.ifPresent(l -> l.admitted(request.callKey(), caps(plan)));
                     }
                     return decision;
                 })
@@ -77,10 +77,10 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
      */
     public CompletionStage<Void> revoke(AdmissionRequest request, AdmissionDecision decision) {
         AdmissionPlan plan = plan(request);
-        Object[] admitArgs = plan.args(CallMember.of(request.callId()), request.weight());
+        Object[] admitArgs = plan.args(CallMember.of(request.callKey()), request.weight());
         Object[] args = Arrays.copyOf(admitArgs, admitArgs.length + 1);
         args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
-        leases.ifPresent(l -> l.release(request.callId()));
+        leases.ifPresent(l -> l.release(request.callKey()));
         return REVOKE.run(redis, plan.keys(), args).thenApply(removed -> (Void) null);
     }
 

@@ -59,10 +59,6 @@ public final class RedisCallLeases implements CallLeases {
             return keys;
         }
 
-        List<String> admissionKeys() {
-            return List.copyOf(admission.keySet());
-        }
-
         Optional<String> carrierKey() {
             return carrier.map(Map.Entry::getKey);
         }
@@ -86,7 +82,7 @@ public final class RedisCallLeases implements CallLeases {
 
     /**
      * @param owner     this instance's id, carried in every lease member
-     * @param liveCalls the Call-IDs of the calls this instance has in progress (INVITEs and dialogs)
+     * @param liveCalls the keys (identities) of the calls this instance has in progress (INVITEs and dialogs)
      */
     public RedisCallLeases(RedissonClient redis, String keyPrefix, RedisGuard guard, String owner,
                            Duration leaseTime, Supplier<Set<String>> liveCalls) {
@@ -252,7 +248,7 @@ public final class RedisCallLeases implements CallLeases {
         try {
             replay();
             sweep();
-            renew();
+            renewNow();
         } catch (RuntimeException e) {
             log.warn("lease maintenance failed: {}", e.toString());
         }
@@ -273,10 +269,6 @@ public final class RedisCallLeases implements CallLeases {
         List<String> candidates = new ArrayList<>(held.keySet());
         Set<String> live = liveCalls.get();
         candidates.stream().filter(callId -> !live.contains(callId)).forEach(this::release);
-    }
-
-    private void renew() {
-        renewNow();
     }
 
     /**
@@ -301,7 +293,7 @@ public final class RedisCallLeases implements CallLeases {
     }
 
     /**
-     * Refreshes the leases of {@code calls} (member to Call-ID, as listed when the renewal began) in {@code key};
+     * Refreshes the leases of {@code calls} (member to call key, as listed when the renewal began) in {@code key};
      * then takes again, under the key's cap, the leases Redis no longer had of the calls still held here with a
      * lease in {@code key}. A call released meanwhile is not held any more, so its lease stays gone.
      */

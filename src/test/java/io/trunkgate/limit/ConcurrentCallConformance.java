@@ -174,6 +174,18 @@ abstract class ConcurrentCallConformance {
     }
 
     @Test
+    void aCopyOfACallThroughAnotherInstanceAtAFullCapIsADuplicateAndTakesNoLease() {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        RedisCallLeases b = instance(1, "gw-b", LONG_LEASE);
+        Scope peer = cappedPeer(1, Limit.exact(Duration.ofSeconds(10), 100));
+        String callId = call();
+        assertEquals(Outcome.ADMITTED, admit(limiter(0, a), callId, peer).outcome());
+        assertEquals(Outcome.DUPLICATE, admit(limiter(1, b), callId, peer).outcome(), "a merged request, not a cap");
+        assertEquals(0, b.held(), "the copy holds no lease");
+        assertEquals(1L, a.peerCalls(peer.id(), Optional.empty()).toCompletableFuture().join());
+    }
+
+    @Test
     void aFullCarrierRefusesAndFailoverMovesTheLease() throws Exception {
         RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
         RedisCallLeases b = instance(1, "gw-b", LONG_LEASE);

@@ -176,6 +176,48 @@ python3 -c 'import sys, urllib.request; r = urllib.request.urlopen(sys.argv[1], 
     "$STATUS_PAGE" || fail "the status page $STATUS_PAGE did not answer"
 log "10 of 10 calls completed; /api/peers counts $minute in the last minute; status page $STATUS_PAGE answers"
 
+# What an operator reads of those calls: one record each with the fields a billing system needs, the metrics
+# counting exactly them (the warm-up's thousands of calls in none of it), the JVM's series and the build; and an
+# INVITE from an address no peer has, counted.
+python3 - "$WORK/trunkgate/calls.jsonl" <<'EOF' || fail "the call records of the 10 calls are not as docs/records.md says"
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+assert len(records) == 10, f"{len(records)} records, not 10"
+for r in records:
+    for field in ("callId", "fromTag", "cseq", "sourceAddress", "transport", "fromUser", "toUser", "requestUser",
+                  "peer", "admission", "attempts", "finalCarrier", "invitedAt", "answeredAt", "endedAt",
+                  "durationMs", "finalStatus", "hungUpBy"):
+        assert field in r, f"no {field} in {r}"
+    assert r["peer"] == "local" and r["admission"] == "admitted" and r["finalStatus"] == 200, r
+    assert r["finalCarrier"] == "local" and r["attempts"][0]["address"].startswith("127.0.0.1:5080"), r
+    assert r["sourceAddress"].startswith("127.0.0.1:") and r["requestUser"], r
+EOF
+python3 - <<'EOF' || fail "an INVITE from an unknown address got no 403"
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.2", 0))
+port = s.getsockname()[1]
+s.sendto((f"INVITE sip:100@127.0.0.1:5060 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.2:{port};branch=z9hG4bKquick1\r\n"
+          f"Max-Forwards: 70\r\nFrom: <sip:x@127.0.0.2>;tag=q1\r\nTo: <sip:100@127.0.0.1>\r\n"
+          f"Call-ID: quickstart-unknown@127.0.0.2\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n").encode(),
+         ("127.0.0.1", 5060))
+s.settimeout(5)
+assert s.recv(4096).startswith(b"SIP/2.0 403")
+EOF
+python3 - <<'EOF' || fail "/metrics does not count the 10 calls and the unknown source, or lacks jvm_, process_ or build_info"
+import re, urllib.request
+text = urllib.request.urlopen("http://127.0.0.1:8080/metrics", timeout=5).read().decode()
+def value(pattern):
+    found = re.search("^" + pattern + r" ([0-9.eE+]+)$", text, re.M)
+    assert found, "no " + pattern
+    return float(found.group(1))
+assert value(r'trunkgate_calls_admitted_total\{[^}]*peer="local"[^}]*\}') == 10
+assert value(r'trunkgate_calls_rejected_total\{[^}]*reason="unknown_source"[^}]*\}') >= 1
+assert re.search(r"^jvm_memory_used_bytes\{", text, re.M) and re.search(r"^process_cpu_usage ", text, re.M)
+assert re.search(r"^trunkgate_build_info\{", text, re.M)
+EOF
+log "10 records with every field; /metrics: 10 admitted, the unknown source counted, jvm_, process_ and build_info"
+
 quiet_second
 log "$OVER_LIMIT"
 mark=$(wc -l <"$WORK/gateway.log")

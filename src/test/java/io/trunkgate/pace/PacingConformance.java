@@ -200,13 +200,14 @@ abstract class PacingConformance {
             for (int i = 0; i < 20; i++) {
                 calls.add(pacer.hold(carrier));
             }
-            assertTrue(reserver.reserved.tryAcquire(20, 5, TimeUnit.SECONDS));
+            assertTrue(reserver.reserved.tryAcquire(20, 30, TimeUnit.SECONDS));
             int cancelled = 0;
             for (HeldCall call : calls) {
                 cancelled += call.cancel() ? 1 : 0;
             }
             assertTrue(cancelled >= 18, "only " + cancelled + " of 20 calls were still held");
-            assertTrue(reserver.givenBack.tryAcquire(cancelled, 5, TimeUnit.SECONDS), "slots given back");
+            // an event with a generous bound: a busy 2-core machine can hold a cluster's replies back for seconds
+            assertTrue(reserver.givenBack.tryAcquire(cancelled, 30, TimeUnit.SECONDS), "slots given back");
             PacingResult next = pacer.hold(carrier).result().toCompletableFuture().get(5, TimeUnit.SECONDS);
             assertEquals(PacingResult.Status.RELEASED, next.status());
             assertTrue(next.delay().toMillis() <= 200, "the next call waited " + next.delay()

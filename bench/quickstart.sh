@@ -213,7 +213,7 @@ def value(pattern):
     return float(found.group(1))
 assert value(r'trunkgate_calls_admitted_total\{[^}]*peer="local"[^}]*\}') == 10
 assert value(r'trunkgate_calls_rejected_total\{[^}]*reason="unknown_source"[^}]*\}') >= 1
-assert re.search(r"^jvm_memory_used_bytes\{", text, re.M) and re.search(r"^process_cpu_usage ", text, re.M)
+assert re.search(r"^jvm_memory_used_bytes\{", text, re.M) and re.search(r"^process_cpu_usage[{ ]", text, re.M)
 assert re.search(r"^trunkgate_build_info\{", text, re.M)
 EOF
 log "10 records with every field; /metrics: 10 admitted, the unknown source counted, jvm_, process_ and build_info"

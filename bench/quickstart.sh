@@ -72,6 +72,8 @@ port_state() {
 import socket, sys
 kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
 s = socket.socket(socket.AF_INET, kind)
+# as servers bind (the gateway's admin server too): a connection in TIME_WAIT does not hold the port
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 try:
     s.bind(("127.0.0.1", int(sys.argv[2])))
     print("free")

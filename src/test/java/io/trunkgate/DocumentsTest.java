@@ -33,8 +33,8 @@ class DocumentsTest {
      */
     static final Pattern COMMIT_HASH = Pattern.compile(
             "(?<![0-9A-Za-z_:\\-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z_:\\-])");
-    /** A label of a numbered work period: "session 5", "Session 12". */
-    static final Pattern WORK_PERIOD = Pattern.compile("(?i)\\bsession\\s+\\d+\\b");
+    /** A label of a numbered work period: the period's word (session, sprint, iteration) and its number. */
+    static final Pattern WORK_PERIOD = Pattern.compile("(?i)\\b(session|sprint|iteration)\\s+\\d+\\b");
 
     /** The one document that carries dated runs with their commits. */
     static final Path RESULTS = Path.of("bench", "RESULTS.md");
@@ -60,20 +60,22 @@ class DocumentsTest {
     }
 
     @Test
-    void noDocumentButTheResultsCarriesCommitsOrWorkPeriods() {
+    void noDocumentCarriesWorkPeriodsAndOnlyTheResultsCarryCommits() {
         List<String> found = new ArrayList<>();
         for (Path doc : documents(root)) {
-            found.addAll(labels(root, doc));
+            found.addAll(labels(root, doc, COMMIT_HASH, WORK_PERIOD));
         }
-        assertEquals(List.of(), found, "commit hashes and work-period labels belong in " + RESULTS
-                + " only (dated runs appended by bench/lib/results.sh)");
+        found.addAll(labels(root, root.resolve(RESULTS), WORK_PERIOD));
+        assertEquals(List.of(), found, "commit hashes belong in " + RESULTS + " only (dated runs appended by"
+                + " bench/lib/results.sh), and work-period labels nowhere: a run is named by its date");
     }
 
     @Test
     void theRulesTellAHashFromOtherHex() {
         assertTrue(COMMIT_HASH.matcher("the build before (6bde107) at 22:22").find());
         assertTrue(COMMIT_HASH.matcher("commit 4b989cb1f0e2a7d3c5b6a8e9f01234567890abcd here").find());
-        assertTrue(WORK_PERIOD.matcher("see bench/README.md, session 13").find());
+        assertTrue(WORK_PERIOD.matcher("measured in iteration 13").find());
+        assertTrue(WORK_PERIOD.matcher("Sprint 4's build").find());
         // SHA-256 fingerprints, UUIDs, colon-separated fingerprints, decimal timestamps, plain words
         assertTrue(!COMMIT_HASH.matcher(
                 "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08").find());
@@ -98,12 +100,12 @@ class DocumentsTest {
         }
     }
 
-    /** {@code file:line: token} for each commit hash or work-period label in the document. */
-    static List<String> labels(Path root, Path doc) {
+    /** {@code file:line: token} for each match of {@code patterns} in the document. */
+    static List<String> labels(Path root, Path doc, Pattern... patterns) {
         List<String> found = new ArrayList<>();
         List<String> lines = read(doc);
         for (int i = 0; i < lines.size(); i++) {
-            for (Pattern pattern : List.of(COMMIT_HASH, WORK_PERIOD)) {
+            for (Pattern pattern : patterns) {
                 Matcher m = pattern.matcher(lines.get(i));
                 while (m.find()) {
                     found.add(root.relativize(doc) + ":" + (i + 1) + ": " + m.group());

@@ -9,7 +9,7 @@ import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.RecordingCarrier;
-import io.trunkgate.testing.RecordingCarrier.Datagram;
+import io.trunkgate.testing.UdpInbox.Datagram;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgent.Behaviour;
 import io.trunkgate.testing.TestConfigs;

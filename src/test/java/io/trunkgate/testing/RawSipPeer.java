@@ -1,14 +1,10 @@
 package io.trunkgate.testing;
 
+import io.trunkgate.testing.UdpInbox.Datagram;
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.SocketException;
-import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -24,41 +20,32 @@ public final class RawSipPeer implements AutoCloseable {
                          List<String> recordRoutes, String contact, String text) {
     }
 
-    private final DatagramSocket socket;
-    private final String host;
-    private final InetAddress gateway;
-    private final int gatewayPort;
-    private final List<Answer> answers = new ArrayList<>();
-    private final Thread reader;
+    private final UdpInbox inbox;
+    private final InetSocketAddress gateway;
 
     public RawSipPeer(String host, String gatewayHost, int gatewayPort) throws IOException {
-        this.host = host;
-        this.socket = new DatagramSocket(0, InetAddress.getByName(host));
-        this.gateway = InetAddress.getByName(gatewayHost);
-        this.gatewayPort = gatewayPort;
-        this.reader = new Thread(this::read, "raw-sip-peer-" + host);
-        reader.setDaemon(true);
-        reader.start();
+        this.inbox = UdpInbox.open(host, "raw-sip-peer");
+        this.gateway = new InetSocketAddress(gatewayHost, gatewayPort);
     }
 
     public String host() {
-        return host;
+        return inbox.host();
     }
 
     public int port() {
-        return socket.getLocalPort();
+        return inbox.port();
     }
 
     /** An INVITE for {@code number} with the given identity; {@code branch} as written in the Via (any form). */
     public void invite(String number, String callId, String fromTag, long cseq, String branch) throws IOException {
-        send("INVITE sip:" + number + "@" + gateway.getHostAddress() + ":" + gatewayPort + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP " + host + ":" + port() + (branch == null ? "" : ";branch=" + branch) + "\r\n"
+        send("INVITE sip:" + number + "@" + gateway.getHostString() + ":" + gateway.getPort() + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP " + host() + ":" + port() + (branch == null ? "" : ";branch=" + branch) + "\r\n"
                 + "Max-Forwards: 70\r\n"
-                + "From: <sip:caller@" + host + ">;tag=" + fromTag + "\r\n"
-                + "To: <sip:" + number + "@" + gateway.getHostAddress() + ">\r\n"
+                + "From: <sip:caller@" + host() + ">;tag=" + fromTag + "\r\n"
+                + "To: <sip:" + number + "@" + gateway.getHostString() + ">\r\n"
                 + "Call-ID: " + callId + "\r\n"
                 + "CSeq: " + cseq + " INVITE\r\n"
-                + "Contact: <sip:caller@" + host + ":" + port() + ">\r\n"
+                + "Contact: <sip:caller@" + host() + ":" + port() + ">\r\n"
                 + "Content-Length: 0\r\n\r\n");
     }
 
@@ -79,120 +66,56 @@ public final class RawSipPeer implements AutoCloseable {
             routes.append("Route: ").append(route).append("\r\n");
         }
         return method + " " + ok.contact() + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP " + host + ":" + port() + ";branch=" + branch + "\r\n"
+                + "Via: SIP/2.0/UDP " + host() + ":" + port() + ";branch=" + branch + "\r\n"
                 + routes
                 + "Max-Forwards: 70\r\n"
-                + "From: <sip:caller@" + host + ">;tag=" + ok.fromTag() + "\r\n"
-                + "To: <sip:callee@" + gateway.getHostAddress() + ">;tag=" + ok.toTag() + "\r\n"
+                + "From: <sip:caller@" + host() + ">;tag=" + ok.fromTag() + "\r\n"
+                + "To: <sip:callee@" + gateway.getHostString() + ">;tag=" + ok.toTag() + "\r\n"
                 + "Call-ID: " + ok.callId() + "\r\n"
                 + "CSeq: " + cseq + " " + method + "\r\n"
                 + "Content-Length: 0\r\n\r\n";
     }
 
     public void send(String message) throws IOException {
-        byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
-        socket.send(new DatagramPacket(bytes, bytes.length, gateway, gatewayPort));
+        inbox.send(message, gateway);
     }
 
     /** The responses received so far. */
     public List<Answer> answers() {
-        synchronized (answers) {
-            return List.copyOf(answers);
-        }
+        return answers(inbox.received());
+    }
+
+    private static List<Answer> answers(List<Datagram> received) {
+        return received.stream().filter(d -> d.status() > 0).map(RawSipPeer::answer).toList();
     }
 
     /** Waits until a response matching {@code wanted} has come, at most {@code timeoutMs}. */
     public Optional<Answer> await(Predicate<Answer> wanted, long timeoutMs) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        synchronized (answers) {
-            while (true) {
-                Optional<Answer> found = answers.stream().filter(wanted).findFirst();
-                long left = deadline - System.nanoTime();
-                if (found.isPresent() || left <= 0) {
-                    return found;
-                }
-                answers.wait(Math.max(1, left / 1_000_000));
-            }
-        }
+        inbox.await(all -> answers(all).stream().anyMatch(wanted), timeoutMs);
+        return answers().stream().filter(wanted).findFirst();
     }
 
     /** Waits until {@code done} holds for the responses received, at most {@code timeoutMs}; says whether it did. */
     public boolean awaitAll(Predicate<List<Answer>> done, long timeoutMs) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        synchronized (answers) {
-            while (!done.test(answers)) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                answers.wait(Math.max(1, left / 1_000_000));
-            }
-            return true;
-        }
+        return inbox.await(all -> done.test(answers(all)), timeoutMs);
     }
 
-    private void read() {
-        byte[] buffer = new byte[65_535];
-        while (!socket.isClosed()) {
-            DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
-            try {
-                socket.receive(packet);
-            } catch (SocketException closed) {
-                return;
-            } catch (IOException e) {
-                continue;
-            }
-            String text = new String(packet.getData(), 0, packet.getLength(), StandardCharsets.UTF_8);
-            if (text.startsWith("SIP/2.0 ")) {
-                Answer answer = parse(text);
-                synchronized (answers) {
-                    answers.add(answer);
-                    answers.notifyAll();
-                }
-            }
-        }
-    }
-
-    private static Answer parse(String text) {
-        String[] lines = text.split("\r\n");
-        int status = Integer.parseInt(lines[0].substring(8, 11));
-        String callId = null;
-        String fromTag = null;
-        String toTag = null;
-        long cseq = 0;
-        String method = null;
-        String contact = null;
+    private static Answer answer(Datagram response) {
+        String[] cseq = response.header("CSeq").split("\\s+");
         List<String> recordRoutes = new ArrayList<>();
-        for (String line : lines) {
-            int colon = line.indexOf(':');
-            if (colon < 0) {
-                continue;
-            }
-            String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = line.substring(colon + 1).trim();
-            switch (name) {
-                case "call-id", "i" -> callId = value;
-                case "from", "f" -> fromTag = tag(value);
-                case "to", "t" -> toTag = tag(value);
-                case "cseq" -> {
-                    String[] parts = value.split("\\s+");
-                    cseq = Long.parseLong(parts[0]);
-                    method = parts[1];
-                }
-                case "record-route" -> {
-                    for (String route : value.split(",")) {
-                        recordRoutes.add(route.trim());
-                    }
-                }
-                case "contact", "m" -> contact = value.replaceAll("^.*<", "").replaceAll(">.*$", "");
-                default -> { }
+        for (String value : response.headers("Record-Route")) {
+            for (String route : value.split(",")) {
+                recordRoutes.add(route.trim());
             }
         }
-        return new Answer(status, callId, fromTag, toTag, cseq, method, recordRoutes, contact, text);
+        String contact = response.header("Contact");
+        return new Answer(response.status(), response.callId(), tag(response.header("From")),
+                tag(response.header("To")), Long.parseLong(cseq[0]), cseq[1], recordRoutes,
+                contact == null ? null : contact.replaceAll("^.*<", "").replaceAll(">.*$", ""), response.text());
     }
 
     private static String tag(String value) {
-        int at = value.indexOf(";tag=");
+        int at = value == null ? -1 : value.indexOf(";tag=");
         if (at < 0) {
             return null;
         }
@@ -203,6 +126,6 @@ public final class RawSipPeer implements AutoCloseable {
 
     @Override
     public void close() {
-        socket.close();
+        inbox.close();
     }
 }

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.testing.AdminClient;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.RawSipPeer;
 import io.trunkgate.testing.RawSipPeer.Answer;
@@ -101,6 +104,30 @@ class CallIdentityTest {
                         + fromTag + ": " + peer.answers()));
     }
 
+    /** The peer's calls in progress fleet-wide as the admin API shows them, once they read {@code expected}. */
+    private long callsInProgress(String peerId, long expected) {
+        AdminClient admin = new AdminClient(gateway.adminAddress());
+        return Await.until(Duration.ofMillis(WAIT_MS), () -> {
+            for (JsonNode item : admin.get("/api/peers").json().get("peers")) {
+                if (item.get("id").asText().equals(peerId)) {
+                    JsonNode concurrent = item.get("concurrent");
+                    return (concurrent.isArray() ? concurrent.get(0) : concurrent).get("calls").asLong();
+                }
+            }
+            throw new AssertionError("no peer " + peerId);
+        }, calls -> calls == expected);
+    }
+
+    /** Places a call that the carrier answers and ACKs the 200: its answer, for a BYE later. */
+    private static Answer answered(RawSipPeer peer, String number, String callId, String fromTag, String why)
+            throws Exception {
+        peer.invite(number, callId, fromTag, 1, branch());
+        Answer ok = finalAnswer(peer, callId, fromTag, 1);
+        assertEquals(200, ok.status(), why);
+        peer.ack(ok, branch());
+        return ok;
+    }
+
     /** The From tags of the INVITEs of {@code callId} the carrier received. */
     private static Set<String> fromTagsAt(SipAgent carrier, String callId) {
         return carrier.received("INVITE").stream().map(SipAgent.Received::request)
@@ -150,10 +177,7 @@ class CallIdentityTest {
 
             // once it is answered, and after it ended
             String answeredCall = callId("merged-answered");
-            peer.invite("+4412000", answeredCall, "a", 1, branch());
-            Answer ok = finalAnswer(peer, answeredCall, "a", 1);
-            assertEquals(200, ok.status());
-            peer.ack(ok, branch());
+            Answer ok = answered(peer, "+4412000", answeredCall, "a", "the call is answered");
             int before = peer.answers().size();
             peer.invite("+4412000", answeredCall, "a", 1, branch());
             assertEquals(482, peer.await(a -> peer.answers().indexOf(a) >= before && a.status() >= 200
@@ -174,20 +198,15 @@ class CallIdentityTest {
     void anInviteOnALiveCallIdCannotEndReleaseOrReplaceThatCall() throws Exception {
         try (RawSipPeer peer = peer("127.0.0.72")) {
             String live = callId("live");
-            peer.invite("+4413000", live, "a", 1, branch());
-            Answer ok = finalAnswer(peer, live, "a", 1);
-            assertEquals(200, ok.status());
-            peer.ack(ok, branch());
+            Answer ok = answered(peer, "+4413000", live, "a", "the call is answered");
 
             // A new From tag on the live Call-ID is a new call: it takes the second place of the cap, fails at its
             // carrier, and gives back its own place only.
             peer.invite("+8100", live, "b", 1, branch());
             assertEquals(486, finalAnswer(peer, live, "b", 1).status());
+            assertEquals(1L, callsInProgress("pair", 1), "calls of pair in progress after the 486");
             String second = callId("second");
-            peer.invite("+4413001", second, "c", 1, branch());
-            Answer secondOk = finalAnswer(peer, second, "c", 1);
-            assertEquals(200, secondOk.status(), "the cap's second place is free again");
-            peer.ack(secondOk, branch());
+            Answer secondOk = answered(peer, "+4413001", second, "c", "the cap's second place is free again");
             String third = callId("third");
             peer.invite("+4413002", third, "d", 1, branch());
             assertEquals(503, finalAnswer(peer, third, "d", 1).status(), "the live call still holds its lease");
@@ -200,11 +219,10 @@ class CallIdentityTest {
             assertEquals(1, answering.await("BYE", live, 1, WAIT_MS), "the BYE reached the carrier");
             assertEquals(Set.of("a"), fromTagsAt(answering, live), "calls of the live Call-ID the carrier answered");
 
+            // the BYE's lease release is its own Redis call: wait for it before the next call
+            assertEquals(1L, callsInProgress("pair", 1), "calls of pair in progress after the BYE");
             String fourth = callId("fourth");
-            peer.invite("+4413003", fourth, "e", 1, branch());
-            Answer fourthOk = finalAnswer(peer, fourth, "e", 1);
-            assertEquals(200, fourthOk.status(), "the BYE released the live call's lease");
-            peer.ack(fourthOk, branch());
+            Answer fourthOk = answered(peer, "+4413003", fourth, "e", "the BYE released the live call's lease");
             peer.bye(fourthOk, 2, branch());
             peer.bye(secondOk, 2, branch());
             finalAnswer(peer, "BYE", fourth, "e", 2);
@@ -220,10 +238,7 @@ class CallIdentityTest {
     void anRfc2543InviteFromAKnownPeerIsAnswered400() throws Exception {
         try (RawSipPeer peer = peer("127.0.0.73")) {
             String before = callId("rfc2543-before");
-            peer.invite("+4414000", before, "a", 1, branch());
-            Answer ok = finalAnswer(peer, before, "a", 1);
-            assertEquals(200, ok.status());
-            peer.ack(ok, branch());
+            Answer ok = answered(peer, "+4414000", before, "a", "the call is answered");
             peer.bye(ok, 2, branch());
             assertEquals(200, finalAnswer(peer, "BYE", before, "a", 2).status());
 

@@ -59,10 +59,11 @@ final class Dialog {
     private volatile boolean sessionTimer;
 
     /** A dialog opened at {@code openedAtNanos}; its owner sets when it expires. */
-    Dialog(Request invite, InetAddress source, int sourcePort, String peerId, long openedAtNanos) {
-        this.callId = SipMessages.callId(invite);
-        this.callerTag = SipMessages.fromTag(invite);
-        this.callKey = CallIdentity.of(invite).key();
+    Dialog(Request invite, CallIdentity identity, InetAddress source, int sourcePort, String peerId,
+           long openedAtNanos) {
+        this.callId = identity.callId();
+        this.callerTag = identity.fromTag();
+        this.callKey = identity.key();
         this.peerId = peerId;
         this.inviteBranch = SipMessages.topBranch(invite);
         this.callerSource = source;

@@ -67,8 +67,8 @@ public final class DialogTable {
     }
 
     /** Records the dialog of an admitted INVITE from {@code source}, about to be forwarded. */
-    Dialog open(Request invite, InetAddress source, int sourcePort, String peerId) {
-        Dialog dialog = new Dialog(invite, source, sourcePort, peerId, nanoClock.getAsLong());
+    Dialog open(Request invite, CallIdentity identity, InetAddress source, int sourcePort, String peerId) {
+        Dialog dialog = new Dialog(invite, identity, source, sourcePort, peerId, nanoClock.getAsLong());
         extend(dialog, timeoutNanos);
         live.incrementAndGet();
         Dialog replaced = dialogs.put(key(dialog.callId(), dialog.callerTag()), dialog);

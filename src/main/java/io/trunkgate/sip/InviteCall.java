@@ -238,7 +238,8 @@ final class InviteCall {
             Request out = services.messages().toCarrier(request, number, carrier.uri(), target, outbound,
                     recordRoutes);
             if (dialog == null) {
-                dialog = services.dialogs().open(request, callerSource, SipMessages.sourcePort(request), peer.id());
+                dialog = services.dialogs().open(request, identity, callerSource, SipMessages.sourcePort(request),
+                        peer.id());
             }
             dialog.carrierAttempt(Hop.of(target.ip(), target.port()), recordRoutes.size());
             client = outbound.getNewClientTransaction(out);

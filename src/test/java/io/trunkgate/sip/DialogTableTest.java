@@ -43,7 +43,12 @@ class DialogTableTest {
     }
 
     private Dialog open(String callId, String tag) throws Exception {
-        return table.open(invite(callId, tag), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        return open(table, callId, tag);
+    }
+
+    private static Dialog open(DialogTable into, String callId, String tag) throws Exception {
+        Request invite = invite(callId, tag);
+        return into.open(invite, CallIdentity.of(invite), InetAddress.getByName("127.0.0.9"), 5070, "peer");
     }
 
     @Test
@@ -128,9 +133,9 @@ class DialogTableTest {
 
     @Test
     void aDialogEndsAtTheMaximumCallLengthHoweverOftenItIsRefreshed() throws Exception {
-        Dialog timed = bounded.open(invite("c8", "t8"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        Dialog timed = open(bounded, "c8", "t8");
         timed.confirm(record("c8"));
-        Dialog idle = bounded.open(invite("c9", "t9"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        Dialog idle = open(bounded, "c9", "t9");
         idle.confirm(record("c9"));
         bounded.sessionRefreshed(timed, Optional.of(Duration.ofMinutes(30)));
         for (int minute = 0; minute < 119; minute++) {
@@ -149,7 +154,7 @@ class DialogTableTest {
 
     @Test
     void anExpiredSessionIsRecordedAsSuch() throws Exception {
-        Dialog dialog = bounded.open(invite("c10", "t10"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        Dialog dialog = open(bounded, "c10", "t10");
         dialog.confirm(record("c10"));
         bounded.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(90)));
         now.addAndGet(Duration.ofSeconds(121).toNanos());
@@ -166,7 +171,7 @@ class DialogTableTest {
 
     @Test
     void aDialogAByeEndedLetsALateAckFindItForTheLingerOnlyAndItsRecordIsWrittenOnce() throws Exception {
-        Dialog dialog = bounded.open(invite("c11", "t11"), InetAddress.getByName("127.0.0.9"), 5070, "peer");
+        Dialog dialog = open(bounded, "c11", "t11");
         dialog.confirm(record("c11"));
         bounded.remove(dialog, "bye");
         bounded.remove(dialog, "bye");

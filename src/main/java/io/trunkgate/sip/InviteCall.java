@@ -59,7 +59,6 @@ final class InviteCall {
     private final PeerConfig peer;
     private final String key;
     private final CallIdentity identity;
-    private final String callId;
     /** The Call-ID as log lines write it: quoted and escaped when it could pass for other fields. */
     private final String logId;
     private final String number;
@@ -125,8 +124,7 @@ final class InviteCall {
         this.peer = peer;
         this.key = CallRegistry.key(request);
         this.identity = CallIdentity.of(request);
-        this.callId = identity.callId();
-        this.logId = LogFields.value(callId);
+        this.logId = LogFields.value(identity.callId());
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
         this.callerSource = SipMessages.source(request);
         this.caller = RecordFields.caller(request, identity, callerSource, SipMessages.sourcePort(request));
@@ -193,8 +191,8 @@ final class InviteCall {
         enter(CallPhase.ROUTING);
         LeasedCarrierPacer pacer = new LeasedCarrierPacer(services.pacer(), services.admission().leases(),
                 identity.key());
-        routing = new CallRouting(callId, number, active.routes(), chain, pacer, services.rerouteHook().get(),
-                services.health(), services.resolver());
+        routing = new CallRouting(identity.callId(), number, active.routes(), chain, pacer,
+                services.rerouteHook().get(), services.health(), services.resolver());
         holdStartedNanos = System.nanoTime();
         CompletionStage<RoutingStep> first = reserved.isEmpty() ? routing.start() : routing.start(
                 new CallRouting.FirstHold(firstSlot.get().carrier(), pacer.hold(firstSlot.get().carrier(),
@@ -583,7 +581,8 @@ final class InviteCall {
     /** The call record so far: everything but its end ({@code answeredAt} null for a call not answered). */
     private CallRecord record(int status, Instant answeredAt) {
         long now = System.nanoTime();
-        return new CallRecord(callId, active.config().instanceId(), caller, peer.id(), peer.group().orElse(null),
+        return new CallRecord(identity.callId(), active.config().instanceId(), caller, peer.id(),
+                peer.group().orElse(null),
                 verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),
                 verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
                 routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),

@@ -2,13 +2,8 @@ package io.trunkgate.gateway;
 
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
-import io.trunkgate.admin.Draining;
 import io.trunkgate.config.CarrierConfig;
-import io.trunkgate.config.ConfigError;
-import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.GatewayConfig;
-import io.trunkgate.config.GroupConfig;
-import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.RerouteSettings;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.dns.CarrierResolver;
@@ -18,7 +13,6 @@ import io.trunkgate.history.HistorySampler;
 import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.Admission;
 import io.trunkgate.limit.BlockRegistry;
-import io.trunkgate.limit.Scope;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.Pacing;
@@ -44,7 +38,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -53,12 +46,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import javax.sip.SipProvider;
@@ -74,7 +64,6 @@ public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
     /** After the drain, how long calls still ringing get to end once cancelled. */
     private static final Duration CANCEL_GRACE = Duration.ofSeconds(2);
-    private static final long DRAIN_CHECK_MS = 100;
     private static final Duration RELOAD_POLL = Duration.ofSeconds(1);
     private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
     private static final long DIALOG_SWEEP_SECONDS = 10;
@@ -94,9 +83,9 @@ public final class Gateway implements AutoCloseable {
     private final DialogTable dialogs;
     private final CallRecordWriter records;
     private final SipProxy proxy;
-    private final AtomicBoolean draining = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
-    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final Drain drain;
+    private final Reload reload;
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final FleetHealth health;
@@ -121,7 +110,9 @@ public final class Gateway implements AutoCloseable {
         this.metrics = metrics;
         this.health = health;
         this.resolver = resolver;
-        this.reloader = new ConfigReloader(active.get().config().source(), this::apply,
+        this.drain = new Drain(proxy, calls, dialogs, timers, () -> activeConfig().config().sip().drainTimeout());
+        this.reload = new Reload(active, admission, pacing.pacer(), health, resolver, metrics);
+        this.reloader = new ConfigReloader(active.get().config().source(), reload,
                 () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload());
     }
 
@@ -159,7 +150,7 @@ public final class Gateway implements AutoCloseable {
         try {
             RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
             CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
-            resolveAhead(resolver, config);
+            Reload.resolveAhead(resolver, config);
             FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
                     () -> active.get().config().carriers(), resolver);
             SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
@@ -234,11 +225,6 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** Looks the carriers' host names up now, so that their first calls find the answers waiting. */
-    private static void resolveAhead(CarrierResolver resolver, GatewayConfig config) {
-        config.carriers().values().forEach(carrier -> resolver.resolve(carrier.uri()));
-    }
-
     /** The HTTP hook when routing.reroute-url is set, else a class (from plugins-dir or the class path). */
     private static RerouteHook rerouteHook(GatewayConfig config, GatewayMetrics metrics, GatewayThreads threads) {
         RerouteSettings reroute = config.reroute();
@@ -297,9 +283,7 @@ public final class Gateway implements AutoCloseable {
             metrics.trackNewCallLimit(sip.queueDelay()::newCallsPerSecondLimit);
             metrics.trackTransactions(sip::transactions);
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
-            metrics.trackCarriers(activeConfig().config().carriers().keySet(), pacer()::heldCount);
-            metrics.trackCarrierHealth(activeConfig().config().carriers().keySet(), health::isUp);
-            metrics.configured(activeConfig().config().peers().keySet(), activeConfig().config().carriers().keySet());
+            reload.trackConfigured(activeConfig().config());
             timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
             GatewayConfig config = activeConfig().config();
             TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
@@ -307,22 +291,7 @@ public final class Gateway implements AutoCloseable {
                     pacer()::heldCount, pacing::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
             AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
                     admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
-                    new Draining() {
-                        @Override
-                        public void start() {
-                            drain();
-                        }
-
-                        @Override
-                        public boolean draining() {
-                            return draining.get();
-                        }
-
-                        @Override
-                        public int callsInProgress() {
-                            return Gateway.this.callsInProgress();
-                        }
-                    });
+                    drain);
             admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token(),
                     threads.adminHttp());
             if (config.admin().token().isEmpty()) {
@@ -355,70 +324,6 @@ public final class Gateway implements AutoCloseable {
 
     public ActiveConfig activeConfig() {
         return active.get();
-    }
-
-    /** Swaps in a new, already validated configuration; calls under way keep the one they started with. */
-    public void apply(GatewayConfig config) throws ConfigException {
-        ActiveConfig previous = active.get();
-        if (previous.config().admin().token().isPresent() && config.admin().token().isEmpty()) {
-            // Most likely a file cut short; live, it would silently open nothing and lock operators out.
-            throw new ConfigException(List.of(new ConfigError(config.source(), 0, "admin.token",
-                    "the running gateway has an admin token and this configuration has none (a truncated"
-                            + " file?); removing the token takes a restart")));
-        }
-        ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
-        metrics.trackCarriers(config.carriers().keySet(), pacer()::heldCount);
-        metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
-        metrics.configured(config.peers().keySet(), config.carriers().keySet());
-        carryOverMovedPeers(previous.config(), config);
-        resolveAhead(resolver, config);
-        if (!restartSettings(previous.config()).equals(restartSettings(config))) {
-            log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, dns, sip listeners, threads,"
-                    + " queue, limits and tcp, admission.lease-time, redis and the admin server (all but its token)"
-                    + " take effect at the next restart");
-        }
-        log.info("config generation {} active", next.generation());
-    }
-
-    /**
-     * A peer's keys carry its group's hash tag: when a reload moves it into, out of or between groups, its
-     * windows, dedupe set, block and lease set are carried over to the new tag, so the fleet neither forgets nor
-     * doubles its calls, and its calls in progress keep counting against its max-concurrent.
-     */
-    private void carryOverMovedPeers(GatewayConfig before, GatewayConfig after) {
-        for (PeerConfig peer : after.peers().values()) {
-            PeerConfig old = before.peers().get(peer.id());
-            if (old != null && !old.group().equals(peer.group())) {
-                admission.movePeer(Scope.peer(old.id(), old.limits()), groupScope(before, old.group()),
-                                groupScope(after, peer.group()))
-                        .whenComplete((done, error) -> {
-                            if (error != null) {
-                                log.warn("peer {} moved from group {} to {}: its windows and leases were not carried"
-                                                + " over: {}",
-                                        peer.id(), old.group().orElse("-"), peer.group().orElse("-"), error.toString());
-                            }
-                        });
-            }
-        }
-    }
-
-    private static Optional<Scope> groupScope(GatewayConfig config, Optional<String> groupId) {
-        return groupId.map(id -> Scope.group(id, Optional.ofNullable(config.groups().get(id))
-                .map(GroupConfig::limits).orElse(List.of())));
-    }
-
-    /**
-     * What only a restart changes: what the parts built at start were given (the fleet share of the in-memory
-     * fallbacks, the reroute hook, the records file, the SIP stack, Redis, the admin server's address and limits).
-     */
-    private static List<Object> restartSettings(GatewayConfig config) {
-        return List.of(config.instanceId(), config.fleetSize(), config.rerouteHook(), config.reroute(), config.records(),
-                config.dns(),
-                config.sip().listeners(), config.sip().workerThreads(),
-                config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
-                config.admission().leaseTime(),
-                config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
-                config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());
     }
 
     public GatewayMetrics metrics() {
@@ -469,41 +374,21 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Starts the graceful drain (idempotent; SIGTERM and POST /api/drain): new INVITEs get 503, calls still
-     * being admitted or held get 503 at once, calls at a carrier and established calls go on, their in-dialog
-     * requests relayed as usual. Completes when the last call has ended or {@code shutdown.drain-timeout} passed.
+     * Starts the graceful drain (idempotent; SIGTERM and POST /api/drain), see {@link Drain}: completes when the
+     * last call has ended or {@code shutdown.drain-timeout} passed.
      */
     public CompletableFuture<Void> drain() {
-        if (draining.compareAndSet(false, true)) {
-            Duration timeout = activeConfig().config().sip().drainTimeout();
-            log.info("draining: new calls refused; {} calls in progress get up to {} ms to end", callsInProgress(),
-                    timeout.toMillis());
-            proxy.drain();
-            calls.abortHeld();
-            CompletableFuture<Void> ended = once(() -> callsInProgress() == 0);
-            ended.thenRun(() -> drained.complete(null));
-            ScheduledFuture<?> deadline = timers.schedule(() -> {
-                if (drained.complete(null)) {
-                    log.info("drain timeout: {} calls still in progress are ended", callsInProgress());
-                }
-            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
-            drained.whenComplete((done, error) -> {
-                ended.cancel(false);
-                deadline.cancel(false);
-            });
-        }
-        return drained;
+        return drain.begin();
     }
 
     /** Ends the drain now (a second SIGTERM): close() goes on without waiting for calls. */
     public void endDrain() {
-        drain();
-        drained.complete(null);
+        drain.end();
     }
 
     /** Calls not yet ended: INVITEs still being admitted or held, and dialogs (ringing or established). */
     public int callsInProgress() {
-        return calls.notForwarded() + dialogs.live();
+        return drain.callsInProgress();
     }
 
     /**
@@ -524,7 +409,7 @@ public final class Gateway implements AutoCloseable {
         }
         reloader.close();
         calls.abortAll();
-        awaitNoInvites(CANCEL_GRACE);
+        drain.awaitNoInvites(CANCEL_GRACE);
         if (admin != null) {
             admin.close();
         }
@@ -547,34 +432,5 @@ public final class Gateway implements AutoCloseable {
             keys.addAll(dialogs.liveCallKeys());
         }
         return keys;
-    }
-
-    /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */
-    private void awaitNoInvites(Duration grace) {
-        CompletableFuture<Void> none = once(() -> calls.size() == 0);
-        try {
-            none.get(grace.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            log.info("{} INVITEs still unanswered at shutdown", calls.size());
-        } finally {
-            none.cancel(false);
-        }
-    }
-
-    /**
-     * Completes once {@code condition} holds, checked on the timers every {@value #DRAIN_CHECK_MS} ms; cancelling
-     * it stops the checks.
-     */
-    private CompletableFuture<Void> once(BooleanSupplier condition) {
-        CompletableFuture<Void> holds = new CompletableFuture<>();
-        ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
-            if (condition.getAsBoolean()) {
-                holds.complete(null);
-            }
-        }, 0, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
-        holds.whenComplete((done, error) -> check.cancel(false));
-        return holds;
     }
 }

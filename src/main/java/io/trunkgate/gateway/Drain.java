@@ -1,0 +1,121 @@
+package io.trunkgate.gateway;
+
+import io.trunkgate.admin.Draining;
+import io.trunkgate.sip.CallRegistry;
+import io.trunkgate.sip.DialogTable;
+import io.trunkgate.sip.SipProxy;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The graceful drain (SIGTERM and POST /api/drain): new INVITEs get 503, calls still being admitted or held get
+ * 503 at once, calls at a carrier and established calls go on, their in-dialog requests relayed as usual, until
+ * the last call has ended or {@code shutdown.drain-timeout} passed.
+ */
+final class Drain implements Draining {
+
+    private static final Logger log = LoggerFactory.getLogger(Drain.class);
+    private static final long CHECK_MS = 100;
+
+    private final SipProxy proxy;
+    private final CallRegistry calls;
+    private final DialogTable dialogs;
+    private final ScheduledExecutorService timers;
+    private final Supplier<Duration> timeout;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+
+    /** @param timeout the drain timeout of the configuration active when the drain starts */
+    Drain(SipProxy proxy, CallRegistry calls, DialogTable dialogs, ScheduledExecutorService timers,
+          Supplier<Duration> timeout) {
+        this.proxy = proxy;
+        this.calls = calls;
+        this.dialogs = dialogs;
+        this.timers = timers;
+        this.timeout = timeout;
+    }
+
+    /** Starts the drain (idempotent); completes when the last call has ended or the drain timeout passed. */
+    CompletableFuture<Void> begin() {
+        if (started.compareAndSet(false, true)) {
+            Duration limit = timeout.get();
+            log.info("draining: new calls refused; {} calls in progress get up to {} ms to end", callsInProgress(),
+                    limit.toMillis());
+            proxy.drain();
+            calls.abortHeld();
+            CompletableFuture<Void> ended = once(() -> callsInProgress() == 0);
+            ended.thenRun(() -> drained.complete(null));
+            ScheduledFuture<?> deadline = timers.schedule(() -> {
+                if (drained.complete(null)) {
+                    log.info("drain timeout: {} calls still in progress are ended", callsInProgress());
+                }
+            }, limit.toMillis(), TimeUnit.MILLISECONDS);
+            drained.whenComplete((done, error) -> {
+                ended.cancel(false);
+                deadline.cancel(false);
+            });
+        }
+        return drained;
+    }
+
+    /** Ends the drain now (a second SIGTERM): the stop goes on without waiting for calls. */
+    void end() {
+        begin();
+        drained.complete(null);
+    }
+
+    @Override
+    public void start() {
+        begin();
+    }
+
+    @Override
+    public boolean draining() {
+        return started.get();
+    }
+
+    /** Calls not yet ended: INVITEs still being admitted or held, and dialogs (ringing or established). */
+    @Override
+    public int callsInProgress() {
+        return calls.notForwarded() + dialogs.live();
+    }
+
+    /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */
+    void awaitNoInvites(Duration grace) {
+        CompletableFuture<Void> none = once(() -> calls.size() == 0);
+        try {
+            none.get(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.info("{} INVITEs still unanswered at shutdown", calls.size());
+        } finally {
+            none.cancel(false);
+        }
+    }
+
+    /**
+     * Completes once {@code condition} holds, checked on the timers every {@value #CHECK_MS} ms; cancelling it stops
+     * the checks.
+     */
+    private CompletableFuture<Void> once(BooleanSupplier condition) {
+        CompletableFuture<Void> holds = new CompletableFuture<>();
+        ScheduledFuture<?> check = timers.scheduleWithFixedDelay(() -> {
+            if (condition.getAsBoolean()) {
+                holds.complete(null);
+            }
+        }, 0, CHECK_MS, TimeUnit.MILLISECONDS);
+        holds.whenComplete((done, error) -> check.cancel(false));
+        return holds;
+    }
+}

@@ -32,6 +32,8 @@ import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.SipStackFactory;
 import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.warmup.RedisWarmUp;
+import io.trunkgate.warmup.WarmUp;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.trunkgate.gateway;
+package io.trunkgate.warmup;
 
 /**
  * The kinds of warm-up call, taken in turn. The JIT compiles the branches a message takes through the parser and

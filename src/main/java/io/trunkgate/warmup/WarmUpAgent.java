@@ -1,4 +1,4 @@
-package io.trunkgate.gateway;
+package io.trunkgate.warmup;
 
 import java.io.IOException;
 import java.net.DatagramPacket;

@@ -1,4 +1,4 @@
-package io.trunkgate.gateway;
+package io.trunkgate.warmup;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Limit;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * open connections and load the scripts into Redis; without this, they would take longer than the Redis
  * timeout and the first real calls would be decided by the redis-down policy.
  */
-final class RedisWarmUp {
+public final class RedisWarmUp {
 
     private static final Logger log = LoggerFactory.getLogger(RedisWarmUp.class);
     private static final int ROUNDS = 200;
@@ -28,7 +28,7 @@ final class RedisWarmUp {
     private RedisWarmUp() {
     }
 
-    static void run(String instanceId, AdmissionLimiter limiter, SlotReserver reserver, Duration budget) {
+    public static void run(String instanceId, AdmissionLimiter limiter, SlotReserver reserver, Duration budget) {
         long deadline = System.nanoTime() + budget.toNanos();
         Scope peer = Scope.peer("~warm-up-" + instanceId, List.of(Limit.exact(Duration.ofMillis(1), 1_000_000)));
         CarrierConfig carrier = new CarrierConfig("~warm-up-" + instanceId, SipUri.parse("sip:warm-up.invalid"),

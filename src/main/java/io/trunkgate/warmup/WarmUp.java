@@ -1,4 +1,4 @@
-package io.trunkgate.gateway;
+package io.trunkgate.warmup;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Cidr;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * not compiled yet it compiled under the first real traffic. Meanwhile any other INVITE is answered 503 with
  * Retry-After.
  */
-final class WarmUp {
+public final class WarmUp {
 
     private static final Logger log = LoggerFactory.getLogger(WarmUp.class);
     private static final int CONCURRENCY = 32;
@@ -53,15 +53,15 @@ final class WarmUp {
      * No configured peer or carrier can have it (ids hold only letters, digits, '.', '_' and '-'), so the warm-up
      * never writes a key of theirs in a Redis the fleet shares.
      */
-    static String id(GatewayConfig real) {
+    public static String id(GatewayConfig real) {
         return "~warm-up-" + real.instanceId();
     }
 
     /** Where the warm-up runs: the first IPv4 UDP listener and a loopback address no peer claims. */
-    record Plan(InetSocketAddress listener, InetAddress address) {
+    public record Plan(InetSocketAddress listener, InetAddress address) {
     }
 
-    static Optional<Plan> plan(GatewayConfig config) throws UnknownHostException {
+    public static Optional<Plan> plan(GatewayConfig config) throws UnknownHostException {
         Optional<SipListener> udp = config.sip().listeners().stream()
                 .filter(l -> l.transport() == Transport.UDP && l.host().indexOf(':') < 0)
                 .findFirst();
@@ -99,7 +99,7 @@ final class WarmUp {
      * Runs the warm-up calls with {@code activate} applied to the warm-up configuration first; returns how many
      * calls completed.
      */
-    static int run(Plan plan, GatewayConfig real, WarmUpSettings settings,
+    public static int run(Plan plan, GatewayConfig real, WarmUpSettings settings,
                    java.util.function.Consumer<GatewayConfig> activate) throws IOException, InterruptedException {
         long started = System.nanoTime();
         try (WarmUpAgent agent = new WarmUpAgent(plan.address(), plan.listener())) {

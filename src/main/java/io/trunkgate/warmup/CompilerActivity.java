@@ -1,4 +1,4 @@
-package io.trunkgate.gateway;
+package io.trunkgate.warmup;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;

@@ -1,4 +1,4 @@
-package io.trunkgate.gateway;
+package io.trunkgate.warmup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

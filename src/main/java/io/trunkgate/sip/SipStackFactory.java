@@ -78,16 +78,22 @@ public final class SipStackFactory {
         StrayResponseValve strays = StrayResponseValve.install(stack);
 
         Map<String, SipProvider> byAddress = new LinkedHashMap<>();
-        for (SipListener listener : sip.listeners()) {
-            ListeningPoint point = stack.createListeningPoint(listener.host(), listener.port(),
-                    listener.transport() == Transport.UDP ? ListeningPoint.UDP : ListeningPoint.TCP);
-            String address = listener.host() + ":" + listener.port();
-            SipProvider provider = byAddress.get(address);
-            if (provider == null) {
-                byAddress.put(address, stack.createSipProvider(point));
-            } else {
-                provider.addListeningPoint(point);
+        try {
+            for (SipListener listener : sip.listeners()) {
+                ListeningPoint point = stack.createListeningPoint(listener.host(), listener.port(),
+                        listener.transport() == Transport.UDP ? ListeningPoint.UDP : ListeningPoint.TCP);
+                String address = listener.host() + ":" + listener.port();
+                SipProvider provider = byAddress.get(address);
+                if (provider == null) {
+                    byAddress.put(address, stack.createSipProvider(point));
+                } else {
+                    provider.addListeningPoint(point);
+                }
             }
+        } catch (Exception e) {
+            // the listeners made before this one are bound: a failed start must leave their ports free
+            stack.stop();
+            throw e;
         }
         GuardedMessageProcessorFactory transports = (GuardedMessageProcessorFactory) ((SIPTransactionStack) stack)
                 .getMessageProcessorFactory();

@@ -1,13 +1,10 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.testing;
 
 import io.trunkgate.config.Limit;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
-import io.trunkgate.testing.SipAgent;
-import io.trunkgate.testing.StandaloneRedis;
-import io.trunkgate.testing.TestConfigs;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,16 +24,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /** Raw SIP over real sockets on loopback, and the gateway the transport tests send it to. */
-final class SipSockets {
+public final class SipSockets {
 
-    static final String GW = "127.0.0.1";
+    public static final String GW = "127.0.0.1";
     private static final AtomicInteger COUNTER = new AtomicInteger();
 
     private SipSockets() {
     }
 
     /** A gateway on a free port whose peers are {@code peerSources}, routing every call to {@code carrier}. */
-    static Gateway startGateway(int port, TcpLimits limits, SipAgent carrier, String... peerSources) throws Exception {
+    public static Gateway startGateway(int port, TcpLimits limits, SipAgent carrier, String... peerSources) throws Exception {
         return Gateway.start(config(port, limits, carrier, peerSources).build());
     }
 
@@ -45,7 +42,7 @@ final class SipSockets {
      * JAIN-SIP's SipFactory hands out the stack it already has for a name, with that stack's settings, so a name
      * another test used would bring that test's limits.
      */
-    static TestConfigs config(int port, TcpLimits limits, SipAgent carrier, String... peerSources) {
+    public static TestConfigs config(int port, TcpLimits limits, SipAgent carrier, String... peerSources) {
         RedisSettings shared = StandaloneRedis.shared().settings();
         TestConfigs config = new TestConfigs(new RedisSettings(shared.mode(), shared.addresses(),
                 shared.sentinelMaster(), shared.password(), shared.timeout(), "tg-transport-" + UUID.randomUUID(), 0),
@@ -60,11 +57,11 @@ final class SipSockets {
         return config;
     }
 
-    static int freePort() {
+    public static int freePort() {
         return RedisServerProcess.freePort();
     }
 
-    static Socket connect(String source, int port) throws IOException {
+    public static Socket connect(String source, int port) throws IOException {
         Socket socket = new Socket();
         socket.bind(new InetSocketAddress(source, 0));
         socket.connect(new InetSocketAddress(GW, port), 2000);
@@ -72,7 +69,7 @@ final class SipSockets {
     }
 
     /** An INVITE from the socket's address to {@code +1555...} at the gateway, with no body. */
-    static String invite(String transport, String source, int sourcePort, int gatewayPort) {
+    public static String invite(String transport, String source, int sourcePort, int gatewayPort) {
         String id = "t" + COUNTER.incrementAndGet() + UUID.randomUUID().toString().substring(0, 8);
         return "INVITE sip:+15550001@" + GW + ":" + gatewayPort + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/" + transport + " " + source + ":" + sourcePort + ";branch=z9hG4bK" + id + "\r\n"
@@ -86,11 +83,11 @@ final class SipSockets {
                 + "Content-Length: 0\r\n\r\n";
     }
 
-    static String invite(Socket socket, int gatewayPort) {
+    public static String invite(Socket socket, int gatewayPort) {
         return invite("TCP", socket.getLocalAddress().getHostAddress(), socket.getLocalPort(), gatewayPort);
     }
 
-    static void send(Socket socket, String text) throws IOException {
+    public static void send(Socket socket, String text) throws IOException {
         socket.getOutputStream().write(text.getBytes(StandardCharsets.ISO_8859_1));
         socket.getOutputStream().flush();
     }
@@ -99,12 +96,12 @@ final class SipSockets {
      * The messages that arrive on {@code socket} until one has a final status (200 and above), the connection
      * closes, or {@code timeout} passes; each as its full text.
      */
-    static List<String> responsesUntilFinal(Socket socket, Duration timeout) throws IOException {
+    public static List<String> responsesUntilFinal(Socket socket, Duration timeout) throws IOException {
         return responsesUntilFinals(socket, 1, timeout);
     }
 
     /** As {@link #responsesUntilFinal}, until {@code finals} final responses have arrived. */
-    static List<String> responsesUntilFinals(Socket socket, int finals, Duration timeout) throws IOException {
+    public static List<String> responsesUntilFinals(Socket socket, int finals, Duration timeout) throws IOException {
         List<String> messages = new ArrayList<>();
         ByteArrayOutputStream pending = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -160,12 +157,12 @@ final class SipSockets {
         return end <= text.length() ? end : -1;
     }
 
-    static String statusLine(String message) {
+    public static String statusLine(String message) {
         return message.substring(0, message.indexOf("\r\n"));
     }
 
     /** Whether the gateway closed {@code socket} within {@code timeout}: end of stream or a reset. */
-    static boolean closedWithin(Socket socket, Duration timeout) throws IOException {
+    public static boolean closedWithin(Socket socket, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         byte[] chunk = new byte[1024];
         while (System.nanoTime() < deadline) {
@@ -187,7 +184,7 @@ final class SipSockets {
      * TCP connections from this host to {@code address:port} in state ESTABLISHED, as /proc/net/tcp and tcp6
      * list them (hex, IPv4 little-endian on x86; Java's dual-stack sockets show IPv4 as IPv4-mapped IPv6).
      */
-    static long establishedTo(String address, int port) throws IOException {
+    public static long establishedTo(String address, int port) throws IOException {
         byte[] octets = java.net.InetAddress.getByName(address).getAddress();
         String ipv4 = String.format("%02X%02X%02X%02X:%04X", octets[3], octets[2], octets[1], octets[0], port);
         Set<String> remotes = Set.of(ipv4, "0000000000000000FFFF0000" + ipv4);
@@ -202,13 +199,13 @@ final class SipSockets {
     }
 
     /** File descriptors this JVM has open: the gateway's sockets and the test's own. */
-    static long openDescriptors() throws IOException {
+    public static long openDescriptors() throws IOException {
         try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd"))) {
             return descriptors.count();
         }
     }
 
-    static void closeAll(List<Socket> sockets) {
+    public static void closeAll(List<Socket> sockets) {
         for (Socket socket : sockets) {
             try {
                 socket.close();

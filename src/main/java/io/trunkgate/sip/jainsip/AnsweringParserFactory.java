@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.MessageParserFactory;
@@ -13,9 +13,9 @@ import java.net.InetSocketAddress;
  * JAIN-SIP's message parser factory (one per stack): datagrams are parsed by the stack's
  * {@link ReceivedMessageParser}, which answers a broken request with a plain, rate-capped 400 sent from the
  * listening socket, where JAIN-SIP would answer it with an echo of the request. The TCP channels of
- * {@link GuardedTcpMessageProcessor} use the same parser. Everything else parses as before.
+ * {@link CappedTcpListener} use the same parser. Everything else parses as before.
  */
-public final class GuardedMessageParserFactory implements MessageParserFactory {
+public final class AnsweringParserFactory implements MessageParserFactory {
 
     private final ReceivedMessageParser received = new ReceivedMessageParser();
     private final MessageParser plain = new StringMsgParser();

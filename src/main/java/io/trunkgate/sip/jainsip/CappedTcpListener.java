@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.core.HostPort;
 import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
@@ -8,6 +8,7 @@ import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 import gov.nist.javax.sip.stack.SIPStackTimerTask;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.TcpLimits;
+import io.trunkgate.sip.wire.NewCallTriage;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,9 +29,9 @@ import org.slf4j.event.Level;
  * {@link TcpLimits#maxConnectionsPerSource()} from one address is closed as it is accepted, and a sweep closes
  * connections idle for {@link TcpLimits#idleTimeout()} or with a message incomplete for
  * {@link TcpLimits#messageTimeout()}. Every connection, inbound or to a carrier, is a
- * {@link GuardedTcpMessageChannel}.
+ * {@link FramedTcpConnection}.
  */
-final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
+final class CappedTcpListener extends NioTcpMessageProcessor {
 
     private static final int DEFAULT_MAX_MESSAGE_SIZE = 64 << 10;
     private static final Duration MAX_SWEEP_INTERVAL = Duration.ofSeconds(1);
@@ -39,11 +40,11 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     private final TcpLimits limits;
     private final ReceivedMessageParser received;
     private final NewCallTriage newCalls;
-    private final Set<GuardedTcpMessageChannel> watched = ConcurrentHashMap.newKeySet();
+    private final Set<FramedTcpConnection> watched = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<InetAddress, Integer> inboundBySource = new ConcurrentHashMap<>();
     private final AtomicInteger inbound = new AtomicInteger();
     private final Set<SocketChannel> outboundSockets = ConcurrentHashMap.newKeySet();
-    private final ConcurrentMap<InetSocketAddress, GuardedTcpMessageChannel> inboundByRemote = new ConcurrentHashMap<>();
+    private final ConcurrentMap<InetSocketAddress, FramedTcpConnection> inboundByRemote = new ConcurrentHashMap<>();
     private final SIPStackTimerTask sweep = new SIPStackTimerTask() {
         @Override
         public void runTask() {
@@ -56,7 +57,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
         }
     };
 
-    GuardedTcpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, TcpLimits limits,
+    CappedTcpListener(InetAddress address, SIPTransactionStack stack, int port, TcpLimits limits,
                                ReceivedMessageParser received, NewCallTriage newCalls) {
         super(address, stack, port);
         this.limits = limits;
@@ -96,7 +97,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     @Override
     public NioTcpMessageChannel createMessageChannel(NioTcpMessageProcessor processor, SocketChannel client)
             throws IOException {
-        GuardedTcpMessageChannel channel = new GuardedTcpMessageChannel(this, client);
+        FramedTcpConnection channel = new FramedTcpConnection(this, client);
         nioHandler.putMessageChannel(client, channel);
         watched.add(channel);
         InetAddress source = channel.remote().getAddress();
@@ -109,7 +110,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
                         + limits.maxConnectionsPerSource()
                 : null;
         if (refusal != null) {
-            GuardedTransports.LOG.log(Level.WARN, "TCP connection from " + channel.remote() + " closed: " + refusal);
+            TransportProperties.LOG.log(Level.WARN, "TCP connection from " + channel.remote() + " closed: " + refusal);
             channel.shutDown();
         } else {
             inboundByRemote.put(channel.remote(), channel);
@@ -132,7 +133,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
     }
 
     /** The connection {@code remote} opened to this listener, while it is open; else null. */
-    GuardedTcpMessageChannel inboundFrom(InetSocketAddress remote) {
+    FramedTcpConnection inboundFrom(InetSocketAddress remote) {
         return inboundByRemote.get(remote);
     }
 
@@ -142,7 +143,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
         if (open != null) {
             return open;
         }
-        GuardedTcpMessageChannel inbound = inboundFrom(new InetSocketAddress(host.address(), port));
+        FramedTcpConnection inbound = inboundFrom(new InetSocketAddress(host.address(), port));
         if (inbound != null) {
             return inbound;
         }
@@ -151,7 +152,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
             if (open != null) {
                 return open;
             }
-            GuardedTcpMessageChannel channel = new GuardedTcpMessageChannel(host.address(), port, sipStack, this);
+            FramedTcpConnection channel = new FramedTcpConnection(host.address(), port, sipStack, this);
             channel.markCached();
             messageChannels.put(key, channel);
             watched.add(channel);
@@ -191,7 +192,7 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
      * {@code channel} closed {@code socket}: the first time, an inbound channel gives back its place under the
      * caps; {@code finished} when the channel is done for good, not going on with a new socket.
      */
-    void closed(GuardedTcpMessageChannel channel, SocketChannel socket, boolean firstClose, boolean finished) {
+    void closed(FramedTcpConnection channel, SocketChannel socket, boolean firstClose, boolean finished) {
         outboundSockets.remove(socket);
         if (channel.isInbound()) {
             inboundByRemote.remove(channel.remote(), channel);
@@ -208,14 +209,14 @@ final class GuardedTcpMessageProcessor extends NioTcpMessageProcessor {
 
     private void closeExpired() {
         long now = System.nanoTime();
-        for (GuardedTcpMessageChannel channel : watched) {
-            GuardedTcpMessageChannel.Expiry expiry = channel.expiry(now, limits);
-            if (expiry == GuardedTcpMessageChannel.Expiry.IDLE) {
-                GuardedTransports.LOG.log(Level.DEBUG, "TCP connection with " + channel.remote()
+        for (FramedTcpConnection channel : watched) {
+            FramedTcpConnection.Expiry expiry = channel.expiry(now, limits);
+            if (expiry == FramedTcpConnection.Expiry.IDLE) {
+                TransportProperties.LOG.log(Level.DEBUG, "TCP connection with " + channel.remote()
                         + " closed: nothing received for " + limits.idleTimeout().toMillis() + " ms");
                 channel.shutDown();
-            } else if (expiry == GuardedTcpMessageChannel.Expiry.MESSAGE_INCOMPLETE) {
-                GuardedTransports.LOG.log(Level.INFO, "TCP connection with " + channel.remote()
+            } else if (expiry == FramedTcpConnection.Expiry.MESSAGE_INCOMPLETE) {
+                TransportProperties.LOG.log(Level.INFO, "TCP connection with " + channel.remote()
                         + " closed: a message still incomplete " + limits.messageTimeout().toMillis()
                         + " ms after its first byte");
                 channel.shutDown();

@@ -1,7 +1,6 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
-import gov.nist.javax.sip.stack.SIPServerTransactionImpl;
 import gov.nist.javax.sip.stack.SIPStackTimerTask;
 import gov.nist.javax.sip.stack.timers.SipTimer;
 import io.netty.util.HashedWheelTimer;
@@ -9,6 +8,7 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.event.Level;
@@ -38,20 +38,20 @@ public final class CoarseSipTimer implements SipTimer {
     private static final int TICKS_PER_WHEEL = 512;
     private static final long TERMINATED_LINGER_MS = 1000;
     /** JAIN-SIP's task that removes a terminated transaction from the stack's tables. */
-    private static final String LINGER_TIMER = "gov.nist.javax.sip.stack.SIPTransactionImpl$LingerTimer";
-    /**
-     * What each of JAIN-SIP's one-shot tasks is, by class: asked for every transaction, and
-     * {@link Class#isAnonymousClass()} reads the class file's attributes on each call.
-     */
+    static final String LINGER_TIMER = "gov.nist.javax.sip.stack.SIPTransactionImpl$LingerTimer";
+    /** Timer J: the server transaction's only anonymous task. */
+    static final String TIMER_J = "gov.nist.javax.sip.stack.SIPServerTransactionImpl$1";
+    /** The task classes recognised here by name; {@link JainSipSelfCheck} checks that each exists. */
+    static final List<String> RECOGNISED_TASKS = List.of(LINGER_TIMER, TIMER_J);
+    /** What each of JAIN-SIP's one-shot tasks is, by class: asked for every transaction. */
     private static final ClassValue<TaskKind> KINDS = new ClassValue<>() {
         @Override
         protected TaskKind computeValue(Class<?> type) {
-            if (type.getName().equals(LINGER_TIMER)) {
-                return TaskKind.TERMINATED_LINGER;
-            }
-            // Timer J: the server transaction's only anonymous task
-            return type.isAnonymousClass() && type.getEnclosingClass() == SIPServerTransactionImpl.class
-                    ? TaskKind.TIMER_J : TaskKind.OTHER;
+            return switch (type.getName()) {
+                case LINGER_TIMER -> TaskKind.TERMINATED_LINGER;
+                case TIMER_J -> TaskKind.TIMER_J;
+                default -> TaskKind.OTHER;
+            };
         }
     };
 
@@ -142,7 +142,7 @@ public final class CoarseSipTimer implements SipTimer {
             try {
                 task.runTask();
             } catch (RuntimeException | Error e) {
-                GuardedTransports.LOG.log(Level.WARN, "SIP stack timer task " + task.getClass().getName()
+                TransportProperties.LOG.log(Level.WARN, "SIP stack timer task " + task.getClass().getName()
                         + " failed: " + e);
             }
             if (periodMs > 0 && !cancelled && !stopped) {

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.ListeningPointImpl;
 import gov.nist.javax.sip.message.MessageExt;
@@ -45,7 +45,7 @@ public final class FlowRouter implements Router {
     /** Whether the connection of {@code flow} is still open at one of {@code stack}'s TCP listeners. */
     public static boolean isOpen(SipStack stack, Flow flow) {
         for (Iterator<?> points = stack.getListeningPoints(); points.hasNext(); ) {
-            if (((ListeningPointImpl) points.next()).getMessageProcessor() instanceof GuardedTcpMessageProcessor tcp
+            if (((ListeningPointImpl) points.next()).getMessageProcessor() instanceof CappedTcpListener tcp
                     && tcp.inboundFrom(flow.remote()) != null) {
                 return true;
             }

@@ -1,9 +1,11 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.TcpLimits;
+import io.trunkgate.sip.wire.SipHead;
+import io.trunkgate.sip.wire.SipStreamFramer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,9 +21,9 @@ import org.slf4j.event.Level;
  * and parsed by the stack's {@link ReceivedMessageParser} on the stack's workers (in order per Call-ID, kept by a
  * {@link PerCallSequencer}), which replaces JAIN-SIP's NIO framer and, with it, its silence about requests it
  * cannot parse. It remembers when it last received anything and since when a message is incomplete, for
- * {@link GuardedTcpMessageProcessor}'s sweep.
+ * {@link CappedTcpListener}'s sweep.
  */
-final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
+final class FramedTcpConnection extends NioTcpMessageChannel {
 
     /** Why a connection is to be closed. */
     enum Expiry { NONE, IDLE, MESSAGE_INCOMPLETE }
@@ -29,7 +31,7 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     private static final long NO_PARTIAL_MESSAGE = Long.MAX_VALUE;
     private static final byte[] KEEP_ALIVE_PONG = "\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private final GuardedTcpMessageProcessor processor;
+    private final CappedTcpListener processor;
     private final SipStreamFramer framer;
     private final PerCallSequencer inCallOrder =
             new PerCallSequencer(task -> sipStack.getSelfRoutingThreadpoolExecutor().execute(task));
@@ -41,7 +43,7 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     private volatile boolean shuttingDown;
 
     /** A connection a peer opened. */
-    GuardedTcpMessageChannel(GuardedTcpMessageProcessor processor, SocketChannel socket) throws IOException {
+    FramedTcpConnection(CappedTcpListener processor, SocketChannel socket) throws IOException {
         super(processor, socket);
         this.messageProcessor = processor;
         this.processor = processor;
@@ -51,8 +53,8 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
     }
 
     /** A connection the gateway opens (or reuses) to {@code host:port}. */
-    GuardedTcpMessageChannel(InetAddress host, int port, SIPTransactionStack stack,
-                             GuardedTcpMessageProcessor processor) throws IOException {
+    FramedTcpConnection(InetAddress host, int port, SIPTransactionStack stack,
+                             CappedTcpListener processor) throws IOException {
         super(host, port, stack, processor);
         this.processor = processor;
         this.framer = new SipStreamFramer(processor.maxMessageSize());
@@ -95,8 +97,8 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
         try {
             completed = framer.add(bytes, new SipStreamFramer.Receiver() {
                 @Override
-                public void message(byte[] message, String callId) {
-                    dispatch(message, callId);
+                public void message(byte[] message, SipHead head) {
+                    dispatch(message, head);
                 }
 
                 @Override
@@ -163,16 +165,15 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
         try {
             sendMessage(KEEP_ALIVE_PONG, false);
         } catch (IOException e) {
-            GuardedTransports.LOG.log(Level.DEBUG, "keep-alive pong to " + remote + " not sent", e);
+            TransportProperties.LOG.log(Level.DEBUG, "keep-alive pong to " + remote + " not sent", e);
         }
     }
 
-    private void dispatch(byte[] message, String callId) {
-        if (processor.newCalls().handled(message, 0, message.length, remote, () -> Duration.ZERO,
-                this::answerOnThisConnection)) {
+    private void dispatch(byte[] message, SipHead head) {
+        if (processor.newCalls().handled(head, remote, () -> Duration.ZERO, this::answerOnThisConnection)) {
             return;
         }
-        inCallOrder.execute(callId, () -> process(message));
+        inCallOrder.execute(head.callId(), () -> process(message));
     }
 
     private void process(byte[] bytes) {
@@ -183,7 +184,7 @@ final class GuardedTcpMessageChannel extends NioTcpMessageChannel {
         try {
             processMessage(message);
         } catch (Exception e) {
-            GuardedTransports.LOG.log(Level.DEBUG, "SIP message from " + remote + "/TCP not processed", e);
+            TransportProperties.LOG.log(Level.DEBUG, "SIP message from " + remote + "/TCP not processed", e);
         }
     }
 

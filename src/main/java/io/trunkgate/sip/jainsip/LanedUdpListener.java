@@ -1,10 +1,14 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
-import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
 import gov.nist.javax.sip.stack.UDPMessageProcessor;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.transport.ReceiveLoopLoad;
+import io.trunkgate.sip.transport.SocketWaitProbe;
+import io.trunkgate.sip.wire.NewCallTriage;
+import io.trunkgate.sip.wire.SipHead;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.InetAddress;
@@ -17,8 +21,8 @@ import org.slf4j.event.Level;
 /**
  * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
- * the thread that reads the socket is the one every message of the gateway passes through), then put to the
- * {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, no queue has
+ * the thread that reads the socket is the one every message of the gateway passes through), its head read once
+ * ({@link SipHead}), then put to the {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, no queue has
  * stood lately ({@link QueueDelay#standingWaitMs()}), handling it never waits (see {@link #handledWithoutWaiting}),
  * and the loop keeps up with its socket with time to spare ({@link ReceiveLoopLoad}): handing it to a worker costs
  * a thread wake-up, which on a virtual machine can cost about as much as the handling itself.
@@ -27,7 +31,7 @@ import org.slf4j.event.Level;
  * JAIN-SIP's. The loop also reads the {@link SocketWaitProbe}s the listener sends itself, which say how long
  * datagrams wait in the socket before the loop gets to them.
  */
-final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
+final class LanedUdpListener extends UDPMessageProcessor {
 
     /** How long the loop's handling budget lasts, and the share of it the loop may spend handling datagrams. */
     private static final Duration HANDLING_WINDOW = Duration.ofMillis(10);
@@ -40,7 +44,7 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
     private final SocketWaitProbe socketWait;
     private final QueueDelay delay;
 
-    GuardedUdpMessageProcessor(InetAddress address, SIPTransactionStack stack, int port, int workers,
+    LanedUdpListener(InetAddress address, SIPTransactionStack stack, int port, int workers,
                                int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
                                NewCallTriage triage) throws IOException {
         super(address, stack, port);
@@ -84,24 +88,25 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
                 long receivedAt = System.currentTimeMillis();
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
-                DatagramPacket packet = new DatagramPacket(message, message.length, source);
-                if (triage.handled(message, 0, message.length, source, () -> waitAhead(packet),
+                SipHead head = SipHead.read(message, 0, message.length);
+                if (triage.handled(head, source, () -> waitAhead(head, source),
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     continue;
                 }
-                long start = queue.idle() && delay.standingWaitMs() == 0 && handledWithoutWaiting(message)
+                DatagramPacket packet = new DatagramPacket(message, message.length, source);
+                long start = queue.idle() && delay.standingWaitMs() == 0 && handledWithoutWaiting(head)
                         ? load.startHandling() : -1;
                 if (start >= 0) {
                     processHere(here, packet);
                     load.handledSince(start);
                 } else {
-                    queue.offer(new DatagramQueuedMessageDispatch(packet, receivedAt));
+                    queue.offer(new PerCallDatagramQueue.Received(packet, receivedAt, head));
                 }
             } catch (IOException | RuntimeException e) {
                 if (!isRunning) {
                     return;
                 }
-                GuardedTransports.LOG.log(Level.WARN, "UDP listener " + getIpAddress().getHostAddress() + ":"
+                TransportProperties.LOG.log(Level.WARN, "UDP listener " + getIpAddress().getHostAddress() + ":"
                         + getPort() + " failed to read a datagram: " + e);
             }
         }
@@ -115,13 +120,12 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
      * resolves on the thread that sends. A failure response may send the call to another carrier, and goes to a
      * worker. What may wait goes to a worker.
      */
-    private boolean handledWithoutWaiting(byte[] message) {
-        RawSipMessage raw = new RawSipMessage(message, 0, message.length);
-        int status = raw.status();
+    private static boolean handledWithoutWaiting(SipHead head) {
+        int status = head.status();
         if (status > 0) {
             return status < 300;
         }
-        return "".equals(raw.toTag()) || raw.routesOnlyToAddresses();
+        return "".equals(head.toTag()) || head.routesOnlyToAddresses();
     }
 
     private void processHere(UDPMessageChannel here, DatagramPacket packet) {
@@ -129,13 +133,13 @@ final class GuardedUdpMessageProcessor extends UDPMessageProcessor {
             StackInternals.process(here, packet);
         } catch (Exception | StackOverflowError e) {
             // the loop reads every datagram of the listener: it must go on whatever one of them does
-            GuardedTransports.LOG.log(Level.WARN, "datagram from " + packet.getSocketAddress()
+            TransportProperties.LOG.log(Level.WARN, "datagram from " + packet.getSocketAddress()
                     + " not processed: " + e);
         }
     }
 
     /** How long what is ahead of this datagram has waited: in the socket, then for the worker it goes to. */
-    private Duration waitAhead(DatagramPacket packet) {
-        return queue.waitAhead(packet).plusNanos(socketWait.waitNanos());
+    private Duration waitAhead(SipHead head, InetSocketAddress source) {
+        return queue.waitAhead(head, source).plusNanos(socketWait.waitNanos());
     }
 }

@@ -1,22 +1,24 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.MessageProcessorFactory;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.wire.NewCallTriage;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Properties;
 import javax.sip.ListeningPoint;
 
 /**
- * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link GuardedTcpMessageProcessor}
- * with the limits {@link GuardedTransports#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
- * workers fed through its {@link GuardedUdpMessageProcessor}'s receive loop; every other transport is JAIN-SIP's
+ * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link CappedTcpListener}
+ * with the limits {@link TransportProperties#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
+ * workers fed through its {@link LanedUdpListener}'s receive loop; every other transport is JAIN-SIP's
  * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else.
  */
-public final class GuardedMessageProcessorFactory implements MessageProcessorFactory {
+public final class ListenerFactory implements MessageProcessorFactory {
 
     private final MessageProcessorFactory nio = new NioMessageProcessorFactory();
     private final QueueDelay queueDelay = new QueueDelay(QueueDelay.INTERVAL, System::nanoTime);
@@ -37,14 +39,14 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
                                                    String transport) throws IOException {
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
-            return new GuardedUdpMessageProcessor(address, stack, port, GuardedTransports.workerThreads(properties),
-                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay),
+            return new LanedUdpListener(address, stack, port, TransportProperties.workerThreads(properties),
+                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, TransportProperties.udpQueue(properties, queueDelay),
                     newCalls);
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
             return nio.createMessageProcessor(stack, address, port, transport);
         }
-        return new GuardedTcpMessageProcessor(address, stack, port, GuardedTransports.tcpLimits(properties),
-                ((GuardedMessageParserFactory) stack.getMessageParserFactory()).received(), newCalls);
+        return new CappedTcpListener(address, stack, port, TransportProperties.tcpLimits(properties),
+                ((AnsweringParserFactory) stack.getMessageParserFactory()).received(), newCalls);
     }
 }

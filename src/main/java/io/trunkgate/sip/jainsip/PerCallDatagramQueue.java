@@ -1,7 +1,11 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.wire.NewCallTriage;
+import io.trunkgate.sip.wire.SipHead;
 import java.net.DatagramPacket;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.AbstractQueue;
 import java.util.Collection;
@@ -27,7 +31,8 @@ import org.slf4j.event.Level;
  * dropped unread (its sender has retransmitted it by now); this replaces JAIN-SIP's congestion auditor, which
  * watches the stack's own queue. A new INVITE is dropped after T1 (500 ms) already: its caller has sent it again,
  * and the copy may have been shed meanwhile by the {@link NewCallTriage}, which answers the new calls the gateway
- * sheds before they reach a lane. Only the operations JAIN-SIP's UDP path uses are supported.
+ * sheds before they reach a lane. Only the operations JAIN-SIP's UDP path uses are supported, and only the
+ * listener's receive loop offers, each datagram with the {@link SipHead} it read.
  */
 final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDispatch>
         implements BlockingQueue<DatagramQueuedMessageDispatch> {
@@ -82,27 +87,38 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         return unfinished.get() == 0;
     }
 
+    /** A datagram the receive loop read, with its head. */
+    static final class Received extends DatagramQueuedMessageDispatch {
+        final SipHead head;
+
+        Received(DatagramPacket packet, long receivedAtMs, SipHead head) {
+            super(packet, receivedAtMs);
+            this.head = head;
+        }
+    }
+
     @Override
     public boolean offer(DatagramQueuedMessageDispatch message) {
+        if (!(message instanceof Received received)) {
+            throw new IllegalArgumentException("only the receive loop offers datagrams, with their heads");
+        }
         unfinished.incrementAndGet();
-        return lanes.get(lane(message.packet)).offer(message);
+        return lanes.get(lane(received.head, received.packet.getSocketAddress())).offer(received);
     }
 
     /**
-     * How long the oldest datagram in the lane {@code packet} would join has waited: the least it would wait
-     * itself.
+     * How long the oldest datagram in the lane a datagram with {@code head} from {@code source} would join has
+     * waited: the least it would wait itself.
      */
-    Duration waitAhead(DatagramPacket packet) {
-        DatagramQueuedMessageDispatch oldest = lanes.get(lane(packet)).peek();
+    Duration waitAhead(SipHead head, SocketAddress source) {
+        DatagramQueuedMessageDispatch oldest = lanes.get(lane(head, source)).peek();
         return oldest == null ? Duration.ZERO
                 : Duration.ofMillis(Math.max(0, clockMs.getAsLong() - oldest.getReceptionTime()));
     }
 
     /** The lane of a datagram: by its Call-ID, or by its sender when it has none (junk, keep-alives). */
-    int lane(DatagramPacket packet) {
-        int hash = new RawSipMessage(packet.getData(), packet.getOffset(), packet.getLength())
-                .callIdHash(packet.getSocketAddress() == null ? 0 : packet.getSocketAddress().hashCode());
-        return Math.floorMod(hash, lanes.size());
+    int lane(SipHead head, SocketAddress source) {
+        return Math.floorMod(head.callIdHash(source == null ? 0 : source.hashCode()), lanes.size());
     }
 
     @Override
@@ -145,21 +161,16 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
         long waitedMs = clockMs.getAsLong() - message.getReceptionTime();
         delay.record(waitedMs);
         long limitMs = maxAgeMs;
-        if (waitedMs > RETRANSMIT_INTERVAL_MS && isNewInvite(message.packet)) {
+        if (waitedMs > RETRANSMIT_INTERVAL_MS && ((Received) message).head.isNewInvite()) {
             limitMs = limitMs > 0 ? Math.min(limitMs, RETRANSMIT_INTERVAL_MS) : RETRANSMIT_INTERVAL_MS;
         }
         if (limitMs > 0 && waitedMs > limitMs) {
-            GuardedTransports.LOG.log(Level.WARN, "datagram from " + message.packet.getSocketAddress()
+            TransportProperties.LOG.log(Level.WARN, "datagram from " + message.packet.getSocketAddress()
                     + " dropped unread: it waited over " + limitMs + " ms for a worker (" + dropped.incrementAndGet()
                     + " so far)");
             return false;
         }
         return true;
-    }
-
-    private static boolean isNewInvite(DatagramPacket packet) {
-        RawSipMessage message = new RawSipMessage(packet.getData(), packet.getOffset(), packet.getLength());
-        return message.isRequest("INVITE") && "".equals(message.toTag());
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.ThreadAffinityTask;
 import java.util.ArrayDeque;
@@ -73,7 +73,7 @@ final class PerCallSequencer {
                 next.run();
             } catch (RuntimeException e) {
                 // The rest of the call's messages must still be processed.
-                GuardedTransports.LOG.log(Level.WARN, "SIP message of Call-ID " + callId + " not processed", e);
+                TransportProperties.LOG.log(Level.WARN, "SIP message of Call-ID " + callId + " not processed", e);
             }
         }
     }

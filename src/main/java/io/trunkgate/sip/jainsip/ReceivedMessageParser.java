@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.header.CSeq;
 import gov.nist.javax.sip.header.CallID;
@@ -13,6 +13,7 @@ import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.parser.StringMsgParser;
+import io.trunkgate.sip.wire.BadRequestAnswer;
 import io.trunkgate.throttle.FloodGuard;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -75,7 +76,7 @@ final class ReceivedMessageParser {
         }
         if (message.getFrom() == null || message.getTo() == null || message.getCallId() == null
                 || message.getCSeq() == null || message.getViaHeaders() == null || message.getViaHeaders().isEmpty()) {
-            GuardedTransports.LOG.log(Level.INFO, "SIP message from " + describe(source, transport)
+            TransportProperties.LOG.log(Level.INFO, "SIP message from " + describe(source, transport)
                     + " dropped: it lacks From, To, Call-ID, CSeq or Via");
             return null;
         }
@@ -149,7 +150,7 @@ final class ReceivedMessageParser {
                 outcome = "400 not sent (" + e.getMessage() + ")";
             }
         }
-        GuardedTransports.LOG.log(Level.INFO,
+        TransportProperties.LOG.log(Level.INFO,
                 "malformed SIP from " + describe(source, transport) + " " + outcome + ": " + reason);
     }
 

@@ -1,15 +1,11 @@
-package io.trunkgate.sip;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
-import io.trunkgate.sip.transport.CoarseSipTimer;
-import io.trunkgate.sip.transport.GuardedMessageProcessorFactory;
-import io.trunkgate.sip.transport.GuardedTransports;
-import io.trunkgate.sip.transport.NewCallTriage;
 import io.trunkgate.sip.transport.QueueDelay;
-import io.trunkgate.sip.transport.StrayResponseValve;
+import io.trunkgate.sip.wire.NewCallTriage;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +17,9 @@ import javax.sip.SipStack;
 
 /**
  * Builds the JAIN-SIP stack the way a proxy needs it: no automatic dialogs, a worker pool with a
- * re-entrant listener, large UDP buffers, guarded NIO for TCP, and logging through SLF4J.
+ * re-entrant listener, large UDP buffers, the transports of {@link TransportProperties}, and logging through
+ * SLF4J. It first checks that the JAIN-SIP on the class path is the one this package's workarounds target
+ * ({@link JainSipSelfCheck}).
  */
 public final class SipStackFactory {
 
@@ -44,8 +42,8 @@ public final class SipStackFactory {
     }
 
     public static Stack create(String name, SipSettings sip) throws Exception {
-        SipFactory factory = SipFactory.getInstance();
-        factory.setPathName("gov.nist");
+        JainSipSelfCheck.verify();
+        SipFactory factory = JainSip.factory();
         Properties properties = new Properties();
         properties.setProperty("javax.sip.STACK_NAME", name);
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
@@ -57,7 +55,7 @@ public final class SipStackFactory {
         // JAIN-SIP's NIO TCP with connection caps, idle and message timeouts, a framer that reads compact and
         // spaced header names; UDP datagrams handed to the workers by Call-ID and dropped when stale; and, for
         // TCP and UDP, plain rate-capped 400s to what cannot be parsed.
-        GuardedTransports.configure(properties, sip.tcp(), sip.queueTimeout());
+        TransportProperties.configure(properties, sip.tcp(), sip.queueTimeout());
         properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         // TCP connects must not block the sending thread: calls are forwarded from the pacer's timer thread and
         // from RedisGuard's small results pool.
@@ -89,7 +87,7 @@ public final class SipStackFactory {
                 provider.addListeningPoint(point);
             }
         }
-        GuardedMessageProcessorFactory transports = (GuardedMessageProcessorFactory) ((SIPTransactionStack) stack)
+        ListenerFactory transports = (ListenerFactory) ((SIPTransactionStack) stack)
                 .getMessageProcessorFactory();
         return new Stack(stack, List.copyOf(byAddress.values()), transports.queueDelay(), transports.newCalls(),
                 strays);

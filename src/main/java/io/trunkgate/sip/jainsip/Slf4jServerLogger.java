@@ -1,4 +1,4 @@
-package io.trunkgate.sip;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.core.ServerLogger;
 import gov.nist.javax.sip.message.SIPMessage;

@@ -1,4 +1,4 @@
-package io.trunkgate.sip;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.core.StackLogger;
 import io.trunkgate.throttle.ThrottledLog;

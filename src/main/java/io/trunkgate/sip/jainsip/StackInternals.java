@@ -1,53 +1,61 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
 import gov.nist.javax.sip.stack.UDPMessageProcessor;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
+import java.util.List;
 
 /**
  * The members of JAIN-SIP 1.3.0-91 the UDP path reaches without an accessor: a UDP worker parses a datagram
  * before it records the sender's port anywhere public; the listening socket, which a 400 must leave from
  * (RFC 3581: symmetric response routing through NATs), is protected; the stack's switch to send UDP from
  * its listening sockets, which JAIN-SIP's own factory sets for the listeners it creates, is package-private
- * ({@link GuardedUdpMessageProcessor} is created instead); and a channel handles a datagram only in a private
- * method its worker loop calls, which the receive loop calls too. A JAIN-SIP that renames them fails at start,
- * not at the first datagram.
+ * ({@link LanedUdpListener} is created instead); and a channel handles a datagram only in a private
+ * method its worker loop calls, which the receive loop calls too. {@link JainSipSelfCheck} checks {@link #REFLECTED}
+ * before the stack starts (docs/jain-sip.md lists them).
  */
 final class StackInternals {
 
-    private static final VarHandle DATAGRAM_BEING_PROCESSED;
-    private static final VarHandle LISTENING_SOCKET;
-    private static final VarHandle UDP_FROM_LISTENING_SOCKETS;
-    private static final MethodHandle PROCESS_DATAGRAM;
-
-    static {
-        try {
-            DATAGRAM_BEING_PROCESSED = MethodHandles.privateLookupIn(UDPMessageChannel.class, MethodHandles.lookup())
-                    .findVarHandle(UDPMessageChannel.class, "incomingPacket", DatagramPacket.class);
-            LISTENING_SOCKET = MethodHandles.privateLookupIn(UDPMessageProcessor.class, MethodHandles.lookup())
-                    .findVarHandle(UDPMessageProcessor.class, "sock", DatagramSocket.class);
-            UDP_FROM_LISTENING_SOCKETS = MethodHandles.privateLookupIn(SIPTransactionStack.class,
-                    MethodHandles.lookup()).findVarHandle(SIPTransactionStack.class, "udpFlag", boolean.class);
-            PROCESS_DATAGRAM = MethodHandles.privateLookupIn(UDPMessageChannel.class, MethodHandles.lookup())
-                    .findVirtual(UDPMessageChannel.class, "processIncomingDataPacket",
-                            MethodType.methodType(void.class, DatagramPacket.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    static final ReflectedMember INCOMING_PACKET =
+            ReflectedMember.field(UDPMessageChannel.class, "incomingPacket", DatagramPacket.class);
+    static final ReflectedMember LISTENING_SOCKET =
+            ReflectedMember.field(UDPMessageProcessor.class, "sock", DatagramSocket.class);
+    static final ReflectedMember UDP_FLAG =
+            ReflectedMember.field(SIPTransactionStack.class, "udpFlag", boolean.class);
+    static final ReflectedMember PROCESS_INCOMING_DATA_PACKET = ReflectedMember.method(UDPMessageChannel.class,
+            "processIncomingDataPacket", void.class, DatagramPacket.class);
+    static final List<ReflectedMember> REFLECTED =
+            List.of(INCOMING_PACKET, LISTENING_SOCKET, UDP_FLAG, PROCESS_INCOMING_DATA_PACKET);
 
     private StackInternals() {
     }
 
+    /** The handles, resolved when first used (after the self-check), not when the members are named. */
+    private static final class Handles {
+        static final VarHandle DATAGRAM_BEING_PROCESSED;
+        static final VarHandle LISTENING_SOCKET;
+        static final VarHandle UDP_FROM_LISTENING_SOCKETS;
+        static final MethodHandle PROCESS_DATAGRAM;
+
+        static {
+            try {
+                DATAGRAM_BEING_PROCESSED = INCOMING_PACKET.varHandle();
+                LISTENING_SOCKET = StackInternals.LISTENING_SOCKET.varHandle();
+                UDP_FROM_LISTENING_SOCKETS = UDP_FLAG.varHandle();
+                PROCESS_DATAGRAM = PROCESS_INCOMING_DATA_PACKET.methodHandle();
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
     /** The datagram a UDP worker thread is processing; read it on that thread. */
     static DatagramPacket datagramBeingProcessed(UDPMessageChannel worker) {
-        return (DatagramPacket) DATAGRAM_BEING_PROCESSED.get(worker);
+        return (DatagramPacket) Handles.DATAGRAM_BEING_PROCESSED.get(worker);
     }
 
     /**
@@ -55,9 +63,9 @@ final class StackInternals {
      * the queue (a worker's loop is the only caller JAIN-SIP has for this).
      */
     static void process(UDPMessageChannel channel, DatagramPacket datagram) throws Exception {
-        DATAGRAM_BEING_PROCESSED.set(channel, datagram);
+        Handles.DATAGRAM_BEING_PROCESSED.set(channel, datagram);
         try {
-            PROCESS_DATAGRAM.invokeExact(channel, datagram);
+            Handles.PROCESS_DATAGRAM.invokeExact(channel, datagram);
         } catch (Exception | Error e) {
             throw e;
         } catch (Throwable impossible) {
@@ -70,10 +78,10 @@ final class StackInternals {
      * listener): otherwise each message leaves from a new socket on a random port.
      */
     static void sendFromListeningSockets(SIPTransactionStack stack) {
-        UDP_FROM_LISTENING_SOCKETS.set(stack, true);
+        Handles.UDP_FROM_LISTENING_SOCKETS.set(stack, true);
     }
 
     static DatagramSocket listeningSocket(UDPMessageProcessor processor) {
-        return (DatagramSocket) LISTENING_SOCKET.get(processor);
+        return (DatagramSocket) Handles.LISTENING_SOCKET.get(processor);
     }
 }

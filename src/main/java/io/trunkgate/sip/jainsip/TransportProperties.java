@@ -1,16 +1,17 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import io.trunkgate.config.TcpLimits;
+import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.throttle.ThrottledLog;
 import java.time.Duration;
 import java.util.Properties;
 import org.slf4j.LoggerFactory;
 
 /** Puts the guarded transports into a JAIN-SIP stack's properties, with the TCP limits they are to keep. */
-public final class GuardedTransports {
+public final class TransportProperties {
 
     /** What the transports say about connections and messages they refuse: peers decide how much, so throttled. */
-    static final ThrottledLog LOG = new ThrottledLog(LoggerFactory.getLogger(GuardedTransports.class.getPackageName()),
+    static final ThrottledLog LOG = new ThrottledLog(LoggerFactory.getLogger(TransportProperties.class.getPackageName()),
             10, Duration.ofSeconds(1));
 
     private static final String IDLE_TIMEOUT_MS = "io.trunkgate.sip.tcp.IDLE_TIMEOUT_MS";
@@ -20,7 +21,7 @@ public final class GuardedTransports {
     private static final String UDP_QUEUE_TIMEOUT_MS = "io.trunkgate.sip.udp.QUEUE_TIMEOUT_MS";
     private static final String WORKER_THREADS = "gov.nist.javax.sip.THREAD_POOL_SIZE";
 
-    private GuardedTransports() {
+    private TransportProperties() {
     }
 
     /**
@@ -33,10 +34,10 @@ public final class GuardedTransports {
             throw new IllegalArgumentException(WORKER_THREADS + " must be set before the transports are configured");
         }
         stack.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
-                GuardedMessageProcessorFactory.class.getName());
-        stack.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", GuardedMessageParserFactory.class.getName());
+                ListenerFactory.class.getName());
+        stack.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", AnsweringParserFactory.class.getName());
         stack.setProperty("javax.sip.ROUTER_PATH", FlowRouter.class.getName());
-        // 0 turns off JAIN-SIP's own idle sweep, which GuardedTcpMessageProcessor's replaces.
+        // 0 turns off JAIN-SIP's own idle sweep, which CappedTcpListener's replaces.
         stack.setProperty("gov.nist.javax.sip.NIO_MAX_SOCKET_IDLE_TIME", "0");
         stack.setProperty(IDLE_TIMEOUT_MS, Long.toString(tcp.idleTimeout().toMillis()));
         stack.setProperty(MESSAGE_TIMEOUT_MS, Long.toString(tcp.messageTimeout().toMillis()));

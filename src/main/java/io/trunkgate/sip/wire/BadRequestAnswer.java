@@ -1,11 +1,11 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
-import gov.nist.javax.sip.Utils;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * a request missing one of those headers or with a control character in one, or when the answer would be larger
  * than the request or than {@value #MAX_BYTES} bytes: nobody can use the gateway to multiply the traffic it sends.
  */
-final class BadRequestAnswer {
+public final class BadRequestAnswer {
 
     /** RFC 3261 §18.1.1's bound for a request that may go over UDP, as JAIN-SIP uses for its own 400. */
     static final int MAX_BYTES = 1300;
@@ -29,14 +29,14 @@ final class BadRequestAnswer {
     private BadRequestAnswer() {
     }
 
-    static final String PHRASE = "Bad Request";
+    public static final String PHRASE = "Bad Request";
 
     static Optional<byte[]> to(byte[] request) {
         return to(request, PHRASE);
     }
 
     /** As {@link #to(byte[])}, with {@code phrase} as the reason phrase (which says what was wrong). */
-    static Optional<byte[]> to(byte[] request, String phrase) {
+    public static Optional<byte[]> to(byte[] request, String phrase) {
         String text = new String(request, StandardCharsets.ISO_8859_1);
         int headersEnd = endOfHeaders(text);
         List<String> lines = unfolded(LINE_BREAK.split(text.substring(0, headersEnd), -1));
@@ -71,7 +71,7 @@ final class BadRequestAnswer {
         StringBuilder answer = new StringBuilder(512).append("SIP/2.0 400 ").append(phrase).append("\r\n");
         vias.forEach(via -> answer.append("Via: ").append(via).append("\r\n"));
         answer.append("From: ").append(from).append("\r\n")
-                .append("To: ").append(to).append(hasTag(to) ? "" : ";tag=" + Utils.getInstance().generateTag())
+                .append("To: ").append(to).append(hasTag(to) ? "" : ";tag=" + newTag())
                 .append("\r\n")
                 .append("Call-ID: ").append(callId).append("\r\n")
                 .append("CSeq: ").append(cseq).append("\r\n")
@@ -101,6 +101,10 @@ final class BadRequestAnswer {
             }
         }
         return joined;
+    }
+
+    private static String newTag() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
     }
 
     private static boolean hasControl(String value) {

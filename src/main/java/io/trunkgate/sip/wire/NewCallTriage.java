@@ -1,5 +1,7 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
+import io.trunkgate.sip.transport.NewCallGate;
+import io.trunkgate.throttle.ThrottledLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -9,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
@@ -25,13 +28,16 @@ public final class NewCallTriage {
     static final String SHED_TAG_PREFIX = "tgshed";
     private static final int RETRY_AFTER_SECONDS = 1;
     private static final byte[] CRLF = {'\r', '\n'};
+    /** Answers not sent: peers decide how many, so throttled. */
+    private static final ThrottledLog LOG = new ThrottledLog(LoggerFactory.getLogger(NewCallTriage.class), 10,
+            Duration.ofSeconds(1));
 
     private volatile NewCallGate gate;
     private final AtomicLong acksAbsorbed = new AtomicLong();
 
     /** Where answers are sent: back to the source of the datagram, or on the connection the request came on. */
     @FunctionalInterface
-    interface Answerer {
+    public interface Answerer {
         void send(byte[] answer) throws IOException;
     }
 
@@ -46,64 +52,50 @@ public final class NewCallTriage {
     }
 
     /**
-     * Whether the message was dealt with here (answered, or an ACK of such an answer absorbed), so the stack
-     * must not see it.
+     * Whether the message {@code head} was read from was dealt with here (answered, or an ACK of such an answer
+     * absorbed), so the stack must not see it.
      */
-    boolean handled(byte[] data, int offset, int length, InetSocketAddress source, Supplier<Duration> waitAhead,
-                    Answerer answerer) {
+    public boolean handled(SipHead head, InetSocketAddress source, Supplier<Duration> waitAhead, Answerer answerer) {
         NewCallGate current = gate;
         if (current == null) {
             return false;
         }
-        RawSipMessage message = new RawSipMessage(data, offset, length);
-        if (message.isRequest("ACK")) {
-            String tag = message.toTag();
+        if (head.isRequest("ACK")) {
+            String tag = head.toTag();
             if (tag == null || !tag.startsWith(SHED_TAG_PREFIX)) {
                 return false;
             }
             acksAbsorbed.incrementAndGet();
             return true;
         }
-        if (!message.isRequest("INVITE") || !"".equals(message.toTag()) || !answerable(message)) {
+        if (!head.isNewInvite() || !head.answerable()) {
             return false;
         }
-        String callId = message.headerValue("call-id", 'i');
         // answerable: the From header is there, so its tag is "" at worst
-        Optional<String> reason = current.shed(source.getAddress(), callId, message.fromTag(), waitAhead.get());
+        Optional<String> reason = current.shed(source.getAddress(), head.callId(), head.fromTag(), waitAhead.get());
         if (reason.isEmpty()) {
             return false;
         }
         try {
-            answerer.send(serviceUnavailable(message, reason.get()));
+            answerer.send(serviceUnavailable(head, reason.get()));
         } catch (IOException | RuntimeException e) {
-            GuardedTransports.LOG.log(Level.DEBUG, "503 to a shed INVITE from " + source + " not sent", e);
+            LOG.log(Level.DEBUG, "503 to a shed INVITE from " + source + " not sent", e);
         }
         return true;
     }
 
-    /** Whether the request has what a response must copy (RFC 3261 §8.2.6.2), so a 503 can be built from it. */
-    private static boolean answerable(RawSipMessage message) {
-        return message.header("via", 'v') >= 0 && message.header("from", 'f') >= 0
-                && message.header("call-id", 'i') >= 0 && message.header("cseq", (char) 0) >= 0;
-    }
-
     /** A 503 with the request's Via, From, To (tagged), Call-ID and CSeq lines, a Reason and a Retry-After. */
-    static byte[] serviceUnavailable(RawSipMessage request, String reason) {
+    static byte[] serviceUnavailable(SipHead request, String reason) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(512);
         out.writeBytes("SIP/2.0 503 Service Unavailable\r\n".getBytes(StandardCharsets.US_ASCII));
-        byte[] data = request.data();
-        String tag = ";tag=" + SHED_TAG_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
-        request.forEachHeaderLine((start, end) -> {
-            if (request.valueStart(start, "to", 't') >= 0) {
-                out.write(data, start, end - start);
-                out.writeBytes(tag.getBytes(StandardCharsets.US_ASCII));
-                out.writeBytes(CRLF);
-            } else if (request.valueStart(start, "via", 'v') >= 0 || request.valueStart(start, "from", 'f') >= 0
-                    || request.valueStart(start, "call-id", 'i') >= 0
-                    || request.valueStart(start, "cseq", (char) 0) >= 0) {
-                out.write(data, start, end - start);
-                out.writeBytes(CRLF);
+        byte[] tag = (";tag=" + SHED_TAG_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8))
+                .getBytes(StandardCharsets.US_ASCII);
+        request.forEachAnswerLine((data, start, end, to) -> {
+            out.write(data, start, end - start);
+            if (to) {
+                out.writeBytes(tag);
             }
+            out.writeBytes(CRLF);
         });
         String tail = "Reason: SIP;cause=503;text=\"" + reason.replace("\"", "") + "\"\r\n"
                 + "Retry-After: " + RETRY_AFTER_SECONDS + "\r\n"

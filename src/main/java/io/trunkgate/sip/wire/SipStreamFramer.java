@@ -1,30 +1,28 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
- * Cuts a SIP byte stream into messages (RFC 3261 §18.3): the header section up to the first empty line, then
- * exactly Content-Length bytes of body. Header names are read as RFC 3261 §7.3.1 writes them: in any case, in
- * compact form ({@code l}, {@code i}) and with whitespace before the colon. JAIN-SIP's own NIO framer reads only
+ * Cuts a SIP byte stream into messages (RFC 3261 §18.3): the header section up to the first empty line, read once
+ * into a {@link SipHead}, then exactly Content-Length bytes of body. Header names are read as RFC 3261 §7.3.1
+ * writes them: in any case, in compact form ({@code l}, {@code i}) and with whitespace before the colon. JAIN-SIP's own NIO framer reads only
  * "Content-Length:" and "Call-ID:" at the start of a line, so it dropped a valid INVITE with {@code i:} (no Call-ID
  * found) or with "Content-Length :" (a number format error, which closed the connection).
  * Not thread-safe: one framer serves one connection, fed by its selector thread.
  */
-final class SipStreamFramer {
+public final class SipStreamFramer {
 
     /** Receives what the stream carries. */
-    interface Receiver {
-        /** A whole message, start line to end of body; {@code callId} is null when it has none. */
-        void message(byte[] message, String callId);
+    public interface Receiver {
+        /** A whole message, start line to end of body, and its head. */
+        void message(byte[] message, SipHead head);
 
         /** A double CRLF between messages: an RFC 5626 §4.4.1 keep-alive ping, to be answered with one CRLF. */
         void keepAlivePing();
     }
 
     /** The stream cannot be cut into messages any more: no message boundary can be trusted after this. */
-    static final class FramingException extends Exception {
+    public static final class FramingException extends Exception {
         FramingException(String message) {
             super(message);
         }
@@ -37,25 +35,25 @@ final class SipStreamFramer {
     private int length;
     private int scanFrom;
     private int messageLength = -1;
-    private String callId;
+    private SipHead head;
     private int lineFeedsBetweenMessages;
 
-    SipStreamFramer(int maxMessageSize) {
+    public SipStreamFramer(int maxMessageSize) {
         this.maxMessageSize = maxMessageSize;
     }
 
     /** Whether part of a message has arrived and the rest has not. */
-    boolean hasPartialMessage() {
+    public boolean hasPartialMessage() {
         return length > 0;
     }
 
     /** What has arrived of the message being received, for an answer when it cannot be framed. */
-    byte[] partialMessage() {
+    public byte[] partialMessage() {
         return Arrays.copyOf(buffer, length);
     }
 
     /** Takes the next bytes of the stream and hands every message they complete to {@code receiver}. */
-    int add(byte[] bytes, Receiver receiver) throws FramingException {
+    public int add(byte[] bytes, Receiver receiver) throws FramingException {
         append(bytes, length == 0 ? skipLineBreaks(bytes, 0, bytes.length, receiver) : 0);
         int completed = 0;
         while (length > 0 && (messageLength >= 0 || readHeaders()) && length >= messageLength) {
@@ -66,7 +64,7 @@ final class SipStreamFramer {
             messageLength = -1;
             scanFrom = 0;
             completed++;
-            receiver.message(message, callId);
+            receiver.message(message, head.movedTo(message));
         }
         if (messageLength < 0 && length > maxMessageSize) {
             throw new FramingException("no end of headers within " + maxMessageSize + " bytes");
@@ -105,49 +103,23 @@ final class SipStreamFramer {
         length += count;
     }
 
-    /** Finds the end of the header section and reads Content-Length and Call-ID; false if it has not arrived. */
+    /** Finds the end of the header section and reads it; false if it has not arrived. */
     private boolean readHeaders() throws FramingException {
         int headersEnd = endOfHeaders();
         if (headersEnd < 0) {
             return false;
         }
-        long contentLength = 0;
-        callId = null;
-        boolean contentLengthSeen = false;
-        String[] lines = new String(buffer, 0, headersEnd, StandardCharsets.ISO_8859_1).split("\r?\n");
-        for (int i = 1; i < lines.length; i++) {
-            int colon = lines[i].indexOf(':');
-            if (colon <= 0 || lines[i].charAt(0) == ' ' || lines[i].charAt(0) == '\t') {
-                continue;
-            }
-            String value = lines[i].substring(colon + 1).trim();
-            switch (lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT)) {
-                case "content-length", "l" -> {
-                    long declared = contentLength(value);
-                    if (contentLengthSeen && declared != contentLength) {
-                        throw new FramingException("two different Content-Length values");
-                    }
-                    contentLength = declared;
-                    contentLengthSeen = true;
-                }
-                case "call-id", "i" -> callId = callId == null ? value : callId;
-                default -> {
-                }
-            }
+        head = SipHead.read(buffer, 0, headersEnd);
+        if (head.contentLengthProblem() != null) {
+            throw new FramingException(head.contentLengthProblem());
         }
+        long contentLength = head.contentLength();
         if (headersEnd + contentLength > maxMessageSize) {
             throw new FramingException("message of " + (headersEnd + contentLength) + " bytes, over "
                     + maxMessageSize);
         }
         messageLength = headersEnd + (int) contentLength;
         return true;
-    }
-
-    private long contentLength(String value) throws FramingException {
-        if (value.isEmpty() || value.length() > 9 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new FramingException("Content-Length \"" + value + "\" is not a length");
-        }
-        return Long.parseLong(value);
     }
 
     /** The index after the empty line that ends the header section, or -1 if it has not arrived yet. */

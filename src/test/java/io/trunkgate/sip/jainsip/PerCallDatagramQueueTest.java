@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.wire.SipHead;
 import java.net.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -32,17 +34,22 @@ class PerCallDatagramQueueTest {
         return new DatagramPacket(bytes, 2, bytes.length - 2, SENDER);
     }
 
+    private static SipHead head(String text) {
+        DatagramPacket datagram = datagram(text);
+        return SipHead.read(datagram.getData(), datagram.getOffset(), datagram.getLength());
+    }
+
     private DatagramQueuedMessageDispatch received(String text, long waitedMs) {
-        return new DatagramQueuedMessageDispatch(datagram(text), now.get() - waitedMs);
+        return new PerCallDatagramQueue.Received(datagram(text), now.get() - waitedMs, head(text));
     }
 
     @Test
     void everyMessageOfACallGoesToOneLaneWhateverFormItsCallIdTakes() {
         PerCallDatagramQueue queue = queue(16, 0);
-        int lane = queue.lane(datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: abc@h\r\n\r\n"));
-        assertEquals(lane, queue.lane(datagram("SIP/2.0 180 Ringing\r\nVia: x\r\ncall-id  :abc@h  \r\n\r\n")));
-        assertEquals(lane, queue.lane(datagram("ACK sip:a@b SIP/2.0\nI:abc@h\n\n")));
-        assertEquals(Math.floorMod(SENDER.hashCode(), 16), queue.lane(datagram("\r\n\r\n")), "junk: by its sender");
+        int lane = queue.lane(head("INVITE sip:a@b SIP/2.0\r\nCall-ID: abc@h\r\n\r\n"), SENDER);
+        assertEquals(lane, queue.lane(head("SIP/2.0 180 Ringing\r\nVia: x\r\ncall-id  :abc@h  \r\n\r\n"), SENDER));
+        assertEquals(lane, queue.lane(head("ACK sip:a@b SIP/2.0\nI:abc@h\n\n"), SENDER));
+        assertEquals(Math.floorMod(SENDER.hashCode(), 16), queue.lane(head("\r\n\r\n"), SENDER), "junk: by its sender");
     }
 
     @Test
@@ -84,18 +91,18 @@ class PerCallDatagramQueueTest {
     @Test
     void theWaitAheadOfADatagramIsHowLongTheOldestDatagramOfItsLaneHasWaited() throws Exception {
         PerCallDatagramQueue queue = queue(2, 0);
-        DatagramPacket invite = datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: c1\r\n\r\n");
-        assertEquals(Duration.ZERO, queue.waitAhead(invite));
+        SipHead invite = head("INVITE sip:a@b SIP/2.0\r\nCall-ID: c1\r\n\r\n");
+        assertEquals(Duration.ZERO, queue.waitAhead(invite, SENDER));
         queue.offer(received("SIP/2.0 100 Trying\r\nCall-ID: c1\r\n\r\n", 30));
         queue.offer(received("SIP/2.0 180 Ringing\r\nCall-ID: c1\r\n\r\n", 10));
-        assertEquals(Duration.ofMillis(30), queue.waitAhead(invite));
+        assertEquals(Duration.ofMillis(30), queue.waitAhead(invite, SENDER));
         now.addAndGet(5);
-        assertEquals(Duration.ofMillis(35), queue.waitAhead(invite));
-        DatagramPacket otherCall = datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: c2\r\n\r\n");
-        for (int i = 3; queue.lane(otherCall) == queue.lane(invite); i++) {
-            otherCall = datagram("INVITE sip:a@b SIP/2.0\r\nCall-ID: c" + i + "\r\n\r\n");
+        assertEquals(Duration.ofMillis(35), queue.waitAhead(invite, SENDER));
+        SipHead otherCall = head("INVITE sip:a@b SIP/2.0\r\nCall-ID: c2\r\n\r\n");
+        for (int i = 3; queue.lane(otherCall, SENDER) == queue.lane(invite, SENDER); i++) {
+            otherCall = head("INVITE sip:a@b SIP/2.0\r\nCall-ID: c" + i + "\r\n\r\n");
         }
-        assertEquals(Duration.ZERO, queue.waitAhead(otherCall), "another lane waits for nothing");
+        assertEquals(Duration.ZERO, queue.waitAhead(otherCall, SENDER), "another lane waits for nothing");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,7 +20,7 @@ class PerCallSequencerTest {
     private static final int CALLS = 4;
 
     /**
-     * The executor GuardedTcpMessageChannel hands its messages to: handed to it directly, tasks submitted back to back
+     * The executor FramedTcpConnection hands its messages to: handed to it directly, tasks submitted back to back
      * run out of order (hundreds of 200,000), which relayed a 183 before its 180, or dropped it after the 200.
      */
     @Test

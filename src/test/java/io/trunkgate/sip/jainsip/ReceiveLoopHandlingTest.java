@@ -1,10 +1,11 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.testing.SipSockets;
 import io.trunkgate.config.SipSettings;
-import io.trunkgate.sip.SipStackFactory;
+import io.trunkgate.sip.wire.SipHead;
 import io.trunkgate.testing.TestConfigs;
 import java.lang.reflect.Proxy;
 import java.net.DatagramPacket;
@@ -110,7 +111,7 @@ class ReceiveLoopHandlingTest {
         /** The worker lane a message goes to, as {@link PerCallDatagramQueue#lane} picks it. */
         int lane(String message) {
             byte[] bytes = message.getBytes(StandardCharsets.US_ASCII);
-            return Math.floorMod(new RawSipMessage(bytes, 0, bytes.length).callIdHash(0), workers);
+            return Math.floorMod(SipHead.read(bytes, 0, bytes.length).callIdHash(0), workers);
         }
 
         void send(String message) throws Exception {

@@ -1,8 +1,9 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import io.trunkgate.testing.SipSockets;
 import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;

@@ -1,13 +1,14 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
-import static io.trunkgate.sip.transport.SipSockets.closeAll;
-import static io.trunkgate.sip.transport.SipSockets.closedWithin;
-import static io.trunkgate.sip.transport.SipSockets.connect;
+import static io.trunkgate.testing.SipSockets.closeAll;
+import static io.trunkgate.testing.SipSockets.closedWithin;
+import static io.trunkgate.testing.SipSockets.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.testing.SipSockets;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.testing.SipAgent;

@@ -1,18 +1,19 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
-import static io.trunkgate.sip.transport.SipSockets.closeAll;
-import static io.trunkgate.sip.transport.SipSockets.closedWithin;
-import static io.trunkgate.sip.transport.SipSockets.connect;
-import static io.trunkgate.sip.transport.SipSockets.establishedTo;
-import static io.trunkgate.sip.transport.SipSockets.invite;
-import static io.trunkgate.sip.transport.SipSockets.openDescriptors;
-import static io.trunkgate.sip.transport.SipSockets.responsesUntilFinal;
-import static io.trunkgate.sip.transport.SipSockets.send;
-import static io.trunkgate.sip.transport.SipSockets.statusLine;
+import static io.trunkgate.testing.SipSockets.closeAll;
+import static io.trunkgate.testing.SipSockets.closedWithin;
+import static io.trunkgate.testing.SipSockets.connect;
+import static io.trunkgate.testing.SipSockets.establishedTo;
+import static io.trunkgate.testing.SipSockets.invite;
+import static io.trunkgate.testing.SipSockets.openDescriptors;
+import static io.trunkgate.testing.SipSockets.responsesUntilFinal;
+import static io.trunkgate.testing.SipSockets.send;
+import static io.trunkgate.testing.SipSockets.statusLine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.testing.SipSockets;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.testing.Await;

@@ -1,10 +1,10 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import gov.nist.javax.sip.parser.StringMsgParser;
+import io.trunkgate.sip.jainsip.JainSip;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -46,7 +46,8 @@ class NewCallTriageTest {
 
     private boolean handled(String message) {
         byte[] bytes = ("junk" + message).getBytes(StandardCharsets.US_ASCII);
-        return triage.handled(bytes, 4, bytes.length - 4, CALLER, () -> Duration.ofMillis(7), answers::add);
+        return triage.handled(SipHead.read(bytes, 4, bytes.length - 4), CALLER, () -> Duration.ofMillis(7),
+                answers::add);
     }
 
     private void shedEverything() {
@@ -63,7 +64,8 @@ class NewCallTriageTest {
         assertEquals(List.of("127.0.0.9 call-1@example.com a1 7 ms"), asked);
         assertEquals(1, answers.size());
 
-        Response answer = (Response) new StringMsgParser().parseSIPMessage(answers.get(0), true, false, null);
+        Response answer = JainSip.factory().createMessageFactory()
+                .createResponse(new String(answers.get(0), StandardCharsets.US_ASCII));
         assertEquals(503, answer.getStatusCode());
         List<String> branches = new ArrayList<>();
         answer.getHeaders(ViaHeader.NAME).forEachRemaining(via -> branches.add(((ViaHeader) via).getBranch()));

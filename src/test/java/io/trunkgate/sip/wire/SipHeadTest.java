@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,12 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RawSipMessageTest {
+class SipHeadTest {
 
     /** The message at an offset into a larger buffer, as datagrams arrive. */
-    private static RawSipMessage raw(String text) {
+    private static SipHead raw(String text) {
         byte[] bytes = ("xx" + text + "yy").getBytes(StandardCharsets.US_ASCII);
-        return new RawSipMessage(bytes, 2, bytes.length - 4);
+        return SipHead.read(bytes, 2, bytes.length - 4);
     }
 
     @Test
@@ -26,7 +26,7 @@ class RawSipMessageTest {
         assertEquals(hash, raw("BYE sip:a@b SIP/2.0\r\ni: abc@h\r\n\r\n").callIdHash(0));
         assertEquals(hash, raw("ACK sip:a@b SIP/2.0\nI:abc@h\n\n").callIdHash(0));
         assertNotEquals(hash, raw("INVITE sip:a@b SIP/2.0\r\nCall-ID: abd@h\r\n\r\n").callIdHash(0));
-        assertEquals("abc@h", raw("BYE sip:a@b SIP/2.0\r\ni:  abc@h \r\n\r\n").headerValue("call-id", 'i'));
+        assertEquals("abc@h", raw("BYE sip:a@b SIP/2.0\r\ni:  abc@h \r\n\r\n").callId());
     }
 
     @Test
@@ -34,7 +34,7 @@ class RawSipMessageTest {
         assertEquals(7, raw("INVITE sip:a@b SIP/2.0\r\nIdentity: x\r\nCall-IDx: y\r\n\r\nCall-ID: in-the-body\r\n")
                 .callIdHash(7));
         assertEquals(7, raw("\r\n\r\n").callIdHash(7));
-        assertNull(raw("INVITE sip:a@b SIP/2.0\r\nIdentity: x\r\n\r\ni: body").headerValue("call-id", 'i'));
+        assertNull(raw("INVITE sip:a@b SIP/2.0\r\nIdentity: x\r\n\r\ni: body").callId());
     }
 
     @Test
@@ -86,11 +86,34 @@ class RawSipMessageTest {
     }
 
     @Test
-    void foldedLinesBelongToTheHeaderBeforeThem() {
-        RawSipMessage message = raw("INVITE sip:a@b SIP/2.0\r\nSubject: one\r\n two\r\nVia: v\n\r\nVia: body\r\n");
+    void theLinesAnAnswerCopiesAreReadWholeFoldedLinesIncludedAndNothingOfTheBody() {
+        SipHead head = raw("INVITE sip:a@b SIP/2.0\r\nVia: v1,\r\n v2\r\nSubject: one\r\n two\r\n"
+                + "t: <sip:a@b>\r\nVia : v3\n\r\nVia: body\r\n");
         List<String> lines = new ArrayList<>();
-        message.forEachHeaderLine((start, end) ->
-                lines.add(new String(message.data(), start, end - start, StandardCharsets.US_ASCII)));
-        assertEquals(List.of("Subject: one\r\n two", "Via: v"), lines);
+        head.forEachAnswerLine((data, start, end, to) ->
+                lines.add((to ? "to " : "") + new String(data, start, end - start, StandardCharsets.US_ASCII)));
+        assertEquals(List.of("Via: v1,\r\n v2", "to t: <sip:a@b>", "Via : v3"), lines);
+    }
+
+    @Test
+    void contentLengthIsReadInEveryFormAndABadOrConflictingOneIsSaidSo() {
+        assertEquals(12, raw("SIP/2.0 200 OK\r\nl : 12\r\n\r\n").contentLength());
+        assertEquals(0, raw("SIP/2.0 200 OK\r\n\r\n").contentLength());
+        assertNull(raw("SIP/2.0 200 OK\r\nContent-Length: 4\r\ncontent-length: 4\r\n\r\n").contentLengthProblem());
+        assertEquals("two different Content-Length values",
+                raw("SIP/2.0 200 OK\r\nContent-Length: 4\r\nl: 5\r\n\r\n").contentLengthProblem());
+        assertEquals("Content-Length \"-1\" is not a length",
+                raw("SIP/2.0 200 OK\r\nContent-Length: -1\r\n\r\n").contentLengthProblem());
+    }
+
+    @Test
+    void theFromTagAndWhetherAResponseCanBeBuiltAreReadFromTheSamePass() {
+        SipHead invite = raw("INVITE sip:a@b SIP/2.0\r\nv: SIP/2.0/UDP h;branch=z9hG4bK1\r\n"
+                + "f: <sip:c@d>;tag=a1\r\nTo: <sip:a@b>\r\ni: c1\r\nCSeq: 1 INVITE\r\n\r\n");
+        assertEquals("a1", invite.fromTag());
+        assertTrue(invite.isNewInvite());
+        assertTrue(invite.answerable());
+        assertFalse(raw("INVITE sip:a@b SIP/2.0\r\nf: <sip:c@d>\r\ni: c1\r\nCSeq: 1 INVITE\r\n\r\n")
+                .answerable(), "no Via");
     }
 }

@@ -1,7 +1,8 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,9 +23,10 @@ class SipStreamFramerTest {
     private int pings;
     private final SipStreamFramer.Receiver receiver = new SipStreamFramer.Receiver() {
         @Override
-        public void message(byte[] message, String callId) {
+        public void message(byte[] message, SipHead head) {
             messages.add(new String(message, StandardCharsets.ISO_8859_1));
-            callIds.add(callId);
+            callIds.add(head.callId());
+            head.forEachAnswerLine((data, start, end, to) -> assertSame(message, data, "the head reads its message"));
         }
 
         @Override

@@ -11,6 +11,7 @@ import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.sip.wire.SipHead;
 import java.io.IOException;
 import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -22,14 +23,15 @@ import org.slf4j.event.Level;
  * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), its head read once
- * ({@link SipHead}), then put to the {@link NewCallTriage}. What goes on is handled by the loop itself when no worker has anything to do, no queue has
- * stood lately ({@link QueueDelay#standingWaitMs()}), handling it never waits (see {@link #handledWithoutWaiting}),
- * and the loop keeps up with its socket with time to spare ({@link ReceiveLoopLoad}): handing it to a worker costs
- * a thread wake-up, which on a virtual machine can cost about as much as the handling itself.
- * Otherwise it is queued for the workers in its call's lane ({@link PerCallDatagramQueue}); while any worker holds
- * a datagram, everything after it is queued too, so a call's messages never overtake one another. The workers are
- * JAIN-SIP's. The loop also reads the {@link SocketWaitProbe}s the listener sends itself, which say how long
- * datagrams wait in the socket before the loop gets to them.
+ * ({@link SipHead}), then put to the {@link NewCallTriage}. What goes on is handled by the loop itself when no
+ * worker has anything to do, no queue has stood lately ({@link QueueDelay#standingWaitMs()}), handling it never
+ * waits (see {@link #handledWithoutWaiting}), and the loop keeps up with its socket with time to spare
+ * ({@link ReceiveLoopLoad}): handing it to a worker costs a thread wake-up, which on a virtual machine can cost
+ * about as much as the handling itself. Otherwise it is queued for the workers in its call's lane
+ * ({@link PerCallDatagramQueue}), with its head; while any worker holds a datagram, everything after it is queued
+ * too, so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
+ * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
+ * loop gets to them.
  */
 final class LanedUdpListener extends UDPMessageProcessor {
 
@@ -56,6 +58,11 @@ final class LanedUdpListener extends UDPMessageProcessor {
         this.socketWait = delay.probe(sock);
         this.delay = delay;
         StackInternals.sendFromListeningSockets(stack);
+    }
+
+    /** The listening socket, which answers to datagrams leave from. */
+    DatagramSocket socket() {
+        return sock;
     }
 
     @Override

@@ -2,17 +2,14 @@ package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
-import gov.nist.javax.sip.stack.UDPMessageProcessor;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.util.List;
 
 /**
  * The members of JAIN-SIP 1.3.0-91 the UDP path reaches without an accessor: a UDP worker parses a datagram
- * before it records the sender's port anywhere public; the listening socket, which a 400 must leave from
- * (RFC 3581: symmetric response routing through NATs), is protected; the stack's switch to send UDP from
+ * before it records the sender's port anywhere public; the stack's switch to send UDP from
  * its listening sockets, which JAIN-SIP's own factory sets for the listeners it creates, is package-private
  * ({@link LanedUdpListener} is created instead); and a channel handles a datagram only in a private
  * method its worker loop calls, which the receive loop calls too. {@link JainSipSelfCheck} checks {@link #REFLECTED}
@@ -22,14 +19,12 @@ final class StackInternals {
 
     static final ReflectedMember INCOMING_PACKET =
             ReflectedMember.field(UDPMessageChannel.class, "incomingPacket", DatagramPacket.class);
-    static final ReflectedMember LISTENING_SOCKET =
-            ReflectedMember.field(UDPMessageProcessor.class, "sock", DatagramSocket.class);
     static final ReflectedMember UDP_FLAG =
             ReflectedMember.field(SIPTransactionStack.class, "udpFlag", boolean.class);
     static final ReflectedMember PROCESS_INCOMING_DATA_PACKET = ReflectedMember.method(UDPMessageChannel.class,
             "processIncomingDataPacket", void.class, DatagramPacket.class);
     static final List<ReflectedMember> REFLECTED =
-            List.of(INCOMING_PACKET, LISTENING_SOCKET, UDP_FLAG, PROCESS_INCOMING_DATA_PACKET);
+            List.of(INCOMING_PACKET, UDP_FLAG, PROCESS_INCOMING_DATA_PACKET);
 
     private StackInternals() {
     }
@@ -37,14 +32,12 @@ final class StackInternals {
     /** The handles, resolved when first used (after the self-check), not when the members are named. */
     private static final class Handles {
         static final VarHandle DATAGRAM_BEING_PROCESSED;
-        static final VarHandle LISTENING_SOCKET;
         static final VarHandle UDP_FROM_LISTENING_SOCKETS;
         static final MethodHandle PROCESS_DATAGRAM;
 
         static {
             try {
                 DATAGRAM_BEING_PROCESSED = INCOMING_PACKET.varHandle();
-                LISTENING_SOCKET = StackInternals.LISTENING_SOCKET.varHandle();
                 UDP_FROM_LISTENING_SOCKETS = UDP_FLAG.varHandle();
                 PROCESS_DATAGRAM = PROCESS_INCOMING_DATA_PACKET.methodHandle();
             } catch (ReflectiveOperationException e) {
@@ -79,9 +72,5 @@ final class StackInternals {
      */
     static void sendFromListeningSockets(SIPTransactionStack stack) {
         Handles.UDP_FROM_LISTENING_SOCKETS.set(stack, true);
-    }
-
-    static DatagramSocket listeningSocket(UDPMessageProcessor processor) {
-        return (DatagramSocket) Handles.LISTENING_SOCKET.get(processor);
     }
 }

@@ -7,12 +7,15 @@ import java.time.Duration;
 import java.util.Properties;
 import org.slf4j.LoggerFactory;
 
-/** Puts the guarded transports into a JAIN-SIP stack's properties, with the TCP limits they are to keep. */
+/**
+ * Puts this package's transports (listeners, parser, router) into a JAIN-SIP stack's properties, with the TCP
+ * limits and the UDP queue timeout they are to keep, and reads them back where JAIN-SIP creates the listeners.
+ */
 public final class TransportProperties {
 
     /** What the transports say about connections and messages they refuse: peers decide how much, so throttled. */
-    static final ThrottledLog LOG = new ThrottledLog(LoggerFactory.getLogger(TransportProperties.class.getPackageName()),
-            10, Duration.ofSeconds(1));
+    static final ThrottledLog LOG = new ThrottledLog(
+            LoggerFactory.getLogger(TransportProperties.class.getPackageName()), 10, Duration.ofSeconds(1));
 
     private static final String IDLE_TIMEOUT_MS = "io.trunkgate.sip.tcp.IDLE_TIMEOUT_MS";
     private static final String MESSAGE_TIMEOUT_MS = "io.trunkgate.sip.tcp.MESSAGE_TIMEOUT_MS";

@@ -27,7 +27,7 @@ class JainSipSelfCheckTest {
                 ReflectedMember.field(UDPMessageChannel.class, "incomingPackets", DatagramPacket.class),
                 ReflectedMember.field(UDPMessageChannel.class, "incomingPacket", DatagramSocket.class),
                 ReflectedMember.method(NioTcpMessageChannel.class, "addBytes", void.class, String.class),
-                StackInternals.LISTENING_SOCKET), List.of());
+                StackInternals.UDP_FLAG), List.of());
 
         assertEquals(List.of(
                 "field gov.nist.javax.sip.stack.UDPMessageChannel.incomingPackets of type java.net.DatagramPacket",

@@ -5,12 +5,15 @@ import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 import gov.nist.javax.sip.stack.SIPStackTimerTask;
 import gov.nist.javax.sip.stack.UDPMessageProcessor;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.stream.Stream;
 
 /**
@@ -25,6 +28,8 @@ final class JainSipSelfCheck {
     /** The jain-sip-ri version the workarounds of this package were written against (pom.xml's jain-sip.version). */
     static final String TARGET_VERSION = "1.3.0-91";
     static final String DOCUMENT = "docs/jain-sip.md";
+    /** Where jain-sip-ri's jar says its version: kept in the gateway's fat jar, whose manifest is its own. */
+    private static final String POM_PROPERTIES = "META-INF/maven/javax.sip/jain-sip-ri/pom.properties";
 
     /** The methods overridden here whose signature JAIN-SIP must keep for the override to be called. */
     static final List<ReflectedMember> OVERRIDDEN = List.of(
@@ -55,9 +60,10 @@ final class JainSipSelfCheck {
     /** What of {@code version}, {@code members} and {@code timerTasks} the JAIN-SIP on the class path lacks. */
     static List<String> missing(String version, List<ReflectedMember> members, List<String> timerTasks) {
         List<String> missing = new ArrayList<>();
-        String found = SipStackImpl.class.getPackage().getImplementationVersion();
+        String found = jainSipVersion();
         if (!Objects.equals(version, found)) {
-            missing.add("jain-sip-ri version " + version + " (found " + found + ")");
+            missing.add("jain-sip-ri version " + version + " (found " + (found == null ? "no " + POM_PROPERTIES
+                    : found) + ")");
         }
         for (ReflectedMember member : members) {
             if (!member.present()) {
@@ -76,6 +82,20 @@ final class JainSipSelfCheck {
         return "the JAIN-SIP on the class path is not the one the gateway's workarounds target (jain-sip-ri "
                 + TARGET_VERSION + "); missing: " + String.join("; ", missing) + ". See " + DOCUMENT
                 + " for what each is for and what to change on an upgrade.";
+    }
+
+    /** The version of the jain-sip-ri jar that holds JAIN-SIP's classes, or null when it does not say. */
+    private static String jainSipVersion() {
+        try (InputStream in = SipStackImpl.class.getClassLoader().getResourceAsStream(POM_PROPERTIES)) {
+            if (in == null) {
+                return null;
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version");
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     private static boolean isTimerTask(String name) {

@@ -58,7 +58,7 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
     };
 
     CappedTcpListener(InetAddress address, SIPTransactionStack stack, int port, TcpLimits limits,
-                               ReceivedMessageParser received, NewCallTriage newCalls) {
+                      ReceivedMessageParser received, NewCallTriage newCalls) {
         super(address, stack, port);
         this.limits = limits;
         this.received = received;

@@ -54,7 +54,7 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
 
     /** A connection the gateway opens (or reuses) to {@code host:port}. */
     FramedTcpConnection(InetAddress host, int port, SIPTransactionStack stack,
-                             CappedTcpListener processor) throws IOException {
+                        CappedTcpListener processor) throws IOException {
         super(host, port, stack, processor);
         this.processor = processor;
         this.framer = new SipStreamFramer(processor.maxMessageSize());

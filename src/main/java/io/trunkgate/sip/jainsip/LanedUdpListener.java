@@ -47,8 +47,8 @@ final class LanedUdpListener extends UDPMessageProcessor {
     private final QueueDelay delay;
 
     LanedUdpListener(InetAddress address, SIPTransactionStack stack, int port, int workers,
-                               int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
-                               NewCallTriage triage) throws IOException {
+                     int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
+                     NewCallTriage triage) throws IOException {
         super(address, stack, port);
         this.workers = workers;
         this.maxMessageSize = maxMessageSize;

@@ -70,8 +70,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     static {
         try {
-            SipFactory factory = SipFactory.getInstance();
-            factory.setPathName("gov.nist");
+            SipFactory factory = JainSip.factory();
             ADDRESSES = factory.createAddressFactory();
             HEADERS = factory.createHeaderFactory();
             MESSAGES = factory.createMessageFactory();
@@ -118,8 +117,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
      * handled in either order).
      */
     public static SipAgent start(String host, String transport) throws Exception {
-        SipFactory factory = SipFactory.getInstance();
-        factory.setPathName("gov.nist");
+        SipFactory factory = JainSip.factory();
         Properties properties = new Properties();
         properties.setProperty("javax.sip.STACK_NAME", "agent-" + UUID.randomUUID());
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");

@@ -1,6 +1,7 @@
 package io.trunkgate;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -71,6 +72,13 @@ class ArchitectureTest {
                 }
             }
         }).check(main);
+    }
+
+    /** JAIN-SIP's implementation, its internals and workarounds (docs/jain-sip.md) stay behind one adapter. */
+    @Test
+    void onlyTheJainSipAdapterDependsOnJainSipsImplementation() {
+        noClasses().that().resideOutsideOfPackage("io.trunkgate.sip.jainsip")
+                .should().dependOnClassesThat().resideInAPackage("gov.nist..").check(main);
     }
 
     @Test

@@ -30,7 +30,7 @@ import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
-import io.trunkgate.sip.SipStackFactory;
+import io.trunkgate.sip.jainsip.SipStackFactory;
 import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.warmup.RedisWarmUp;
 import io.trunkgate.warmup.WarmUp;

@@ -1,7 +1,7 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.records.CallRecord;
-import io.trunkgate.sip.transport.Flow;
+import io.trunkgate.sip.jainsip.Flow;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.trunkgate.sip;
 
-import gov.nist.javax.sip.message.MessageExt;
-import io.trunkgate.sip.transport.Flow;
-import io.trunkgate.sip.transport.FlowRouter;
+import io.trunkgate.sip.jainsip.Flow;
+import io.trunkgate.sip.jainsip.FlowRouter;
+import io.trunkgate.sip.jainsip.JainSip;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Locale;
@@ -64,7 +64,7 @@ final class InDialogForwarder {
         /** The copy to send, built by {@code messages} for {@code outbound}, tied to the caller's connection. */
         Request outgoing(SipMessages messages, SipProvider outbound) throws Exception {
             Request outgoing = messages.forwarded(routed, null, outbound, transport(), List.of());
-            ((MessageExt) outgoing).setApplicationData(flow);
+            JainSip.sendOn(outgoing, flow);
             return outgoing;
         }
     }

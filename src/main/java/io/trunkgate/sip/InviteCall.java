@@ -14,7 +14,7 @@ import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.Refusals.Refusal;
-import io.trunkgate.sip.transport.InviteRetransmissions;
+import io.trunkgate.sip.jainsip.InviteRetransmissions;
 import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
 import java.time.Duration;

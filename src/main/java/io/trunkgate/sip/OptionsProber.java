@@ -1,9 +1,9 @@
 package io.trunkgate.sip;
 
-import gov.nist.javax.sip.Utils;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.health.ProbeSender;
+import io.trunkgate.sip.jainsip.JainSip;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -13,7 +13,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
-import javax.sip.SipFactory;
 import javax.sip.SipProvider;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
@@ -34,9 +33,7 @@ public final class OptionsProber implements ProbeSender {
     public OptionsProber(ProxyServices services) {
         this.services = services;
         try {
-            SipFactory factory = SipFactory.getInstance();
-            factory.setPathName("gov.nist");
-            this.messages = factory.createMessageFactory();
+            this.messages = JainSip.factory().createMessageFactory();
         } catch (Exception e) {
             throw new IllegalStateException("JAIN-SIP factories unavailable", e);
         }
@@ -113,10 +110,10 @@ public final class OptionsProber implements ProbeSender {
         return messages.createRequest(target, Request.OPTIONS,
                 headers.createCallIdHeader(UUID.randomUUID() + "@" + point.getIPAddress()),
                 headers.createCSeqHeader(1L, Request.OPTIONS),
-                headers.createFromHeader(from, Utils.getInstance().generateTag()),
+                headers.createFromHeader(from, JainSip.newTag()),
                 headers.createToHeader(addresses.createAddress(target), null),
                 List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
-                        Utils.getInstance().generateBranchId())),
+                        JainSip.newBranch())),
                 headers.createMaxForwardsHeader(SipMessages.DEFAULT_MAX_FORWARDS));
     }
 }

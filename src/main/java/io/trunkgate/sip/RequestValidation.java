@@ -1,7 +1,7 @@
 package io.trunkgate.sip;
 
-import gov.nist.javax.sip.message.SIPMessage;
 import io.trunkgate.config.SipLimits;
+import io.trunkgate.sip.jainsip.JainSip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
@@ -50,7 +50,7 @@ final class RequestValidation {
      * proxy must add it (RFC 3261 §16.6 step 3); the stack would refuse it a transaction otherwise.
      */
     Optional<Problem> problem(Request request) throws Exception {
-        if (!"SIP/2.0".equalsIgnoreCase(((gov.nist.javax.sip.message.SIPRequest) request).getSIPVersion())) {
+        if (!"SIP/2.0".equalsIgnoreCase(JainSip.sipVersion(request))) {
             return Optional.of(Problem.VERSION_NOT_SUPPORTED);
         }
         int vias = 0;
@@ -75,23 +75,13 @@ final class RequestValidation {
             return Optional.of(Problem.BAD_EXTENSION);
         }
         if (request.getHeader(MaxForwardsHeader.NAME) == null) {
-            if (hasUnparsedMaxForwards(request)) {
+            // the stack keeps a header it could not parse (e.g. "Max-Forwards: -5") aside as text
+            if (JainSip.hasUnparsed(request, MaxForwardsHeader.NAME)) {
                 return Optional.of(Problem.BAD_MAX_FORWARDS);
             }
             request.setHeader(messages.headers().createMaxForwardsHeader(SipMessages.DEFAULT_MAX_FORWARDS));
         }
         return Optional.empty();
-    }
-
-    /** The stack keeps a header it could not parse (e.g. "Max-Forwards: -5") aside as text instead of failing. */
-    private static boolean hasUnparsedMaxForwards(Request request) {
-        for (ListIterator<String> it = ((SIPMessage) request).getUnrecognizedHeaders(); it.hasNext(); ) {
-            String header = it.next();
-            if (header.regionMatches(true, 0, MaxForwardsHeader.NAME, 0, MaxForwardsHeader.NAME.length())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The answer to a request with {@code problem} (whose status is not 0). */

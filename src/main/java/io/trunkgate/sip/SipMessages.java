@@ -1,10 +1,7 @@
 package io.trunkgate.sip;
 
-import gov.nist.javax.sip.Utils;
-import gov.nist.javax.sip.header.extensions.SessionExpiresHeader;
-import gov.nist.javax.sip.message.SIPMessage;
-import gov.nist.javax.sip.stack.HopImpl;
 import io.trunkgate.config.SipUri;
+import io.trunkgate.sip.jainsip.JainSip;
 import io.trunkgate.dns.CarrierAddress;
 import java.net.InetAddress;
 import java.text.ParseException;
@@ -47,8 +44,7 @@ public final class SipMessages {
 
     public SipMessages() {
         try {
-            SipFactory factory = SipFactory.getInstance();
-            factory.setPathName("gov.nist");
+            SipFactory factory = JainSip.factory();
             this.addresses = factory.createAddressFactory();
             this.headers = factory.createHeaderFactory();
             this.messages = factory.createMessageFactory();
@@ -74,7 +70,7 @@ public final class SipMessages {
         Response response = messages.createResponse(status, request);
         ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
         if (status >= 200 && to != null && to.getTag() == null) {
-            to.setTag(OWN_TAG_PREFIX + Utils.getInstance().generateTag());
+            to.setTag(OWN_TAG_PREFIX + JainSip.newTag());
         }
         return response;
     }
@@ -106,8 +102,8 @@ public final class SipMessages {
      * form), or empty when the session has no timer.
      */
     static Optional<Duration> sessionExpires(Response response) {
-        return response.getHeader(SessionExpiresHeader.NAME) instanceof SessionExpiresHeader header
-                && header.getExpires() > 0 ? Optional.of(Duration.ofSeconds(header.getExpires())) : Optional.empty();
+        int seconds = JainSip.sessionExpiresSeconds(response);
+        return seconds > 0 ? Optional.of(Duration.ofSeconds(seconds)) : Optional.empty();
     }
 
     /** A copy of a response with our Via removed, to relay upstream. */
@@ -140,11 +136,10 @@ public final class SipMessages {
 
     /**
      * Sends {@code request}, when the stack sends it, to {@code address} whatever its Request-URI names (the
-     * stack's router, {@link io.trunkgate.sip.transport.FlowRouter}, reads it).
+     * stack's router, {@link io.trunkgate.sip.jainsip.FlowRouter}, reads it).
      */
     static void aim(Request request, CarrierAddress address) {
-        ((SIPMessage) request).setApplicationData(new HopImpl(address.ip(), address.port(),
-                address.transport().sipName()));
+        JainSip.aim(request, address.ip(), address.port(), address.transport().sipName());
     }
 
     /**
@@ -201,7 +196,7 @@ public final class SipMessages {
         }
         ListeningPoint point = listeningPoint(provider, transport);
         copy.addFirst(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
-                Utils.getInstance().generateBranchId()));
+                JainSip.newBranch()));
         for (ListeningPoint recordRoute : recordRoutes) {
             SipURI own = addresses.createSipURI(null, recordRoute.getIPAddress());
             own.setPort(recordRoute.getPort());
@@ -278,19 +273,17 @@ public final class SipMessages {
 
     /** The address the message came from: the datagram's or the connection's source. */
     static InetAddress source(Message message) {
-        SIPMessage sip = (SIPMessage) message;
-        return sip.getPeerPacketSourceAddress() != null ? sip.getPeerPacketSourceAddress() : sip.getRemoteAddress();
+        return JainSip.source(message);
     }
 
     static int sourcePort(Message message) {
-        SIPMessage sip = (SIPMessage) message;
-        return sip.getPeerPacketSourceAddress() != null ? sip.getPeerPacketSourcePort() : sip.getRemotePort();
+        return JainSip.sourcePort(message);
     }
 
     /** The message's size as received: its header section (as parsed) and its body. */
     static int size(Message message) {
         byte[] body = message.getRawContent();
-        return ((SIPMessage) message).getSize() + (body == null ? 0 : body.length);
+        return JainSip.headerSize(message) + (body == null ? 0 : body.length);
     }
 
     /**
@@ -325,7 +318,7 @@ public final class SipMessages {
                 headers.createCSeqHeader(Request.ACK.equals(method) ? seq : seq + 1, method),
                 (FromHeader) invite.getHeader(FromHeader.NAME), (ToHeader) answer.getHeader(ToHeader.NAME),
                 List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
-                        Utils.getInstance().generateBranchId())),
+                        JainSip.newBranch())),
                 headers.createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
         for (javax.sip.address.Address route : routes) {
             request.addLast(headers.createRouteHeader(route));

@@ -2,7 +2,9 @@
  * The stateful SIP proxy (JAIN-SIP). An INVITE reads top-down: {@link io.trunkgate.sip.SipProxy} sorts and
  * sheds, {@link io.trunkgate.sip.InviteCall} asks admission, routes, is paced and forwarded; its answers
  * come from {@link io.trunkgate.sip.Refusals} and its requests from {@link io.trunkgate.sip.SipMessages}.
- * Dialogs the gateway admitted are relayed by {@link io.trunkgate.sip.InDialogForwarder}.
+ * Dialogs the gateway admitted are relayed by {@link io.trunkgate.sip.InDialogForwarder}. The proxy uses the
+ * {@code javax.sip} API; what it needs of JAIN-SIP's implementation it reaches through the adapter,
+ * {@code io.trunkgate.sip.jainsip}.
  *
  * <p>Threads: a request or response runs on a JAIN-SIP worker; an admission verdict on a
  * {@code redis-results} thread; a held call's release on {@code pacer-timer}; answer, ring and drain timers on

@@ -6,15 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import gov.nist.javax.sip.parser.StringMsgParser;
 import io.trunkgate.records.CallRecord;
+import io.trunkgate.sip.jainsip.JainSip;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
@@ -39,7 +38,7 @@ class DialogTableTest {
                 + "Max-Forwards: 70\r\nFrom: <sip:a@127.0.0.9>;tag=" + tag + "\r\nTo: <sip:+1555@127.0.0.1>\r\n"
                 + "Call-ID: " + callId + "\r\nCSeq: 1 INVITE\r\nContact: <sip:a@127.0.0.9:5070>\r\n"
                 + "Content-Length: 0\r\n\r\n";
-        return (Request) new StringMsgParser().parseSIPMessage(text.getBytes(StandardCharsets.US_ASCII), true, false, null);
+        return JainSip.factory().createMessageFactory().createRequest(text);
     }
 
     private Dialog open(String callId, String tag) throws Exception {
@@ -92,7 +91,7 @@ class DialogTableTest {
                 + "From: <sip:a@127.0.0.9>;tag=t\r\nTo: <sip:+1555@127.0.0.1>;tag=callee\r\n"
                 + "Call-ID: " + callId + "\r\nCSeq: 1 INVITE\r\nContact: <sip:carrier@127.0.0.20>\r\n"
                 + (sessionExpires.isEmpty() ? "" : sessionExpires + "\r\n") + "Content-Length: 0\r\n\r\n";
-        return (Response) new StringMsgParser().parseSIPMessage(text.getBytes(StandardCharsets.US_ASCII), true, false, null);
+        return JainSip.factory().createMessageFactory().createResponse(text);
     }
 
     @Test

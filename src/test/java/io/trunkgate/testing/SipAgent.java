@@ -1,6 +1,6 @@
 package io.trunkgate.testing;
 
-import gov.nist.javax.sip.Utils;
+import io.trunkgate.sip.jainsip.JainSip;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -70,8 +70,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
 
     static {
         try {
-            SipFactory factory = SipFactory.getInstance();
-            factory.setPathName("gov.nist");
+            SipFactory factory = JainSip.factory();
             ADDRESSES = factory.createAddressFactory();
             HEADERS = factory.createHeaderFactory();
             MESSAGES = factory.createMessageFactory();
@@ -118,15 +117,14 @@ public final class SipAgent implements SipListener, AutoCloseable {
      * handled in either order).
      */
     public static SipAgent start(String host, String transport) throws Exception {
-        SipFactory factory = SipFactory.getInstance();
-        factory.setPathName("gov.nist");
+        SipFactory factory = JainSip.factory();
         Properties properties = new Properties();
         properties.setProperty("javax.sip.STACK_NAME", "agent-" + UUID.randomUUID());
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
         properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
         properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "1");
-        properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", "io.trunkgate.sip.Slf4jStackLogger");
-        properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", "io.trunkgate.sip.Slf4jServerLogger");
+        properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", "io.trunkgate.sip.jainsip.Slf4jStackLogger");
+        properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", "io.trunkgate.sip.jainsip.Slf4jServerLogger");
         SipStack stack = factory.createSipStack(properties);
         // A port found free can be taken by another process before the bind (builds run side by side): try others.
         int port = 0;
@@ -409,7 +407,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
                     HEADERS.createCSeqHeader(seq, method),
                     (javax.sip.header.FromHeader) original.getHeader(javax.sip.header.FromHeader.NAME),
                     (ToHeader) answer.getHeader(ToHeader.NAME),
-                    List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
+                    List.of(HEADERS.createViaHeader(host, port, transport, JainSip.newBranch())),
                     HEADERS.createMaxForwardsHeader(70));
             List<RecordRouteHeader> recordRoutes = new ArrayList<>();
             for (ListIterator<?> it = answer.getHeaders(RecordRouteHeader.NAME); routeSet && it.hasNext(); ) {
@@ -436,9 +434,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
         Address to = ADDRESSES.createAddress(ADDRESSES.createSipURI(user, gatewayHost));
         String callId = UUID.randomUUID() + "@" + host;
         Request invite = MESSAGES.createRequest(requestUri, Request.INVITE, HEADERS.createCallIdHeader(callId),
-                HEADERS.createCSeqHeader(1L, Request.INVITE), HEADERS.createFromHeader(from, Utils.getInstance().generateTag()),
+                HEADERS.createCSeqHeader(1L, Request.INVITE), HEADERS.createFromHeader(from, JainSip.newTag()),
                 HEADERS.createToHeader(to, null),
-                List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
+                List.of(HEADERS.createViaHeader(host, port, transport, JainSip.newBranch())),
                 HEADERS.createMaxForwardsHeader(maxForwards));
         SipURI contact = ADDRESSES.createSipURI("caller", uriHost());
         contact.setPort(contactPort > 0 ? contactPort : port);
@@ -571,7 +569,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private static Response tagged(Response response) throws Exception {
         ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
         if (to.getTag() == null) {
-            to.setTag(Utils.getInstance().generateTag());
+            to.setTag(JainSip.newTag());
         }
         return response;
     }
@@ -598,7 +596,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 Request.BYE, (CallIdHeader) invite.getHeader(CallIdHeader.NAME), HEADERS.createCSeqHeader(1L, Request.BYE),
                 HEADERS.createFromHeader(callee.getAddress(), call.tag()),
                 HEADERS.createToHeader(caller.getAddress(), caller.getTag()),
-                List.of(HEADERS.createViaHeader(host, port, transport, Utils.getInstance().generateBranchId())),
+                List.of(HEADERS.createViaHeader(host, port, transport, JainSip.newBranch())),
                 HEADERS.createMaxForwardsHeader(70));
         for (ListIterator<?> it = invite.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
             bye.addHeader(HEADERS.createRouteHeader(((RecordRouteHeader) it.next()).getAddress()));

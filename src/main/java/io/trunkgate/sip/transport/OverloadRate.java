@@ -85,7 +85,7 @@ final class OverloadRate {
         if (limited()) {
             if (nowNanos - Math.max(lastOverload, lastRefusal) >= RELEASE_AFTER.toNanos()) {
                 limitPerSecond = Double.POSITIVE_INFINITY;
-                GuardedTransports.LOG.log(Level.INFO, "overload over: new calls are no longer limited (the offer "
+                OverloadLog.LOG.log(Level.INFO, "overload over: new calls are no longer limited (the offer "
                         + "stayed under the limit with no overload for " + RELEASE_AFTER.toSeconds() + " s)");
             } else if (standingWaitMs * 2 <= targetMs) {
                 limitPerSecond += Math.max(1, limitPerSecond * INCREASE);
@@ -106,7 +106,7 @@ final class OverloadRate {
         cutInThisOverload = true;
         lastCut = nowNanos;
         if (!wasLimited) {
-            GuardedTransports.LOG.log(Level.WARN, "overload: new calls limited to " + Math.round(limitPerSecond)
+            OverloadLog.LOG.log(Level.WARN, "overload: new calls limited to " + Math.round(limitPerSecond)
                     + " a second (" + lastSecond + " let in over the last second; received datagrams waited "
                     + standingWaitMs + " ms, the target is " + targetMs + " ms)");
         }

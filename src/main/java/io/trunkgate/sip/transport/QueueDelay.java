@@ -47,12 +47,12 @@ public final class QueueDelay {
     }
 
     /** A worker took a datagram that had waited {@code waitMs} since the listener read it. */
-    void record(long waitMs) {
+    public void record(long waitMs) {
         workerWait.record(waitMs);
     }
 
     /** From now on {@link #probeSockets()} measures this listener's socket too. */
-    SocketWaitProbe probe(DatagramSocket socket) {
+    public SocketWaitProbe probe(DatagramSocket socket) {
         SocketWaitProbe probe = new SocketWaitProbe(socket, nanoClock);
         probes.add(probe);
         return probe;
@@ -73,7 +73,7 @@ public final class QueueDelay {
             try {
                 probe.send();
             } catch (IOException | RuntimeException e) {
-                GuardedTransports.LOG.log(Level.WARN, "queue-delay probe not sent: " + e);
+                OverloadLog.LOG.log(Level.WARN, "queue-delay probe not sent: " + e);
             }
         }
         return probes.stream().allMatch(SocketWaitProbe::relaxed) ? SocketWaitProbe.RELAXED_PERIOD : PROBE_PERIOD;

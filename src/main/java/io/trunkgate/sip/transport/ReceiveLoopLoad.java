@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
  * idle workers would have woken for leaves them idle, so it handles more still, until datagrams stand in its
  * socket and new calls are shed while the workers have nothing to do. Used by the loop's thread only.
  */
-final class ReceiveLoopLoad {
+public final class ReceiveLoopLoad {
 
     /** A read that took longer found the socket empty and waited for its datagram. */
     static final long WAITED_NANOS = 20_000;
@@ -26,7 +26,7 @@ final class ReceiveLoopLoad {
     private boolean keepingUp = true;
 
     /** {@code share} of every {@code window} (0 to 1) may be spent handling datagrams. */
-    ReceiveLoopLoad(Duration window, double share, LongSupplier nanoClock) {
+    public ReceiveLoopLoad(Duration window, double share, LongSupplier nanoClock) {
         if (share < 0 || share > 1) {
             throw new IllegalArgumentException("share must be between 0 and 1: " + share);
         }
@@ -37,7 +37,7 @@ final class ReceiveLoopLoad {
     }
 
     /** The loop read a datagram, after waiting {@code nanos} for it. */
-    void read(long nanos) {
+    public void read(long nanos) {
         roll(nanoClock.getAsLong());
         reads++;
         if (nanos > WAITED_NANOS) {
@@ -46,14 +46,14 @@ final class ReceiveLoopLoad {
     }
 
     /** The time now, if the loop keeps up and this window's budget is not spent yet; else -1. */
-    long startHandling() {
+    public long startHandling() {
         long now = nanoClock.getAsLong();
         roll(now);
         return keepingUp && spent < budgetNanos ? now : -1;
     }
 
     /** Handling begun at {@code start} (from {@link #startHandling()}) has ended. */
-    void handledSince(long start) {
+    public void handledSince(long start) {
         spent += nanoClock.getAsLong() - start;
     }
 

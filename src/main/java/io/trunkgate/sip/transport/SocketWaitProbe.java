@@ -31,7 +31,7 @@ import java.util.function.LongSupplier;
  * first probe comes back the wait reads zero: a probe that can never arrive (a firewall on the host) must not
  * make the gateway shed every call.
  */
-final class SocketWaitProbe {
+public final class SocketWaitProbe {
 
     static final int LENGTH = 24;
     /** Probes whose send time is kept: more in flight than this and the wait reads as that of the oldest kept. */
@@ -44,7 +44,7 @@ final class SocketWaitProbe {
     private static final long RELAXED_PERIOD_NANOS = RELAXED_PERIOD.toNanos();
     /**
      * The most of a window the loop may spend outside its read (handling, or descheduled) and count as relaxed:
-     * well under the quarter it may spend handling datagrams itself ({@code GuardedUdpMessageProcessor}), since a
+     * well under the quarter it may spend handling datagrams itself ({@code LanedUdpListener}), since a
      * loop near that mark is one burst from a backlog that a slow tick would miss for up to a relaxed period, and
      * calls would be shed late and then many at once.
      */
@@ -86,7 +86,7 @@ final class SocketWaitProbe {
      * {@code readEnd}: the time between its previous read's end and this read's start it was busy (handling, or
      * descheduled). Called by the loop's thread only.
      */
-    void loopRead(long readStart, long readEnd) {
+    public void loopRead(long readStart, long readEnd) {
         busyNanos += Math.max(0, readStart - lastReadEnd);
         lastReadEnd = readEnd;
         long window = readEnd - windowStart;
@@ -128,7 +128,7 @@ final class SocketWaitProbe {
     }
 
     /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */
-    boolean read(byte[] data, int length) {
+    public boolean read(byte[] data, int length) {
         if (length != LENGTH || !Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length)) {
             return false;
         }
@@ -145,7 +145,7 @@ final class SocketWaitProbe {
     }
 
     /** How long the oldest probe not read yet has waited, in nanoseconds: 0 when every probe was read. */
-    long waitNanos() {
+    public long waitNanos() {
         long lastRead = read.get();
         long lastSent = sent.get();
         if (lastRead == 0 || lastRead >= lastSent) {

@@ -4,7 +4,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.trunkgate.sip.SipStackFactory;
+import io.trunkgate.testing.SipSockets;
+import io.trunkgate.sip.jainsip.SipStackFactory;
 import io.trunkgate.testing.TestConfigs;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;

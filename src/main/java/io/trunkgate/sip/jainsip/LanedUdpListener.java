@@ -1,0 +1,152 @@
+package io.trunkgate.sip.jainsip;
+
+import gov.nist.javax.sip.SipStackImpl;
+import gov.nist.javax.sip.stack.SIPTransactionStack;
+import gov.nist.javax.sip.stack.UDPMessageChannel;
+import gov.nist.javax.sip.stack.UDPMessageProcessor;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.transport.ReceiveLoopLoad;
+import io.trunkgate.sip.transport.SocketWaitProbe;
+import io.trunkgate.sip.wire.NewCallTriage;
+import io.trunkgate.sip.wire.SipHead;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedList;
+import org.slf4j.event.Level;
+
+/**
+ * A UDP listener: JAIN-SIP's, with its own receive loop. Each datagram is read into one reused buffer and copied
+ * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
+ * the thread that reads the socket is the one every message of the gateway passes through), its head read once
+ * ({@link SipHead}), then put to the {@link NewCallTriage}. What goes on is handled by the loop itself when no
+ * worker has anything to do, no queue has stood lately ({@link QueueDelay#standingWaitMs()}), handling it never
+ * waits (see {@link #handledWithoutWaiting}), and the loop keeps up with its socket with time to spare
+ * ({@link ReceiveLoopLoad}): handing it to a worker costs a thread wake-up, which on a virtual machine can cost
+ * about as much as the handling itself. Otherwise it is queued for the workers in its call's lane
+ * ({@link PerCallDatagramQueue}), with its head; while any worker holds a datagram, everything after it is queued
+ * too, so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
+ * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
+ * loop gets to them.
+ */
+final class LanedUdpListener extends UDPMessageProcessor {
+
+    /** How long the loop's handling budget lasts, and the share of it the loop may spend handling datagrams. */
+    private static final Duration HANDLING_WINDOW = Duration.ofMillis(10);
+    private static final double HANDLING_SHARE = 0.25;
+
+    private final int workers;
+    private final int maxMessageSize;
+    private final PerCallDatagramQueue queue;
+    private final NewCallTriage triage;
+    private final SocketWaitProbe socketWait;
+    private final QueueDelay delay;
+
+    LanedUdpListener(InetAddress address, SIPTransactionStack stack, int port, int workers,
+                     int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
+                     NewCallTriage triage) throws IOException {
+        super(address, stack, port);
+        this.workers = workers;
+        this.maxMessageSize = maxMessageSize;
+        this.queue = queue;
+        this.triage = triage;
+        this.messageQueue = queue;
+        this.socketWait = delay.probe(sock);
+        this.delay = delay;
+        StackInternals.sendFromListeningSockets(stack);
+    }
+
+    /** The listening socket, which answers to datagrams leave from. */
+    DatagramSocket socket() {
+        return sock;
+    }
+
+    @Override
+    public void run() {
+        LinkedList<UDPMessageChannel> channels = new LinkedList<>();
+        for (int i = 0; i < workers; i++) {
+            // the constructor starts the worker, which takes from this processor's queue
+            String name = ((SipStackImpl) sipStack).getStackName() + "-UDPMessageChannelThread-" + i;
+            channels.add(new UDPMessageChannel(sipStack, this, name) {
+            });
+        }
+        messageChannels = channels;
+        // the loop's own channel: this constructor starts no thread
+        UDPMessageChannel here = new UDPMessageChannel(getIpAddress(), getPort(), sipStack, this) {
+        };
+        ReceiveLoopLoad load = new ReceiveLoopLoad(HANDLING_WINDOW, HANDLING_SHARE, System::nanoTime);
+        byte[] buffer = new byte[maxMessageSize];
+        DatagramPacket received = new DatagramPacket(buffer, buffer.length);
+        while (isRunning) {
+            try {
+                received.setLength(buffer.length);
+                long reading = System.nanoTime();
+                sock.receive(received);
+                long read = System.nanoTime();
+                load.read(read - reading);
+                socketWait.loopRead(reading, read);
+                if (socketWait.read(buffer, received.getLength())) {
+                    continue;
+                }
+                long receivedAt = System.currentTimeMillis();
+                InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
+                byte[] message = Arrays.copyOf(buffer, received.getLength());
+                SipHead head = SipHead.read(message, 0, message.length);
+                if (triage.handled(head, source, () -> waitAhead(head, source),
+                        answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
+                    continue;
+                }
+                DatagramPacket packet = new DatagramPacket(message, message.length, source);
+                long start = queue.idle() && delay.standingWaitMs() == 0 && handledWithoutWaiting(head)
+                        ? load.startHandling() : -1;
+                if (start >= 0) {
+                    processHere(here, packet);
+                    load.handledSince(start);
+                } else {
+                    queue.offer(new PerCallDatagramQueue.Received(packet, receivedAt, head));
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!isRunning) {
+                    return;
+                }
+                TransportProperties.LOG.log(Level.WARN, "UDP listener " + getIpAddress().getHostAddress() + ":"
+                        + getPort() + " failed to read a datagram: " + e);
+            }
+        }
+    }
+
+    /**
+     * Whether handling the datagram never waits on anything. A response below 300 is relayed to the address its
+     * Via says it came from, and ends or confirms a transaction. A request outside a dialog is answered, or handed
+     * to admission, which replies later on its own threads (and so does a reroute hook that calls out). A request
+     * inside a dialog is relayed, or refused, at once, unless it is to be relayed to a host name, which JAIN-SIP
+     * resolves on the thread that sends. A failure response may send the call to another carrier, and goes to a
+     * worker. What may wait goes to a worker.
+     */
+    private static boolean handledWithoutWaiting(SipHead head) {
+        int status = head.status();
+        if (status > 0) {
+            return status < 300;
+        }
+        return "".equals(head.toTag()) || head.routesOnlyToAddresses();
+    }
+
+    private void processHere(UDPMessageChannel here, DatagramPacket packet) {
+        try {
+            StackInternals.process(here, packet);
+        } catch (Exception | StackOverflowError e) {
+            // the loop reads every datagram of the listener: it must go on whatever one of them does
+            TransportProperties.LOG.log(Level.WARN, "datagram from " + packet.getSocketAddress()
+                    + " not processed: " + e);
+        }
+    }
+
+    /** How long what is ahead of this datagram has waited: in the socket, then for the worker it goes to. */
+    private Duration waitAhead(SipHead head, InetSocketAddress source) {
+        return queue.waitAhead(head, source).plusNanos(socketWait.waitNanos());
+    }
+}

@@ -1,0 +1,69 @@
+package io.trunkgate.sip.jainsip;
+
+import io.trunkgate.config.TcpLimits;
+import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.throttle.ThrottledLog;
+import java.time.Duration;
+import java.util.Properties;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts this package's transports (listeners, parser, router) into a JAIN-SIP stack's properties, with the TCP
+ * limits and the UDP queue timeout they are to keep, and reads them back where JAIN-SIP creates the listeners.
+ */
+public final class TransportProperties {
+
+    /** What the transports say about connections and messages they refuse: peers decide how much, so throttled. */
+    static final ThrottledLog LOG = new ThrottledLog(
+            LoggerFactory.getLogger(TransportProperties.class.getPackageName()), 10, Duration.ofSeconds(1));
+
+    private static final String IDLE_TIMEOUT_MS = "io.trunkgate.sip.tcp.IDLE_TIMEOUT_MS";
+    private static final String MESSAGE_TIMEOUT_MS = "io.trunkgate.sip.tcp.MESSAGE_TIMEOUT_MS";
+    private static final String MAX_CONNECTIONS = "io.trunkgate.sip.tcp.MAX_CONNECTIONS";
+    private static final String MAX_CONNECTIONS_PER_SOURCE = "io.trunkgate.sip.tcp.MAX_CONNECTIONS_PER_SOURCE";
+    private static final String UDP_QUEUE_TIMEOUT_MS = "io.trunkgate.sip.udp.QUEUE_TIMEOUT_MS";
+    private static final String WORKER_THREADS = "gov.nist.javax.sip.THREAD_POOL_SIZE";
+
+    private TransportProperties() {
+    }
+
+    /**
+     * @param udpQueueTimeout how long a datagram may wait for a worker before it is dropped unread: its sender has
+     *                        retransmitted it by now (T1 = 500 ms), and working through stale copies is how an
+     *                        overloaded proxy stays overloaded
+     */
+    public static void configure(Properties stack, TcpLimits tcp, Duration udpQueueTimeout) {
+        if (stack.getProperty(WORKER_THREADS) == null) {
+            throw new IllegalArgumentException(WORKER_THREADS + " must be set before the transports are configured");
+        }
+        stack.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
+                ListenerFactory.class.getName());
+        stack.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", AnsweringParserFactory.class.getName());
+        stack.setProperty("javax.sip.ROUTER_PATH", FlowRouter.class.getName());
+        // 0 turns off JAIN-SIP's own idle sweep, which CappedTcpListener's replaces.
+        stack.setProperty("gov.nist.javax.sip.NIO_MAX_SOCKET_IDLE_TIME", "0");
+        stack.setProperty(IDLE_TIMEOUT_MS, Long.toString(tcp.idleTimeout().toMillis()));
+        stack.setProperty(MESSAGE_TIMEOUT_MS, Long.toString(tcp.messageTimeout().toMillis()));
+        stack.setProperty(MAX_CONNECTIONS, Integer.toString(tcp.maxConnections()));
+        stack.setProperty(MAX_CONNECTIONS_PER_SOURCE, Integer.toString(tcp.maxConnectionsPerSource()));
+        // PerCallDatagramQueue drops stale datagrams itself; JAIN-SIP's auditor would watch a queue no longer used.
+        stack.setProperty("gov.nist.javax.sip.CONGESTION_CONTROL_TIMEOUT", "0");
+        stack.setProperty(UDP_QUEUE_TIMEOUT_MS, Long.toString(udpQueueTimeout.toMillis()));
+    }
+
+    static int workerThreads(Properties stack) {
+        return Integer.parseInt(stack.getProperty(WORKER_THREADS));
+    }
+
+    static PerCallDatagramQueue udpQueue(Properties stack, QueueDelay delay) {
+        return new PerCallDatagramQueue(workerThreads(stack), Long.parseLong(stack.getProperty(UDP_QUEUE_TIMEOUT_MS)),
+                System::currentTimeMillis, delay);
+    }
+
+    static TcpLimits tcpLimits(Properties stack) {
+        return new TcpLimits(Duration.ofMillis(Long.parseLong(stack.getProperty(IDLE_TIMEOUT_MS))),
+                Duration.ofMillis(Long.parseLong(stack.getProperty(MESSAGE_TIMEOUT_MS))),
+                Integer.parseInt(stack.getProperty(MAX_CONNECTIONS)),
+                Integer.parseInt(stack.getProperty(MAX_CONNECTIONS_PER_SOURCE)));
+    }
+}

@@ -18,7 +18,7 @@ import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.Pacing;
 import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.records.CallRecordWriter;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.redis.RedisRuntime;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteHooks;
@@ -75,7 +75,7 @@ public final class Gateway implements AutoCloseable {
 
     private final AtomicReference<ActiveConfig> active;
     private final RedisRuntime redis;
-    private final RedisGuard guard;
+    private final RedisBreaker breaker;
     private final Pacing pacing;
     private final Admission admission;
     private final GatewayThreads threads;
@@ -94,12 +94,12 @@ public final class Gateway implements AutoCloseable {
     private final CarrierResolver resolver;
     private AdminServer admin;
 
-    private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisGuard guard, Pacing pacing,
+    private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
                     Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
                     SipProxy proxy, GatewayMetrics metrics, FleetHealth health, CarrierResolver resolver) {
         this.active = active;
         this.redis = redis;
-        this.guard = guard;
+        this.breaker = breaker;
         this.pacing = pacing;
         this.admission = admission;
         this.threads = threads;
@@ -140,10 +140,10 @@ public final class Gateway implements AutoCloseable {
         GatewayMetrics metrics = new GatewayMetrics(config.instanceId());
         // Nothing the start-up's own Redis scripts and warm-up calls do is counted: they are not traffic.
         metrics.warmingUp();
-        RedisGuard guard = RedisGuard.withTimeout(config.redis().timeout(), threads.redisTimeouts(),
+        RedisBreaker breaker = RedisBreaker.withTimeout(config.redis().timeout(), threads.redisTimeouts(),
                 threads.redisResults(), threads::afterPendingRedisReads);
         LongSupplier wallMicros = () -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-        Pacing pacing = Pacing.of(redis.client(), prefix, guard, config.fleetSize(),
+        Pacing pacing = Pacing.of(redis.client(), prefix, breaker, config.fleetSize(),
                 () -> active.get().config().admission().redisDown(), wallMicros, metrics::timed,
                 threads.pacerTimer());
         ScheduledExecutorService timers = threads.sipTimers();
@@ -162,7 +162,7 @@ public final class Gateway implements AutoCloseable {
             records = CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer()));
             CallRecordWriter writer = records;
             AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
-            Admission admission = Admission.of(redis.client(), prefix, guard, config.fleetSize(), wallMicros,
+            Admission admission = Admission.of(redis.client(), prefix, breaker, config.fleetSize(), wallMicros,
                     metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
                             () -> liveCallKeys(calls, dialogTable.get())));
             // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
@@ -202,7 +202,7 @@ public final class Gateway implements AutoCloseable {
             if (warmUp.isPresent()) {
                 warmUp(warmUp.get(), config, proxy, active, calls, dialogs, metrics);
             }
-            gateway = new Gateway(active, redis, guard, pacing, admission, threads, sip, calls, dialogs, records, proxy,
+            gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records, proxy,
                     metrics, health, resolver);
         } catch (Exception e) {
             if (records != null) {
@@ -278,7 +278,7 @@ public final class Gateway implements AutoCloseable {
         try {
             metrics.trackInvitesInFlight(calls::size);
             metrics.trackLeases(admission.leases()::held, admission.leases()::pendingReleases);
-            metrics.trackRedisAvailable(guard::isAvailable);
+            metrics.trackRedisAvailable(breaker::isAvailable);
             timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
                     0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
             metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);
@@ -358,8 +358,8 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** Whether decisions currently come from Redis (circuit CLOSED) or from the Redis-down policy. */
-    public RedisGuard redisGuard() {
-        return guard;
+    public RedisBreaker redisBreaker() {
+        return breaker;
     }
 
     public CarrierPacer pacer() {

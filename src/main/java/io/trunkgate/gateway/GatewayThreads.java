@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class GatewayThreads implements AutoCloseable {
 
     private static final int CORES = Runtime.getRuntime().availableProcessors();
-    /** Redis replies are completed here, never on Redisson's Netty threads (see RedisGuard). */
+    /** Redis replies are completed here, never on Redisson's Netty threads (see RedisBreaker). */
     private static final int REDIS_RESULT_THREADS = Math.max(2, CORES);
     /**
      * Redisson's reads and writes: one event loop per core, at least 2 (Redisson's default is 32 threads, a few of
@@ -82,7 +82,7 @@ public final class GatewayThreads implements AutoCloseable {
 
     /**
      * Runs {@code task} once every Redis I/O thread has read what had arrived when this was called: a task
-     * scheduled a millisecond ahead runs only after its loop has polled its sockets and read them (RedisGuard
+     * scheduled a millisecond ahead runs only after its loop has polled its sockets and read them (RedisBreaker
      * asks this before it gives up on a reply).
      */
     public void afterPendingRedisReads(Runnable task) {

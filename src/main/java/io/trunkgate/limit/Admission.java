@@ -2,7 +2,7 @@ package io.trunkgate.limit;
 
 import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.limit.internal.FallbackAdmission;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -39,15 +39,15 @@ public interface Admission {
     CallLeases leases();
 
     /**
-     * Admission in Redis under {@code guard}, with the in-memory fallback for a fleet of {@code fleetSize}.
+     * Admission in Redis under {@code breaker}, with the in-memory fallback for a fleet of {@code fleetSize}.
      *
      * @param clockMicros the fallback's clock (wall time in microseconds)
-     * @param instrument  wraps the fleet-wide limiter before the guard (metrics time it)
+     * @param instrument  wraps the fleet-wide limiter before the breaker (metrics time it)
      * @param leasing     who owns this instance's leases, how long they last, and which calls are still up
      */
-    static Admission of(RedissonClient redis, String keyPrefix, RedisGuard guard, int fleetSize,
+    static Admission of(RedissonClient redis, String keyPrefix, RedisBreaker breaker, int fleetSize,
                         LongSupplier clockMicros, UnaryOperator<AdmissionLimiter> instrument, Leasing leasing) {
-        return new FallbackAdmission(redis, keyPrefix, guard, fleetSize, clockMicros, instrument, leasing);
+        return new FallbackAdmission(redis, keyPrefix, breaker, fleetSize, clockMicros, instrument, leasing);
     }
 
     /**

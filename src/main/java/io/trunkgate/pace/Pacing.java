@@ -3,7 +3,7 @@ package io.trunkgate.pace;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.pace.internal.FallbackPacing;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,16 +35,16 @@ public interface Pacing extends AutoCloseable {
     void close();
 
     /**
-     * Pacing in Redis under {@code guard}, with the in-memory fallback for a fleet of {@code fleetSize}.
+     * Pacing in Redis under {@code breaker}, with the in-memory fallback for a fleet of {@code fleetSize}.
      *
      * @param policy      the Redis-down policy, read at each reservation (it changes on reload)
      * @param clockMicros the fallback's clock (wall time in microseconds)
-     * @param instrument  wraps the fleet-wide ledger before the guard (metrics time it)
+     * @param instrument  wraps the fleet-wide ledger before the breaker (metrics time it)
      * @param timer       one thread, which releases held calls at their slots
      */
-    static Pacing of(RedissonClient redis, String keyPrefix, RedisGuard guard, int fleetSize,
+    static Pacing of(RedissonClient redis, String keyPrefix, RedisBreaker breaker, int fleetSize,
                      Supplier<RedisDownPolicy> policy, LongSupplier clockMicros,
                      UnaryOperator<SlotReserver> instrument, ScheduledExecutorService timer) {
-        return new FallbackPacing(redis, keyPrefix, guard, fleetSize, policy, clockMicros, instrument, timer);
+        return new FallbackPacing(redis, keyPrefix, breaker, fleetSize, policy, clockMicros, instrument, timer);
     }
 }

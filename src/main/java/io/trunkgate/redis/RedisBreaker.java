@@ -52,9 +52,9 @@ import org.slf4j.LoggerFactory;
  * <p>Results are completed on the {@code results} pool given, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
  */
-public final class RedisGuard {
+public final class RedisBreaker {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisGuard.class);
+    private static final Logger log = LoggerFactory.getLogger(RedisBreaker.class);
     /** A check this late means the process itself was stalled. */
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -90,7 +90,7 @@ public final class RedisGuard {
      * @param results           completes the results, so whatever follows a decision runs there
      * @param afterPendingReads runs a task once the threads reading Redis's replies have read what has arrived
      */
-    public RedisGuard(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts, Executor results,
+    public RedisBreaker(Duration timeout, Duration probeInterval, ScheduledExecutorService timeouts, Executor results,
                       Consumer<Runnable> afterPendingReads) {
         this.timeout = timeout;
         this.waitWhileAnsweredNanos = Math.max(MAX_BUDGETS * timeout.toNanos(), MIN_WAIT_WHILE_ANSWERED_NANOS);
@@ -111,14 +111,14 @@ public final class RedisGuard {
     }
 
     /** A probe every {@code PROBE_INTERVAL} while Redis is down; no check of replies not yet read. */
-    public static RedisGuard withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results) {
+    public static RedisBreaker withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results) {
         return withTimeout(timeout, timeouts, results, Runnable::run);
     }
 
     /** A probe every {@code PROBE_INTERVAL} while Redis is down. */
-    public static RedisGuard withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results,
+    public static RedisBreaker withTimeout(Duration timeout, ScheduledExecutorService timeouts, Executor results,
                                          Consumer<Runnable> afterPendingReads) {
-        return new RedisGuard(timeout, PROBE_INTERVAL, timeouts, results, afterPendingReads);
+        return new RedisBreaker(timeout, PROBE_INTERVAL, timeouts, results, afterPendingReads);
     }
 
     /**

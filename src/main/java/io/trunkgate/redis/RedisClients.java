@@ -15,7 +15,7 @@ import org.redisson.config.SentinelServersConfig;
 /**
  * Builds the Redisson client for each Redis mode of gateway.conf. Reads go to masters: a block or a window
  * read from a lagging replica would be stale. Commands are never retried (a decision must not wait for
- * a retry; {@link RedisGuard} decides what happens instead) and a lost connection is re-tried every 100 ms,
+ * a retry; {@link RedisBreaker} decides what happens instead) and a lost connection is re-tried every 100 ms,
  * so decisions come from Redis again right after it returns.
  */
 public final class RedisClients {
@@ -74,8 +74,8 @@ public final class RedisClients {
 
     private static <T extends BaseConfig<T>> T common(T config, RedisConnection settings) {
         settings.password().ifPresent(config::setPassword);
-        // RedisGuard times calls out (allowing for pauses of this JVM); Redisson's own timeout only reclaims a
-        // command the guard has already given up on, so it must not fire first.
+        // RedisBreaker times calls out (allowing for pauses of this JVM); Redisson's own timeout only reclaims a
+        // command the breaker has already given up on, so it must not fire first.
         return config.setTimeout((int) (settings.timeout().toMillis() + COMMAND_RECLAIM_MS))
                 .setRetryAttempts(0)
                 .setRetryDelay(new ConstantDelay(RETRY_DELAY))

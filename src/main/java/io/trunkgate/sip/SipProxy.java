@@ -7,7 +7,7 @@ import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.transport.NewCallGate;
 import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.sip.wire.NewCallTriage;
-import io.trunkgate.throttle.FloodGuard;
+import io.trunkgate.throttle.SourceAnswerBudget;
 import io.trunkgate.throttle.LogFields;
 import io.trunkgate.throttle.ThrottledLog;
 import io.trunkgate.throttle.TokenBucket;
@@ -45,7 +45,7 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
     private static final double REFUSALS_PER_SOURCE_PER_SECOND = 5;
-    /** Sources with a refusal budget at once; beyond it the table starts afresh (see FloodGuard). */
+    /** Sources with a refusal budget at once; beyond it the table starts afresh (see SourceAnswerBudget). */
     private static final int MAX_TRACKED_SOURCES = 100_000;
     /** Log lines about what strangers sent, per {@code LOG_SUMMARY_DELAY}; the rest are counted in a summary. */
     private static final int LOG_LINES_PER_SECOND = 10;
@@ -87,7 +87,7 @@ public final class SipProxy implements SipListener, NewCallGate {
      * Stateless answers per source (refusals, OPTIONS): nobody can turn the gateway into a reflector or make it
      * flood its own log.
      */
-    private final FloodGuard refusals;
+    private final SourceAnswerBudget refusals;
     private final TokenBucket newCalls = new TokenBucket();
     private final LongSupplier nanoClock;
     private volatile boolean draining;
@@ -105,7 +105,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.services = services;
         this.queueDelay = queueDelay;
         this.nanoClock = nanoClock;
-        this.refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
+        this.refusals = new SourceAnswerBudget(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services);
         this.strays = new StrayResponseRelay(services);

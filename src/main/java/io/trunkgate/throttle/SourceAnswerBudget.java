@@ -11,14 +11,14 @@ import java.util.function.LongSupplier;
  * dropped without an answer, so a flood costs one map lookup per message and cannot starve known peers.
  * Memory is bounded: past {@code maxSources} tracked sources the table starts afresh.
  */
-public final class FloodGuard {
+public final class SourceAnswerBudget {
 
     private final double perSecond;
     private final int maxSources;
     private final LongSupplier nanoClock;
     private final ConcurrentMap<InetAddress, TokenBucket> budgets = new ConcurrentHashMap<>();
 
-    public FloodGuard(double perSecond, int maxSources, LongSupplier nanoClock) {
+    public SourceAnswerBudget(double perSecond, int maxSources, LongSupplier nanoClock) {
         this.perSecond = perSecond;
         this.maxSources = maxSources;
         this.nanoClock = nanoClock;

@@ -11,7 +11,7 @@ import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisCallLeases;
 import io.trunkgate.redis.RedisClients;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.redis.RedisServerProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -272,7 +272,7 @@ public final class AdmissionBenchmark {
             return;
         }
         GatewayThreads threads = new GatewayThreads();
-        RedisCallLeases leases = new RedisCallLeases(client, PREFIX, RedisGuard.withTimeout(Duration.ofSeconds(2),
+        RedisCallLeases leases = new RedisCallLeases(client, PREFIX, RedisBreaker.withTimeout(Duration.ofSeconds(2),
                 threads.redisTimeouts(), threads.redisResults()), "bench", Duration.ofMinutes(1), Set::of);
         AdmissionBenchmark leased = new AdmissionBenchmark(new RedisAdmissionLimiter(client, PREFIX,
                 Optional.of(leases)));

@@ -9,7 +9,7 @@ import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisCallLeases;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.testing.Await;
 import io.trunkgate.testing.RedisBackend;
 import java.time.Duration;
@@ -45,7 +45,7 @@ abstract class ConcurrentCallConformance {
     /** The calls "in progress" at every instance of the test: a lease of any other call is swept. */
     private final Set<String> live = ConcurrentHashMap.newKeySet();
     private final GatewayThreads threads = new GatewayThreads();
-    private final RedisGuard guard = RedisGuard.withTimeout(Duration.ofSeconds(2), threads.redisTimeouts(),
+    private final RedisBreaker breaker = RedisBreaker.withTimeout(Duration.ofSeconds(2), threads.redisTimeouts(),
             threads.redisResults());
 
     protected abstract RedisBackend backend();
@@ -73,7 +73,7 @@ abstract class ConcurrentCallConformance {
 
     /** One instance's leases, renewed every third of {@code leaseTime} on a scheduler of its own. */
     private RedisCallLeases instance(int client, String owner, Duration leaseTime) {
-        RedisCallLeases leases = new RedisCallLeases(clients.get(client), PREFIX, guard, owner, leaseTime, () -> live);
+        RedisCallLeases leases = new RedisCallLeases(clients.get(client), PREFIX, breaker, owner, leaseTime, () -> live);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         timers.add(scheduler);
         started.add(leases);

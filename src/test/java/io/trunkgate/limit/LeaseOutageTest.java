@@ -8,7 +8,7 @@ import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisCallLeases;
 import io.trunkgate.redis.RedisClients;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.Await;
 import io.trunkgate.testing.RedisBackend;
@@ -40,10 +40,10 @@ class LeaseOutageTest {
         try {
             Set<String> live = ConcurrentHashMap.newKeySet(2);
             live.addAll(List.of("ends-during-outage", "stays-up"));
-            RedisGuard guard = RedisGuard.withTimeout(Duration.ofMillis(200), threads.redisTimeouts(),
+            RedisBreaker breaker = RedisBreaker.withTimeout(Duration.ofMillis(200), threads.redisTimeouts(),
                     threads.redisResults());
-            RedisCallLeases here = new RedisCallLeases(client, "tg-outage", guard, "gw-here", LEASE, () -> live);
-            RedisCallLeases other = new RedisCallLeases(client, "tg-outage", guard, "gw-other", LEASE, () -> live);
+            RedisCallLeases here = new RedisCallLeases(client, "tg-outage", breaker, "gw-here", LEASE, () -> live);
+            RedisCallLeases other = new RedisCallLeases(client, "tg-outage", breaker, "gw-other", LEASE, () -> live);
             here.start(timers, Duration.ofMillis(200));
             Scope peer = new Scope(Scope.Kind.PEER, "p", List.of(), OptionalInt.of(5));
             assertEquals(Outcome.ADMITTED, new RedisAdmissionLimiter(client, "tg-outage", Optional.of(here))

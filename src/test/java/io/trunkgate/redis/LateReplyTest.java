@@ -11,12 +11,12 @@ import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
-import io.trunkgate.limit.internal.GuardedAdmissionLimiter;
+import io.trunkgate.limit.internal.BreakerAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.pace.PacerUnavailableException;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotReserver;
-import io.trunkgate.pace.internal.GuardedSlotReserver;
+import io.trunkgate.pace.internal.BreakerSlotReserver;
 import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.pace.internal.RedisSlotReserver;
 import io.trunkgate.testing.Carriers;
@@ -65,8 +65,8 @@ class LateReplyTest {
     @Test
     void anAdmissionRepliedAfterTheTimeoutOfACallRefusedMeanwhileIsRevoked() throws Exception {
         RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(client, "tg-test");
-        GuardedAdmissionLimiter guarded = new GuardedAdmissionLimiter(limiter,
-                RedisGuard.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()), limiter);
+        BreakerAdmissionLimiter guarded = new BreakerAdmissionLimiter(limiter,
+                RedisBreaker.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()), limiter);
         Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofSeconds(10), 2),
                 Limit.bucketed(Duration.ofSeconds(30), 2, Duration.ofSeconds(1))));
         limiter.admit(AdmissionRequest.of("load-the-script", Scope.peer("other", peer.limits())))
@@ -99,7 +99,7 @@ class LateReplyTest {
                 return slots.giveBack(c, reservation).whenComplete((v, e) -> givenBack.release());
             }
         };
-        GuardedSlotReserver guarded = new GuardedSlotReserver(watched, RedisGuard.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()));
+        BreakerSlotReserver guarded = new BreakerSlotReserver(watched, RedisBreaker.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()));
         Reservation first = slots.reserve(carrier, carrier.maxWait()).toCompletableFuture().join();
 
         pauseRedis(300);
@@ -117,8 +117,8 @@ class LateReplyTest {
         CarrierConfig carrier = Carriers.carrier(2, 1, Duration.ofSeconds(5));
         RedisSlotReserver slots = new RedisSlotReserver(client, "tg-test");
         RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(client, "tg-test");
-        GuardedAdmissionLimiter guarded = new GuardedAdmissionLimiter(limiter,
-                RedisGuard.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()), limiter);
+        BreakerAdmissionLimiter guarded = new BreakerAdmissionLimiter(limiter,
+                RedisBreaker.withTimeout(Duration.ofMillis(50), threads.redisTimeouts(), threads.redisResults()), limiter);
         Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofSeconds(10), 100)));
         Semaphore givenBack = new Semaphore(0);
         SlotRequest asked = slots.request(carrier, new SlotReserver() {

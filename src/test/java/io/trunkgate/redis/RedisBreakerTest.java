@@ -19,14 +19,14 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The guard's timing, with the reply standing in for Redis's: the Redis-backed paths are tested in the gateway. */
-class RedisGuardTest {
+/** The breaker's timing, with the reply standing in for Redis's: the Redis-backed paths are tested in the gateway. */
+class RedisBreakerTest {
 
     private static final Duration TIMEOUT = Duration.ofMillis(50);
 
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor();
     private final ExecutorService results = Executors.newFixedThreadPool(2);
-    private final RedisGuard guard = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts, results,
+    private final RedisBreaker breaker = new RedisBreaker(TIMEOUT, Duration.ofMillis(250), timeouts, results,
             Runnable::run);
 
     @AfterEach
@@ -38,7 +38,7 @@ class RedisGuardTest {
     @Test
     void aSilentRedisTimesOutAtTheTimeout() throws Exception {
         long start = System.nanoTime();
-        CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+        CompletableFuture<String> result = breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new)
                 .toCompletableFuture();
         ExecutionException failure = waitForFailure(result);
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -63,9 +63,9 @@ class RedisGuardTest {
             }).start();
         });
         stalled.await();
-        CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        CompletableFuture<String> result = breaker.call(() -> reply, IllegalStateException::new).toCompletableFuture();
         assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
-        assertEquals("CLOSED", guard.state());
+        assertEquals("CLOSED", breaker.state());
     }
 
     @Test
@@ -77,7 +77,7 @@ class RedisGuardTest {
         });
         stalled.await();
         long start = System.nanoTime();
-        CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+        CompletableFuture<String> result = breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new)
                 .toCompletableFuture();
         waitForFailure(result);
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -86,7 +86,7 @@ class RedisGuardTest {
 
     @Test
     void aClientThatThrowsAtOnceAnswersUnavailable() throws Exception {
-        ExecutionException failure = waitForFailure(guard.<String>call(() -> {
+        ExecutionException failure = waitForFailure(breaker.<String>call(() -> {
             throw new IllegalArgumentException("client shut down");
         }, IllegalStateException::new).toCompletableFuture());
         assertInstanceOf(IllegalStateException.class, failure.getCause());
@@ -101,10 +101,10 @@ class RedisGuardTest {
     @Test
     void oneLateReplyWhileRedisIsHealthyIsWaitedFor() throws Exception {
         CompletableFuture<String> reply = new CompletableFuture<>();
-        CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        CompletableFuture<String> result = breaker.call(() -> reply, IllegalStateException::new).toCompletableFuture();
         timeouts.schedule(() -> reply.complete("admitted"), TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
         assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
-        assertEquals("CLOSED", guard.state());
+        assertEquals("CLOSED", breaker.state());
     }
 
     /**
@@ -115,7 +115,7 @@ class RedisGuardTest {
     void aReplyThatArrivedButWasNotReadWhenTheBudgetRanOutIsUsed() throws Exception {
         CompletableFuture<String> reply = new CompletableFuture<>();
         List<String> asked = new ArrayList<>();
-        RedisGuard starved = new RedisGuard(TIMEOUT, Duration.ofMillis(250), timeouts, results, check -> {
+        RedisBreaker starved = new RedisBreaker(TIMEOUT, Duration.ofMillis(250), timeouts, results, check -> {
             asked.add("read pending replies");
             reply.complete("admitted");
             check.run();
@@ -132,9 +132,9 @@ class RedisGuardTest {
      */
     @Test
     void aLateReplyIsWaitedForWhileRedisAnswersCallsSentAfterIt() throws Exception {
-        waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+        waitForFailure(breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new).toCompletableFuture());
         CompletableFuture<String> reply = new CompletableFuture<>();
-        CompletableFuture<String> result = guard.call(() -> reply, IllegalStateException::new).toCompletableFuture();
+        CompletableFuture<String> result = breaker.call(() -> reply, IllegalStateException::new).toCompletableFuture();
         answerAnotherCallAfter(10);
         timeouts.schedule(() -> reply.complete("admitted"), 6 * TIMEOUT.toMillis() + 10, TimeUnit.MILLISECONDS);
         assertEquals("admitted", result.get(2, TimeUnit.SECONDS));
@@ -142,9 +142,9 @@ class RedisGuardTest {
 
     @Test
     void whileRedisAnswersOthersACallStillFailsAfterHalfASecond() throws Exception {
-        waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+        waitForFailure(breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new).toCompletableFuture());
         long start = System.nanoTime();
-        CompletableFuture<String> result = guard.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+        CompletableFuture<String> result = breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new)
                 .toCompletableFuture();
         answerAnotherCallAfter(10);
         waitForFailure(result);
@@ -156,24 +156,24 @@ class RedisGuardTest {
     /** Another call, sent {@code delayMs} from now on the thread that checks deadlines, answered at once. */
     private void answerAnotherCallAfter(long delayMs) throws Exception {
         CompletableFuture<String> other = new CompletableFuture<>();
-        timeouts.schedule(() -> guard.call(() -> CompletableFuture.completedFuture("other"),
+        timeouts.schedule(() -> breaker.call(() -> CompletableFuture.completedFuture("other"),
                 IllegalStateException::new).whenComplete((value, error) -> other.complete(value)),
                 delayMs, TimeUnit.MILLISECONDS);
         assertEquals("other", other.get(2, TimeUnit.SECONDS));
     }
 
-    /** Each timer the guard sets wakes its thread; replies that come at once need one check per budget at most. */
+    /** Each timer the breaker sets wakes its thread; replies that come at once need one check per budget at most. */
     @Test
     void callsAnsweredAtOnceShareOneDeadlineCheck() throws Exception {
         ScheduledThreadPoolExecutor checks = new ScheduledThreadPoolExecutor(1);
         try {
-            RedisGuard counted = new RedisGuard(TIMEOUT, Duration.ofMillis(250), checks, results, Runnable::run);
+            RedisBreaker counted = new RedisBreaker(TIMEOUT, Duration.ofMillis(250), checks, results, Runnable::run);
             for (int i = 0; i < 100; i++) {
                 assertEquals("admitted", counted.call(() -> CompletableFuture.completedFuture("admitted"),
                         IllegalStateException::new).toCompletableFuture().get(2, TimeUnit.SECONDS));
             }
             assertTrue(checks.getTaskCount() <= 2, "deadline checks scheduled for 100 calls: " + checks.getTaskCount());
-            CompletableFuture<String> silent = counted.call(RedisGuardTest::silentRedis, IllegalStateException::new)
+            CompletableFuture<String> silent = counted.call(RedisBreakerTest::silentRedis, IllegalStateException::new)
                     .toCompletableFuture();
             assertEquals("redis did not answer within 50ms", waitForFailure(silent).getCause().getMessage());
         } finally {
@@ -184,11 +184,11 @@ class RedisGuardTest {
     @Test
     void repeatedTimeoutsOpenTheCircuitAndCallsFailFast() throws Exception {
         for (int i = 0; i < 3; i++) {
-            waitForFailure(guard.call(RedisGuardTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+            waitForFailure(breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new).toCompletableFuture());
         }
-        assertEquals("OPEN", guard.state());
+        assertEquals("OPEN", breaker.state());
         ExecutionException failure = waitForFailure(
-                guard.call(() -> CompletableFuture.completedFuture("x"), IllegalStateException::new).toCompletableFuture());
+                breaker.call(() -> CompletableFuture.completedFuture("x"), IllegalStateException::new).toCompletableFuture());
         assertEquals("redis circuit open", failure.getCause().getMessage());
     }
 

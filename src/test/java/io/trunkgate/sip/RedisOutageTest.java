@@ -86,7 +86,7 @@ class RedisOutageTest {
             assertEquals(503, result[0], "reject policy while Redis is down");
             assertTrue(result[1] < 500, "answered in " + result[1] + " ms; a dead Redis must not hold a call");
         }
-        assertEquals("OPEN", gateway.redisGuard().state(), "the breaker stopped calling the dead Redis");
+        assertEquals("OPEN", gateway.redisBreaker().state(), "the breaker stopped calling the dead Redis");
 
         redis.server().restart();
         long back = System.nanoTime();

@@ -6,7 +6,7 @@ import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.pace.Reservation;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,19 +17,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * an admission that Redis replied with after the timeout is revoked, so the refused call counts nowhere. A
  * carrier slot reserved with a late admission is given back in any case: the call went on without it.
  */
-public final class GuardedAdmissionLimiter implements AdmissionLimiter {
+public final class BreakerAdmissionLimiter implements AdmissionLimiter {
 
     private final AdmissionLimiter redis;
-    private final RedisGuard guard;
+    private final RedisBreaker breaker;
     private final RedisAdmissionLimiter revoker;
 
     /**
-     * @param redis   the limiter the guard bounds (RedisAdmissionLimiter, possibly timed)
+     * @param redis   the limiter the breaker bounds (RedisAdmissionLimiter, possibly timed)
      * @param revoker the same Redis limiter, which undoes admissions nobody used
      */
-    public GuardedAdmissionLimiter(AdmissionLimiter redis, RedisGuard guard, RedisAdmissionLimiter revoker) {
+    public BreakerAdmissionLimiter(AdmissionLimiter redis, RedisBreaker breaker, RedisAdmissionLimiter revoker) {
         this.redis = redis;
-        this.guard = guard;
+        this.breaker = breaker;
         this.revoker = revoker;
     }
 
@@ -37,7 +37,7 @@ public final class GuardedAdmissionLimiter implements AdmissionLimiter {
     public CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
         AtomicBoolean sent = new AtomicBoolean();
         CompletableFuture<AdmissionDecision> reply = new CompletableFuture<>();
-        return guard.call(() -> {
+        return breaker.call(() -> {
             sent.set(true);
             return redis.admit(request).whenComplete((decision, error) -> reply.complete(decision));
         }, (message, cause) -> new LimiterUnavailableException(

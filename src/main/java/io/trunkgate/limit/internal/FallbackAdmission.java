@@ -12,7 +12,7 @@ import io.trunkgate.limit.CallLeases;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.WindowUsage;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.throttle.LogFields;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Admission with its Redis-down policy in one place: the fleet-wide decision (Redis behind its guard) while
+ * Admission with its Redis-down policy in one place: the fleet-wide decision (Redis behind its breaker) while
  * there is one; otherwise {@code local} asks this instance's in-memory share of every limit, {@code allow}
  * admits and {@code reject} refuses.
  */
@@ -40,12 +40,12 @@ public final class FallbackAdmission implements Admission {
     private final WindowUsage usage;
     private final RedisCallLeases leases;
 
-    public FallbackAdmission(RedissonClient client, String keyPrefix, RedisGuard guard, int fleetSize,
+    public FallbackAdmission(RedissonClient client, String keyPrefix, RedisBreaker breaker, int fleetSize,
                              LongSupplier clockMicros, UnaryOperator<AdmissionLimiter> instrument, Leasing leasing) {
-        this.leases = new RedisCallLeases(client, keyPrefix, guard, leasing.owner(), leasing.leaseTime(),
+        this.leases = new RedisCallLeases(client, keyPrefix, breaker, leasing.owner(), leasing.leaseTime(),
                 leasing.liveCalls());
         this.redis = new RedisAdmissionLimiter(client, keyPrefix, Optional.of(leases));
-        this.guarded = new GuardedAdmissionLimiter(instrument.apply(redis), guard, redis);
+        this.guarded = new BreakerAdmissionLimiter(instrument.apply(redis), breaker, redis);
         this.local = new LocalAdmissionLimiter(fleetSize, clockMicros);
         this.blocks = new RedisBlockRegistry(client, keyPrefix);
         this.usage = new WindowUsageReader(client, keyPrefix);

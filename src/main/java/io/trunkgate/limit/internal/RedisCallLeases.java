@@ -4,7 +4,7 @@ import io.trunkgate.limit.CallLeases;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
 import io.trunkgate.redis.LuaScript;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,7 +69,7 @@ public final class RedisCallLeases implements CallLeases {
 
     private final RedissonClient redis;
     private final KeyLayout layout;
-    private final RedisGuard guard;
+    private final RedisBreaker breaker;
     private final String owner;
     private final long leaseMs;
     private final Supplier<Set<String>> liveCalls;
@@ -84,11 +84,11 @@ public final class RedisCallLeases implements CallLeases {
      * @param owner     this instance's id, carried in every lease member
      * @param liveCalls the keys (identities) of the calls this instance has in progress (INVITEs and dialogs)
      */
-    public RedisCallLeases(RedissonClient redis, String keyPrefix, RedisGuard guard, String owner,
+    public RedisCallLeases(RedissonClient redis, String keyPrefix, RedisBreaker breaker, String owner,
                            Duration leaseTime, Supplier<Set<String>> liveCalls) {
         this.redis = redis;
         this.layout = new KeyLayout(keyPrefix);
-        this.guard = guard;
+        this.breaker = breaker;
         this.owner = owner;
         this.leaseMs = leaseTime.toMillis();
         this.liveCalls = liveCalls;
@@ -149,7 +149,7 @@ public final class RedisCallLeases implements CallLeases {
         releaseCarrier(callId);
         String key = layout.carrierLeaseKey(carrierId);
         String member = member(callId);
-        return guard.call(() -> TAKE.run(redis, List.of(key), member, Long.toString(leaseMs), Integer.toString(max)),
+        return breaker.call(() -> TAKE.run(redis, List.of(key), member, Long.toString(leaseMs), Integer.toString(max)),
                 (message, cause) -> new LimiterUnavailableException(
                         "lease at carrier " + carrierId + " unavailable: " + message, cause),
                 late -> {
@@ -226,13 +226,13 @@ public final class RedisCallLeases implements CallLeases {
     }
 
     private CompletionStage<Long> count(String key) {
-        return guard.call(() -> COUNT.run(redis, List.of(key)), (message, cause) ->
+        return breaker.call(() -> COUNT.run(redis, List.of(key)), (message, cause) ->
                 new LimiterUnavailableException("lease count unavailable: " + message, cause))
                 .thenApply(reply -> (Long) reply.get(0));
     }
 
     private void send(Release release) {
-        CompletableFuture<Void> done = guard.call(() -> RELEASE.run(redis, release.keys(), release.member()),
+        CompletableFuture<Void> done = breaker.call(() -> RELEASE.run(redis, release.keys(), release.member()),
                 (message, cause) -> new LimiterUnavailableException("lease release unavailable: " + message, cause))
                 .thenApply(reply -> (Void) null).toCompletableFuture();
         inFlight.add(done);
@@ -304,7 +304,7 @@ public final class RedisCallLeases implements CallLeases {
         for (String member : calls.keySet()) {
             args[i++] = member;
         }
-        return guard.call(() -> RENEW.run(redis, List.of(key), args), (message, cause) ->
+        return breaker.call(() -> RENEW.run(redis, List.of(key), args), (message, cause) ->
                         new LimiterUnavailableException("lease renewal unavailable: " + message, cause))
                 .thenCompose(reply -> {
                     List<String> lapsed = new ArrayList<>();
@@ -340,7 +340,7 @@ public final class RedisCallLeases implements CallLeases {
         for (int i = 1; i < members.size(); i++) {
             args[2 + i] = members.get(i);
         }
-        return guard.call(() -> TAKE.run(redis, List.of(key), args), (message, cause) ->
+        return breaker.call(() -> TAKE.run(redis, List.of(key), args), (message, cause) ->
                         new LimiterUnavailableException("lease unavailable: " + message, cause),
                         late -> releaseEnded(key, members, calls))
                 .thenAccept(reply -> {

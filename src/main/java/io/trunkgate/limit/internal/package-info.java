@@ -1,5 +1,5 @@
 /**
- * The admission port's implementation: the Redis limiter and its scripts, the guard that bounds it, the
+ * The admission port's implementation: the Redis limiter and its scripts, the breaker that bounds it, the
  * in-memory fallback and {@link io.trunkgate.limit.internal.FallbackAdmission}, the one place the Redis-down
  * policy is applied to admission.
  */

@@ -14,7 +14,7 @@ import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.parser.StringMsgParser;
 import io.trunkgate.sip.wire.BadRequestAnswer;
-import io.trunkgate.throttle.FloodGuard;
+import io.trunkgate.throttle.SourceAnswerBudget;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
@@ -60,7 +60,7 @@ final class ReceivedMessageParser {
     }
 
     private final MessageParser parser = new StringMsgParser();
-    private final FloodGuard answerBudget = new FloodGuard(ANSWERS_PER_SECOND, MAX_TRACKED_SOURCES, System::nanoTime);
+    private final SourceAnswerBudget answerBudget = new SourceAnswerBudget(ANSWERS_PER_SECOND, MAX_TRACKED_SOURCES, System::nanoTime);
 
     /** The message {@code raw} holds, or null when there is none for the stack: refused, dropped, or a keep-alive. */
     SIPMessage parse(byte[] raw, InetSocketAddress source, String transport, Reply reply) {

@@ -58,7 +58,7 @@ public final class SipStackFactory {
         TransportProperties.configure(properties, sip.tcp(), sip.queueTimeout());
         properties.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         // TCP connects must not block the sending thread: calls are forwarded from the pacer's timer thread and
-        // from RedisGuard's small results pool.
+        // from RedisBreaker's small results pool.
         properties.setProperty("gov.nist.javax.sip.NIO_BLOCKING_MODE", "NONBLOCKING");
         // A finished transaction lingers to absorb retransmissions (sip.transaction-linger, see CoarseSipTimer);
         // without this it keeps the parsed messages too, live heap that grows with the call rate and that every

@@ -8,7 +8,7 @@ import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.Scope;
-import io.trunkgate.redis.RedisGuard;
+import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.testing.Await;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;
@@ -40,7 +40,7 @@ class LeaseMoveAndRenewalTest {
     private final KeyLayout layout = new KeyLayout(PREFIX);
     private final Set<String> live = ConcurrentHashMap.newKeySet();
     private final GatewayThreads threads = new GatewayThreads();
-    private final RedisGuard guard = RedisGuard.withTimeout(Duration.ofSeconds(2), threads.redisTimeouts(),
+    private final RedisBreaker breaker = RedisBreaker.withTimeout(Duration.ofSeconds(2), threads.redisTimeouts(),
             threads.redisResults());
     private RedissonClient client;
 
@@ -56,7 +56,7 @@ class LeaseMoveAndRenewalTest {
     }
 
     private RedisCallLeases leases(String owner, Duration leaseTime) {
-        return new RedisCallLeases(client, PREFIX, guard, owner, leaseTime, () -> live);
+        return new RedisCallLeases(client, PREFIX, breaker, owner, leaseTime, () -> live);
     }
 
     private String call() {

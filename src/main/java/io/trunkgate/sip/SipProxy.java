@@ -77,6 +77,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     }
 
     private final ProxyServices services;
+    /** What each call works with (admission, routing, records, metrics, time). */
+    private final CallServices callServices;
     private final QueueDelay queueDelay;
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
@@ -103,6 +105,7 @@ public final class SipProxy implements SipListener, NewCallGate {
      */
     public SipProxy(ProxyServices services, QueueDelay queueDelay, LongSupplier nanoClock) {
         this.services = services;
+        this.callServices = CallServices.of(services);
         this.queueDelay = queueDelay;
         this.nanoClock = nanoClock;
         this.refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
@@ -239,7 +242,8 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
-        InviteCall call = new InviteCall(services, active, server.get(), provider, peer.get());
+        InviteCall call = new InviteCall(callServices, active, request,
+                new JainSipCallLegs(server.get(), provider, services::providerFor, services.messages()), peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
@@ -361,8 +365,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         Response response = event.getResponse();
         if (client == null) {
             strays.relay(response);
-        } else if (client.getApplicationData() instanceof InviteCall call) {
-            call.onResponse(client, response);
+        } else if (client.getApplicationData() instanceof JainSipCallLegs.CarrierLeg leg) {
+            leg.call().onResponse(leg, response);
         } else if (client.getApplicationData() instanceof InDialogForwarder.Forwarded forwarded) {
             forwarded.relay(response);
         } else if (client.getApplicationData() instanceof OptionsProber.Probe probe) {
@@ -379,8 +383,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     public void processTimeout(TimeoutEvent event) {
         if (!event.isServerTransaction() && event.getClientTransaction() != null) {
             Object data = event.getClientTransaction().getApplicationData();
-            if (data instanceof InviteCall call) {
-                call.onTransactionTimeout(event.getClientTransaction());
+            if (data instanceof JainSipCallLegs.CarrierLeg leg) {
+                leg.call().onTransactionTimeout(leg);
             } else if (data instanceof InDialogForwarder.Forwarded forwarded) {
                 forwarded.timedOut();
             } else if (data instanceof OptionsProber.Probe probe) {

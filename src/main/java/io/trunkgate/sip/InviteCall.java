@@ -16,6 +16,7 @@ import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.Refusals.Refusal;
 import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,6 +56,7 @@ final class InviteCall {
     private final String logId;
     private final String number;
     private final InetAddress callerSource;
+    private final int callerPort;
     private final long arrivedNanos;
     private final Instant invitedAt;
 
@@ -106,8 +108,9 @@ final class InviteCall {
     private record LeftAttempt(String carrierId, CarrierAddress address) {
     }
 
-    /** The caller's INVITE {@code request}, from {@code peer}, answered on {@code legs}. */
-    InviteCall(CallServices services, ActiveConfig active, Request request, CallLegs legs, PeerConfig peer) {
+    /** The caller's INVITE {@code request}, from {@code peer} at {@code source}, answered on {@code legs}. */
+    InviteCall(CallServices services, ActiveConfig active, Request request, InetSocketAddress source, CallLegs legs,
+               PeerConfig peer) {
         this.services = services;
         this.active = active;
         this.legs = legs;
@@ -119,8 +122,9 @@ final class InviteCall {
         this.identity = CallIdentity.of(request);
         this.logId = LogFields.value(identity.callId());
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
-        this.callerSource = SipMessages.source(request);
-        this.caller = RecordFields.caller(request, identity, callerSource, SipMessages.sourcePort(request));
+        this.callerSource = source.getAddress();
+        this.callerPort = source.getPort();
+        this.caller = RecordFields.caller(request, identity, callerSource, callerPort);
     }
 
     String key() {
@@ -225,13 +229,13 @@ final class InviteCall {
         try {
             CallLegs.Outgoing out = legs.toCarrier(request, number, carrier.uri(), target);
             if (dialog == null) {
-                dialog = services.dialogs().open(request, identity, callerSource, SipMessages.sourcePort(request),
-                        peer.id());
+                dialog = services.dialogs().open(request, identity, callerSource, callerPort, peer.id());
             }
             dialog.carrierAttempt(Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
             client = legs.send(out, this);
-            attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis()));
+            attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis(),
+                    services.time()));
             if (firstAttempt) {
                 long overhead = services.time().nanoTime() - holdStartedNanos - send.held().toNanos();
                 services.metrics().admissionToSend(carrier.id(), Duration.ofNanos(Math.max(0, overhead)));

@@ -12,6 +12,7 @@ import io.trunkgate.throttle.LogFields;
 import io.trunkgate.throttle.ThrottledLog;
 import io.trunkgate.throttle.TokenBucket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -242,8 +243,9 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
+        CallLegs legs = new JainSipCallLegs(server.get(), provider, services::providerFor, services.messages());
         InviteCall call = new InviteCall(callServices, active, request,
-                new JainSipCallLegs(server.get(), provider, services::providerFor, services.messages()), peer.get());
+                new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog

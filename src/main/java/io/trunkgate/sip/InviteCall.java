@@ -139,6 +139,11 @@ final class InviteCall {
         return callerSource;
     }
 
+    /** Where the call is now. */
+    synchronized CallPhase phase() {
+        return phase;
+    }
+
     /** The only way the phase changes: {@link CallPhase#to} refuses a move its table does not have. */
     private void enter(CallPhase next) {
         phase = phase.to(next);

@@ -126,6 +126,8 @@ class InviteCallTest {
 
         time.advance(ANSWER_TIMEOUT.multipliedBy(3));
         assertEquals(CallPhase.RINGING, call.phase(), "once ringing, answer-timeout no longer runs");
+        assertEquals(1, legs.invites().size(), "no failover once ringing");
+        assertTrue(legs.about(leg).isEmpty(), "the ringing carrier is not cancelled");
         carrier(call, leg, Response.OK);
         assertEquals(CallPhase.ENDED, call.phase());
         assertEquals(List.of(Response.RINGING, Response.OK), statuses(legs.answers()));
@@ -311,8 +313,14 @@ class InviteCallTest {
         active = config(1000, RedisDownPolicy.REJECT, true);
         InviteCall call = start();
         admit(Outcome.ADMITTED);
+        RecordingLegs.Leg leg = legs.onlyInvite();
         time.advance(ANSWER_TIMEOUT);
         refused(call, Response.REQUEST_TIMEOUT, "within answer-timeout");
+        assertEquals(List.of("stop retransmitting 1"), legs.about(leg));
+
+        carrier(call, leg, Response.RINGING);
+        assertEquals(List.of("stop retransmitting 1", "CANCEL 1"), legs.about(leg), "a late ring is cancelled");
+        assertEquals(List.of(Response.REQUEST_TIMEOUT), statuses(legs.answers()));
     }
 
     @Test
@@ -406,6 +414,20 @@ class InviteCallTest {
         assertEquals(List.of("stop retransmitting 1", "CANCEL 1"), legs.about(leg));
         time.advance(ANSWER_TIMEOUT);
         assertEquals(1, legs.invites().size(), "a cancelled call does not fail over");
+        assertEquals(List.of(Response.REQUEST_TERMINATED), statuses(legs.answers()));
+    }
+
+    @Test
+    void answerAfterACancelBeforeAnyResponseIsAckedAndHungUp() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        RecordingLegs.Leg leg = legs.onlyInvite();
+        call.cancel();
+
+        carrier(call, leg, Response.OK);
+        assertEquals(List.of("stop retransmitting 1", "ACK+BYE 1"), legs.about(leg));
+        assertEquals(List.of(Response.REQUEST_TERMINATED), statuses(legs.answers()));
+        assertEquals("caller", onlyRecord().hungUpBy());
     }
 
     // ---- drain and shutdown ----

@@ -111,7 +111,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.nanoClock = nanoClock;
         this.refusals = new FloodGuard(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
-        this.inDialog = new InDialogForwarder(services);
+        this.inDialog = new InDialogForwarder(services.dialogs(), services.messages(), services.metrics(),
+                new JainSipDialogStack(services.providers(), services::providerFor, services.messages()));
         this.strays = new StrayResponseRelay(services);
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
@@ -191,7 +192,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             provider.sendResponse(services.messages().response(Response.TOO_MANY_HOPS, request));
             return;
         }
-        InDialogForwarder.Relay relay = inDialog.route(request);
+        InDialogForwarder.Relay relay = inDialog.route(request, SipMessages.source(request));
         if (relay.refusal() != null) {
             services.metrics().requestRefused(relay.refusal().tag);
             log.debug("{} refused: {}", request.getMethod(), relay.refusal().tag);

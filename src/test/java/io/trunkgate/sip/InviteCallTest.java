@@ -244,8 +244,10 @@ class InviteCallTest {
         admit(Outcome.ADMITTED);
         time.advance(Duration.ofMillis(400));
 
+        assertEquals(1, pacer.heldCount("a"));
         held.cancel();
         assertEquals(CallPhase.ENDED, held.phase());
+        assertEquals(0, pacer.heldCount("a"), "the call no longer waits for its slot");
         assertEquals(Response.REQUEST_TERMINATED, legs.answers().get(legs.answers().size() - 1).getStatusCode());
         time.advance(Duration.ofSeconds(1)); // past the slot it was held for
         assertEquals(List.of("call-1"), legs.invitedCallIds(), "the held call is never sent");
@@ -443,6 +445,7 @@ class InviteCallTest {
 
         assertEquals(2, calls.notForwarded());
         calls.abortHeld();
+        assertEquals(0, pacer.heldCount("a"), "the drained call no longer waits for its slot");
         assertEquals(CallPhase.ENDED, held.phase());
         assertEquals(CallPhase.ENDED, admitting.phase());
         assertEquals(CallPhase.TRYING, atCarrier.phase());

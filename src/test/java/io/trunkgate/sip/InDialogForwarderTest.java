@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.sip.transport.Flow;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ class InDialogForwarderTest {
     private final HeaderFactory headers = messages.headers();
     private final MessageFactory messageFactory;
     private final DialogTable dialogs = new DialogTable(Duration.ofHours(1), Duration.ZERO, Duration.ofSeconds(32),
-            10, () -> 0L, (key, record) -> { });
+            10, () -> 0L, Clock.systemUTC(), (key, record) -> { });
     private final GatewayMetrics metrics = new GatewayMetrics("test-gw");
     private final OwnAddressStack stack = new OwnAddressStack();
     private final InDialogForwarder forwarder = new InDialogForwarder(dialogs, messages, metrics, stack);

@@ -44,6 +44,7 @@ import javax.sip.address.Address;
 import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
 import javax.sip.header.CallIdHeader;
+import javax.sip.header.Header;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
@@ -84,7 +85,7 @@ class InviteCallTest {
     private final List<CallRecord> answeredRecords = new ArrayList<>();
     private final CallRegistry calls = new CallRegistry();
     private final DialogTable dialogs = new DialogTable(Duration.ofHours(1), Duration.ZERO, Duration.ofSeconds(32),
-            1000, time::nanoTime, (key, record) -> answeredRecords.add(record));
+            1000, time::nanoTime, time.clock(), (key, record) -> answeredRecords.add(record));
     private final GatewayMetrics metrics = new GatewayMetrics("test-gw");
     private final TimerCarrierPacer pacer = new TimerCarrierPacer(new LocalSlotReserver(1, time::wallMicros),
             time.scheduler(), time::nanoTime);
@@ -255,6 +256,23 @@ class InviteCallTest {
         assertEquals("caller", record.hungUpBy());
         assertEquals(400, record.heldMs());
         assertTrue(leases.released.contains(held.identity().key()));
+    }
+
+    @Test
+    void everyCarrierOverItsMaxWaitIsRefused503WithRetryAfter() throws Exception {
+        active = config(1, 1, Duration.ofMillis(500), RedisDownPolicy.REJECT, false);
+        start("call-1", NUMBER);
+        admit(Outcome.ADMITTED);
+        start("call-2", NUMBER);
+        admit(Outcome.ADMITTED);
+        assertEquals(List.of(FIRST, ALTERNATE), legs.invites().stream().map(RecordingLegs.Leg::to).toList(),
+                "the second call goes to the alternate: the first carrier's next slot is past its max-wait");
+
+        InviteCall third = start("call-3", NUMBER);
+        admit(Outcome.ADMITTED);
+        Response refusal = refused(third, Response.SERVICE_UNAVAILABLE, "no carrier slot within max-wait");
+        assertEquals(1, ((RetryAfterHeader) refusal.getHeader(RetryAfterHeader.NAME)).getRetryAfter());
+        assertEquals(2, legs.invites().size());
     }
 
     // ---- failover ----
@@ -432,6 +450,27 @@ class InviteCallTest {
         assertEquals("caller", onlyRecord().hungUpBy());
     }
 
+    // ---- session timer ----
+
+    @Test
+    void answeredCallWhoseSessionTimerNobodyRefreshesEndsAfterItsInterval() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        carrier(call, legs.onlyInvite(), Response.OK, headers.createHeader("Session-Expires", "90;refresher=uac"));
+        Duration life = Duration.ofSeconds(90 + 30); // the interval and its grace, a third of it (RFC 4028 §10)
+
+        time.advance(life);
+        dialogs.sweep();
+        assertTrue(answeredRecords.isEmpty(), "the session still runs");
+        time.advance(Duration.ofMillis(1));
+        dialogs.sweep();
+        assertEquals(1, answeredRecords.size());
+        CallRecord record = answeredRecords.get(0);
+        assertEquals("session_expired", record.endedBy());
+        assertEquals(life.plusMillis(1), Duration.between(record.answeredAt(), record.endedAt()));
+        assertTrue(records.isEmpty(), "an answered call's record is written once, when its dialog ends");
+    }
+
     // ---- drain and shutdown ----
 
     @Test
@@ -516,10 +555,13 @@ class InviteCallTest {
     }
 
     /** The carrier of {@code leg} answers {@code status}, as the stack hands the response to the call. */
-    private void carrier(InviteCall call, RecordingLegs.Leg leg, int status) throws Exception {
+    private void carrier(InviteCall call, RecordingLegs.Leg leg, int status, Header... extra) throws Exception {
         Response response = messageFactory.createResponse(status, leg.invite());
         if (status > Response.TRYING) {
             ((ToHeader) response.getHeader(ToHeader.NAME)).setTag("carrier-" + leg.n());
+        }
+        for (Header header : extra) {
+            response.addHeader(header);
         }
         call.onResponse(leg, response);
     }
@@ -568,13 +610,21 @@ class InviteCallTest {
         return config(cps, redisDown, false);
     }
 
-    /** A peer, and a route to carrier {@code a} (at {@link #FIRST}) with {@code b} (at {@link #ALTERNATE}) next. */
-    private static ActiveConfig config(double cps, RedisDownPolicy redisDown, boolean noFailoverOnTimeout) {
+    private ActiveConfig config(double cps, RedisDownPolicy redisDown, boolean noFailoverOnTimeout) {
+        return config(cps, 1000, Duration.ofSeconds(5), redisDown, noFailoverOnTimeout);
+    }
+
+    /**
+     * A peer, and a route to carrier {@code a} (at {@link #FIRST}, {@code cps}) with {@code b} (at
+     * {@link #ALTERNATE}, {@code alternateCps}) next, both with {@code maxWait}.
+     */
+    private static ActiveConfig config(double cps, double alternateCps, Duration maxWait, RedisDownPolicy redisDown,
+                                       boolean noFailoverOnTimeout) {
         TestConfigs configs = new TestConfigs(new RedisSettings(RedisMode.EMBEDDED, List.of(), Optional.empty(),
                 Optional.empty(), Duration.ofSeconds(1), "unused", 0), 5060)
                 .peer(PEER, CALLER.getHostString() + "/32")
-                .carrier("a", "sip:192.0.2.10:5060", cps, Duration.ofSeconds(5), ANSWER_TIMEOUT, "b")
-                .carrier("b", "sip:192.0.2.20:5060", 1000, Duration.ofSeconds(5), ANSWER_TIMEOUT)
+                .carrier("a", "sip:192.0.2.10:5060", cps, maxWait, ANSWER_TIMEOUT, "b")
+                .carrier("b", "sip:192.0.2.20:5060", alternateCps, maxWait, ANSWER_TIMEOUT)
                 .route("+1", "a")
                 .redisDown(redisDown);
         if (noFailoverOnTimeout) {

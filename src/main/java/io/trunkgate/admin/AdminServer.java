@@ -2,6 +2,7 @@ package io.trunkgate.admin;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -10,6 +11,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.trunkgate.config.AdminSettings;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -49,15 +51,22 @@ public final class AdminServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(cap, new HttpServerCodec(),
-                                new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                new RequestDeadline(settings.requestTimeout()), encoder, malformed, auth, router);
+                        ch.pipeline().addLast(cap);
+                        ch.pipeline().addLast(requestHandlers(settings.requestTimeout(), encoder, malformed, auth,
+                                router));
                     }
                 })
                 .bind(settings.host(), settings.port()).sync().channel();
         AdminServer server = new AdminServer(channel);
         log.info("admin HTTP on http://{}:{}/", settings.host(), server.address().getPort());
         return server;
+    }
+
+    /** A connection's handlers after its cap, in order: from its bytes to {@code router} and back. */
+    static ChannelHandler[] requestHandlers(Duration requestTimeout, JsonReplyEncoder encoder,
+                                            MalformedRequestFilter malformed, BearerAuth auth, AdminRouter router) {
+        return new ChannelHandler[] {new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                new RequestDeadline(requestTimeout), encoder, malformed, auth, router};
     }
 
     public InetSocketAddress address() {

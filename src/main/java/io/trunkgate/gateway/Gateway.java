@@ -167,7 +167,7 @@ public final class Gateway implements AutoCloseable {
                             () -> liveCallKeys(calls, dialogTable.get())));
             // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
             DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.linger(),
-                    limits.maxDialogs(), System::nanoTime,
+                    limits.maxDialogs(), System::nanoTime, Clock.systemUTC(),
                     (callKey, record) -> {
                         admission.leases().release(callKey);
                         writer.write(record);

@@ -3,7 +3,7 @@ package io.trunkgate.sip;
 import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +38,7 @@ public final class DialogTable {
     private final long endedLingerNanos;
     private final int max;
     private final LongSupplier nanoClock;
+    private final Clock wall;
     private final CallEnded ended;
 
     /** Told of every answered call when its dialog ends: its identity ({@link CallIdentity#key}) and its record. */
@@ -50,15 +51,18 @@ public final class DialogTable {
      * @param maxCallLength {@link Duration#ZERO} for no bound
      * @param endedLinger   how long a dialog a BYE ended still lets a late ACK through (an ACK and a BYE of one
      *                      call can cross on the way; a 2xx retransmitted after the BYE still wants its ACK)
+     * @param nanoClock     what dialogs expire by ({@link System#nanoTime})
+     * @param wall          when a call ended, for its record
      * @param ended         told of every answered call when its dialog ends
      */
     public DialogTable(Duration timeout, Duration maxCallLength, Duration endedLinger, int max,
-            LongSupplier nanoClock, CallEnded ended) {
+            LongSupplier nanoClock, Clock wall, CallEnded ended) {
         this.timeoutNanos = timeout.toNanos();
         this.maxCallLengthNanos = maxCallLength.toNanos();
         this.endedLingerNanos = endedLinger.toNanos();
         this.max = max;
         this.nanoClock = nanoClock;
+        this.wall = wall;
         this.ended = ended;
     }
 
@@ -151,7 +155,7 @@ public final class DialogTable {
         if (dialog.end()) {
             live.decrementAndGet();
             dialog.takeAnsweredCall().ifPresent(call -> ended.ended(dialog.callKey(),
-                    call.ended(Instant.now(), endedBy, hungUpBy, hangupReason)));
+                    call.ended(wall.instant(), endedBy, hungUpBy, hangupReason)));
         }
         if ("bye".equals(endedBy)) {
             dialog.expireAt(nanoClock.getAsLong() + endedLingerNanos);

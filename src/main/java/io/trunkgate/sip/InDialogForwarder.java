@@ -1,13 +1,12 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.sip.jainsip.Flow;
-import io.trunkgate.sip.jainsip.FlowRouter;
 import io.trunkgate.sip.jainsip.JainSip;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
@@ -91,7 +90,7 @@ final class InDialogForwarder {
                 ended();
             }
             if (response.getStatusCode() / 100 == 2 && refreshesSession(server.getRequest().getMethod())) {
-                services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
+                dialogs.sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             try {
                 server.sendResponse(SipMessages.relayed(response));
@@ -103,7 +102,7 @@ final class InDialogForwarder {
         /** The forwarded request got no answer at all: 408 upstream. */
         void timedOut() {
             try {
-                server.sendResponse(services.messages().response(Response.REQUEST_TIMEOUT, server.getRequest()));
+                server.sendResponse(messages.response(Response.REQUEST_TIMEOUT, server.getRequest()));
             } catch (Exception e) {
                 log.debug("408 not sent: {}", e.toString());
             }
@@ -118,15 +117,21 @@ final class InDialogForwarder {
         /** A BYE answered (by any final response, or none) ends the dialog: nothing more is relayed in it. */
         private void ended() {
             if (Request.BYE.equals(server.getRequest().getMethod())) {
-                services.dialogs().byeAnswered(dialog, server.getRequest());
+                dialogs.byeAnswered(dialog, server.getRequest());
             }
         }
     }
 
-    private final ProxyServices services;
+    private final DialogTable dialogs;
+    private final SipMessages messages;
+    private final GatewayMetrics metrics;
+    private final InDialogStack stack;
 
-    InDialogForwarder(ProxyServices services) {
-        this.services = services;
+    InDialogForwarder(DialogTable dialogs, SipMessages messages, GatewayMetrics metrics, InDialogStack stack) {
+        this.dialogs = dialogs;
+        this.messages = messages;
+        this.metrics = metrics;
+        this.stack = stack;
     }
 
     /** The reason of trunkgate_sip_requests_absorbed_total for the ACK of a final response of the gateway's own. */
@@ -141,18 +146,17 @@ final class InDialogForwarder {
             return;
         }
         if (SipMessages.isOwnTag(SipMessages.toTag(ack))) {
-            services.metrics().requestAbsorbed(REFUSAL_ACK);
+            metrics.requestAbsorbed(REFUSAL_ACK);
             return;
         }
         try {
-            Relay relay = route(ack);
+            Relay relay = route(ack, SipMessages.source(ack));
             if (relay.refusal() != null) {
-                services.metrics().requestRefused(relay.refusal().tag);
+                metrics.requestRefused(relay.refusal().tag);
                 log.debug("ACK absorbed: {}", relay.refusal().tag);
                 return;
             }
-            SipProvider outbound = services.providerFor(relay.transport(), relay.host());
-            outbound.sendRequest(relay.outgoing(services.messages(), outbound));
+            stack.sendAck(relay);
             log.debug("ACK relayed to {}", relay.routed().getRequestURI());
         } catch (Exception e) {
             log.debug("ACK not forwarded: {}", e.toString());
@@ -163,31 +167,31 @@ final class InDialogForwarder {
     void forward(Relay relay, ServerTransaction server) {
         Request request = server.getRequest();
         try {
-            SipProvider outbound = services.providerFor(relay.transport(), relay.host());
-            ClientTransaction client = outbound.getNewClientTransaction(relay.outgoing(services.messages(), outbound));
-            client.setApplicationData(new Forwarded(server, relay.dialog()));
-            client.sendRequest();
+            stack.send(relay, new Forwarded(server, relay.dialog()));
             log.debug("{} relayed to {}", request.getMethod(), relay.routed().getRequestURI());
         } catch (Exception e) {
             log.warn("in-dialog {} to {} not forwarded", request.getMethod(), relay.routed().getRequestURI(), e);
             try {
-                server.sendResponse(services.messages().response(Response.SERVICE_UNAVAILABLE, request));
+                server.sendResponse(messages.response(Response.SERVICE_UNAVAILABLE, request));
             } catch (Exception ignored) {
                 // the transaction is gone; the sender retransmits or gives up
             }
         }
     }
 
-    /** Whether a request may be relayed, and the copy to relay: the checks of this class's comment. */
-    Relay route(Request request) throws Exception {
+    /**
+     * Whether a request from {@code source} may be relayed, and the copy to relay: the checks of this class's
+     * comment.
+     */
+    Relay route(Request request, InetAddress source) throws Exception {
         String callId = SipMessages.callId(request);
         String fromTag = SipMessages.fromTag(request);
         String toTag = SipMessages.toTag(request);
         boolean fromCaller = true;
-        Optional<Dialog> found = services.dialogs().find(callId, fromTag).filter(d -> d.isCalleeTag(toTag));
+        Optional<Dialog> found = dialogs.find(callId, fromTag).filter(d -> d.isCalleeTag(toTag));
         if (found.isEmpty()) {
             fromCaller = false;
-            found = services.dialogs().find(callId, toTag).filter(d -> d.isCalleeTag(fromTag));
+            found = dialogs.find(callId, toTag).filter(d -> d.isCalleeTag(fromTag));
         }
         if (found.isEmpty()) {
             return Relay.refused(Refusal.UNKNOWN_DIALOG);
@@ -196,13 +200,12 @@ final class InDialogForwarder {
         if (dialog.ended() && !Request.ACK.equals(request.getMethod())) {
             return Relay.refused(Refusal.UNKNOWN_DIALOG);
         }
-        InetAddress source = SipMessages.source(request);
         if (!dialog.isEnd(source, fromCaller)) {
             return Relay.refused(Refusal.NOT_A_PARTY);
         }
         Request routed = (Request) request.clone();
-        SipMessages.popOwnRoutes(routed, services.providers());
-        if (routed.getHeader(RouteHeader.NAME) == null && SipMessages.isOwn(routed.getRequestURI(), services.providers())) {
+        stack.popOwnRoutes(routed);
+        if (routed.getHeader(RouteHeader.NAME) == null && stack.isOwn(routed.getRequestURI())) {
             // A request that names only the gateway (e.g. SIPp's built-in caller ignores Record-Route): it goes
             // to the other end's target along the route set the dialog learned.
             URI target = dialog.otherTarget(fromCaller);
@@ -211,18 +214,18 @@ final class InDialogForwarder {
             }
             routed.setRequestURI((URI) target.clone());
             for (Address route : dialog.otherRoutes(fromCaller)) {
-                routed.addLast(services.messages().headers().createRouteHeader(route));
+                routed.addLast(messages.headers().createRouteHeader(route));
             }
         }
         if (!dialog.mayRelayTo(nextHop(routed), fromCaller)) {
             return Relay.refused(Refusal.ROUTE_NOT_ALLOWED);
         }
         if (!dialog.ended()) {
-            services.dialogs().touch(dialog);
+            dialogs.touch(dialog);
         }
         // Towards a caller on TCP, its own connection while it is open: behind NAT its Contact is not reachable.
         Flow flow = fromCaller || dialog.callerFlow() == null
-                || !FlowRouter.isOpen(services.providers().get(0).getSipStack(), dialog.callerFlow())
+                || !stack.isOpen(dialog.callerFlow())
                 ? null : dialog.callerFlow();
         return new Relay(routed, dialog, flow, null);
     }

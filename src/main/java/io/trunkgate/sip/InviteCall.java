@@ -14,25 +14,19 @@ import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.Refusals.Refusal;
-import io.trunkgate.sip.jainsip.InviteRetransmissions;
 import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import javax.sip.ClientTransaction;
-import javax.sip.ListeningPoint;
-import javax.sip.ServerTransaction;
-import javax.sip.SipProvider;
-import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -43,18 +37,17 @@ import org.slf4j.LoggerFactory;
  * One proxied INVITE, from its arrival to its final response upstream: admission, pacing for each carrier
  * attempt, forwarding, failover on the carrier's failure responses or silence, and CANCEL at any stage. Its
  * {@link CallPhase} says where it is. Events reach it from SIP workers, Redis replies and timers; its methods
- * are synchronized so it sees them one at a time.
+ * are synchronized so it sees them one at a time. It reaches the SIP stack through its {@link CallLegs} only,
+ * and reads time and runs its timers on {@link CallServices#time}.
  */
 final class InviteCall {
 
     private static final Logger log = LoggerFactory.getLogger(InviteCall.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
 
-    private final ProxyServices services;
+    private final CallServices services;
     private final ActiveConfig active;
-    private final ServerTransaction server;
-    /** The provider (listening address) the INVITE came in on: its Record-Route is the caller's way back. */
-    private final SipProvider inboundProvider;
+    private final CallLegs legs;
     private final Request request;
     private final PeerConfig peer;
     private final String key;
@@ -63,8 +56,9 @@ final class InviteCall {
     private final String logId;
     private final String number;
     private final InetAddress callerSource;
-    private final long arrivedNanos = System.nanoTime();
-    private final Instant invitedAt = Instant.now();
+    private final int callerPort;
+    private final long arrivedNanos;
+    private final Instant invitedAt;
 
     private CallPhase phase = CallPhase.ADMITTING;
     /** The caller cancelled, or shutdown cancels the call at its carrier. */
@@ -88,7 +82,7 @@ final class InviteCall {
     /** When the current attempt started waiting for its carrier slot. */
     private long holdStartedNanos;
     /** The current carrier attempt; null before the first and while routing picks the next. */
-    private ClientTransaction client;
+    private CallLegs.Leg client;
     /** Runs out after answer-timeout while the carrier is silent, then after ring-timeout once it rings. */
     private ScheduledFuture<?> attemptTimer;
     /** The To tag of the 2xx relayed upstream; once set, further 2xx (forks, retransmissions) are relayed too. */
@@ -108,26 +102,29 @@ final class InviteCall {
     /** The Reason header(s) of the final response upstream. */
     private String finalReason;
     /** Attempts left while their carrier had sent nothing, with where each went: a provisional still gets a CANCEL. */
-    private final Map<ClientTransaction, LeftAttempt> leftSilent = new HashMap<>(2);
+    private final Map<CallLegs.Leg, LeftAttempt> leftSilent = new HashMap<>(2);
 
     /** Where an attempt the call left went: its carrier and the address. */
     private record LeftAttempt(String carrierId, CarrierAddress address) {
     }
 
-    InviteCall(ProxyServices services, ActiveConfig active, ServerTransaction server, SipProvider inboundProvider,
+    /** The caller's INVITE {@code request}, from {@code peer} at {@code source}, answered on {@code legs}. */
+    InviteCall(CallServices services, ActiveConfig active, Request request, InetSocketAddress source, CallLegs legs,
                PeerConfig peer) {
         this.services = services;
-        this.inboundProvider = inboundProvider;
         this.active = active;
-        this.server = server;
-        this.request = server.getRequest();
+        this.legs = legs;
+        this.request = request;
+        this.arrivedNanos = services.time().nanoTime();
+        this.invitedAt = services.time().now();
         this.peer = peer;
         this.key = CallRegistry.key(request);
         this.identity = CallIdentity.of(request);
         this.logId = LogFields.value(identity.callId());
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
-        this.callerSource = SipMessages.source(request);
-        this.caller = RecordFields.caller(request, identity, callerSource, SipMessages.sourcePort(request));
+        this.callerSource = source.getAddress();
+        this.callerPort = source.getPort();
+        this.caller = RecordFields.caller(request, identity, callerSource, callerPort);
     }
 
     String key() {
@@ -142,6 +139,11 @@ final class InviteCall {
         return callerSource;
     }
 
+    /** Where the call is now. */
+    synchronized CallPhase phase() {
+        return phase;
+    }
+
     /** The only way the phase changes: {@link CallPhase#to} refuses a move its table does not have. */
     private void enter(CallPhase next) {
         phase = phase.to(next);
@@ -151,9 +153,9 @@ final class InviteCall {
     void start() {
         // A capped carrier's lease must come before its slot, so its slot is not asked for here.
         chain = active.routes().chain(number);
-        firstSlot = CallRouting.firstCarrier(chain, services.health())
+        firstSlot = CallRouting.firstCarrier(chain, services.routing().health())
                 .filter(first -> first.maxConcurrent().isEmpty())
-                .flatMap(services.firstSlots());
+                .flatMap(services.routing().firstSlots());
         AdmissionRequest admission = active.admissionRequest(peer, identity.key());
         services.admission().admit(firstSlot.map(admission::withFirstSlot).orElse(admission),
                         active.config().admission().redisDown())
@@ -176,7 +178,7 @@ final class InviteCall {
             reserved.filter(Reservation::reserved).ifPresent(slot -> firstSlot.get().giveBack(slot));
         }
         if (phase == CallPhase.ENDED) {
-            services.admission().leases().release(identity.key());
+            services.leases().release(identity.key());
             return;
         }
         if (merged) {
@@ -189,11 +191,11 @@ final class InviteCall {
             return;
         }
         enter(CallPhase.ROUTING);
-        LeasedCarrierPacer pacer = new LeasedCarrierPacer(services.pacer(), services.admission().leases(),
-                identity.key());
+        CallServices.Routing inputs = services.routing();
+        LeasedCarrierPacer pacer = new LeasedCarrierPacer(inputs.pacer(), services.leases(), identity.key());
         routing = new CallRouting(identity.callId(), number, active.routes(), chain, pacer,
-                services.rerouteHook().get(), services.health(), services.resolver());
-        holdStartedNanos = System.nanoTime();
+                inputs.rerouteHook().get(), inputs.health(), inputs.resolver());
+        holdStartedNanos = services.time().nanoTime();
         CompletionStage<RoutingStep> first = reserved.isEmpty() ? routing.start() : routing.start(
                 new CallRouting.FirstHold(firstSlot.get().carrier(), pacer.hold(firstSlot.get().carrier(),
                         reserved.get())));
@@ -230,27 +232,21 @@ final class InviteCall {
         target = send.address();
         held = held.plus(send.held());
         try {
-            String transport = target.transport().name();
-            SipProvider outbound = services.providerFor(transport, target.ip());
-            List<ListeningPoint> recordRoutes = SipMessages.recordRoutes(request, inboundProvider, outbound, transport);
-            Request out = services.messages().toCarrier(request, number, carrier.uri(), target, outbound,
-                    recordRoutes);
+            CallLegs.Outgoing out = legs.toCarrier(request, number, carrier.uri(), target);
             if (dialog == null) {
-                dialog = services.dialogs().open(request, identity, callerSource, SipMessages.sourcePort(request),
-                        peer.id());
+                dialog = services.dialogs().open(request, identity, callerSource, callerPort, peer.id());
             }
-            dialog.carrierAttempt(Hop.of(target.ip(), target.port()), recordRoutes.size());
-            client = outbound.getNewClientTransaction(out);
-            client.setApplicationData(this);
+            dialog.carrierAttempt(Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
-            client.sendRequest();
-            attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis()));
+            client = legs.send(out, this);
+            attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis(),
+                    services.time()));
             if (firstAttempt) {
-                long overhead = System.nanoTime() - holdStartedNanos - send.held().toNanos();
+                long overhead = services.time().nanoTime() - holdStartedNanos - send.held().toNanos();
                 services.metrics().admissionToSend(carrier.id(), Duration.ofNanos(Math.max(0, overhead)));
             }
-            ClientTransaction attempt = client;
-            attemptTimer = services.timers().schedule(() -> onSilence(attempt),
+            CallLegs.Leg attempt = client;
+            attemptTimer = services.time().timers().schedule(() -> onSilence(attempt),
                     carrier.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             log.warn("call={} cannot forward to {} at {}: {}", logId, carrier.id(), target, e.toString());
@@ -258,7 +254,7 @@ final class InviteCall {
         }
     }
 
-    synchronized void onResponse(ClientTransaction from, Response response) {
+    synchronized void onResponse(CallLegs.Leg from, Response response) {
         int status = response.getStatusCode();
         if (dialog != null) {
             dialog.carrierResponse(response, SipMessages.source(response));
@@ -286,11 +282,11 @@ final class InviteCall {
             return;
         }
         stopAttemptTimer();
-        services.health().answered(carrier, target, status, SipMessages.retryAfter(response));
+        services.routing().health().answered(carrier, target, status, SipMessages.retryAfter(response));
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
-                dialog.confirm(record(status, Instant.now()));
+                dialog.confirm(record(status, services.time().now()));
                 services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             sendFinal(services.messages().upstream(response, request));
@@ -315,8 +311,8 @@ final class InviteCall {
             // carrier proxy that accepted the call but cannot route it sends just that.
             enter(CallPhase.RINGING);
             stopAttemptTimer();
-            ClientTransaction attempt = client;
-            attemptTimer = services.timers().schedule(() -> onRingTimeout(attempt),
+            CallLegs.Leg attempt = client;
+            attemptTimer = services.time().timers().schedule(() -> onRingTimeout(attempt),
                     carrier.ringTimeout().toMillis(), TimeUnit.MILLISECONDS);
         }
         if (cancelled && !cancelSent) {
@@ -328,7 +324,7 @@ final class InviteCall {
     }
 
     /** The client transaction gave up (Timer B) without any final response. */
-    synchronized void onTransactionTimeout(ClientTransaction from) {
+    synchronized void onTransactionTimeout(CallLegs.Leg from) {
         if (from == client && phase != CallPhase.ENDED) {
             if (phase == CallPhase.RINGING) {
                 onRingTimeout(from);
@@ -339,7 +335,7 @@ final class InviteCall {
     }
 
     /** No 180/183 (nor a final answer) from the carrier within answer-timeout: it is not reaching the callee. */
-    private synchronized void onSilence(ClientTransaction attempt) {
+    private synchronized void onSilence(CallLegs.Leg attempt) {
         if (attempt != client || phase == CallPhase.ENDED || phase == CallPhase.RINGING) {
             return;
         }
@@ -349,7 +345,7 @@ final class InviteCall {
         if (phase == CallPhase.PROCEEDING && !cancelSent) {
             sendCancel();
         }
-        services.health().timedOut(carrier, target);
+        services.routing().health().timedOut(carrier, target);
         if (cancelled) {
             sendOwn(Refusals.CANCELLED);
         } else if (carrier.failoverOnTimeout()) {
@@ -362,7 +358,7 @@ final class InviteCall {
     }
 
     /** The call rang for ring-timeout without a final answer: cancelled at the carrier, no failover. */
-    private synchronized void onRingTimeout(ClientTransaction attempt) {
+    private synchronized void onRingTimeout(CallLegs.Leg attempt) {
         if (attempt != client || phase == CallPhase.ENDED) {
             return;
         }
@@ -377,7 +373,7 @@ final class InviteCall {
         client = null;
         cancelSent = false;
         enter(CallPhase.ROUTING);
-        holdStartedNanos = System.nanoTime();
+        holdStartedNanos = services.time().nanoTime();
         routing.failover(reason, status).whenComplete(this::onStep);
     }
 
@@ -391,7 +387,7 @@ final class InviteCall {
         if (phase.beforeCarrier()) {
             if (routing != null) {
                 routing.cancel();
-                held = held.plus(Duration.ofNanos(System.nanoTime() - holdStartedNanos));
+                held = held.plus(Duration.ofNanos(services.time().nanoTime() - holdStartedNanos));
             }
             sendOwn(Refusals.CANCELLED);
         } else if (phase != CallPhase.TRYING) {
@@ -400,7 +396,7 @@ final class InviteCall {
             // No CANCEL may go out before the carrier's first response (RFC 3261 §9.1), but the caller need not
             // wait for it: 487 now; the CANCEL follows that response, and a 2xx that comes instead is hung up.
             // The carrier gets no further copy of the INVITE.
-            InviteRetransmissions.stop(client);
+            legs.stopRetransmitting(client);
             sendOwn(Refusals.CANCELLED);
         }
     }
@@ -434,7 +430,7 @@ final class InviteCall {
             if (phase != CallPhase.TRYING) {
                 sendCancel();
             } else {
-                InviteRetransmissions.stop(client); // its CANCEL follows the carrier's first response
+                legs.stopRetransmitting(client); // its CANCEL follows the carrier's first response
             }
         }
     }
@@ -445,12 +441,9 @@ final class InviteCall {
         }
     }
 
-    private boolean sendCancel(ClientTransaction attempt, CarrierAddress to, String carrierId) {
+    private boolean sendCancel(CallLegs.Leg attempt, CarrierAddress to, String carrierId) {
         try {
-            Request cancel = attempt.createCancel();
-            SipMessages.aim(cancel, to); // where the INVITE went (RFC 3261 §9.1)
-            SipProvider outbound = services.providerFor(to.transport().name(), to.ip());
-            outbound.getNewClientTransaction(cancel).sendRequest();
+            legs.cancel(attempt, to);
             return true;
         } catch (Exception e) {
             log.warn("call={} cannot send CANCEL to {}: {}", logId, carrierId, e.toString());
@@ -463,13 +456,13 @@ final class InviteCall {
      * carrier that comes back would answer a call that is over), and no CANCEL yet (none may go before a
      * provisional, RFC 3261 §9.1).
      */
-    private void leaveSilent(ClientTransaction attempt) {
-        InviteRetransmissions.stop(attempt);
+    private void leaveSilent(CallLegs.Leg attempt) {
+        legs.stopRetransmitting(attempt);
         leftSilent.put(attempt, new LeftAttempt(carrier.id(), target));
     }
 
     /** A response on an attempt the call left: a first provisional of one left silent gets its CANCEL now. */
-    private void cancelLeftSilent(ClientTransaction attempt, int status) {
+    private void cancelLeftSilent(CallLegs.Leg attempt, int status) {
         LeftAttempt left = leftSilent.remove(attempt);
         if (left != null && status < 200) {
             sendCancel(attempt, left.address(), left.carrierId());
@@ -478,9 +471,9 @@ final class InviteCall {
 
     private void relayProvisional(Response response) {
         try {
-            server.sendResponse(SipMessages.relayed(response));
+            legs.answer(SipMessages.relayed(response));
             if (ringingNanos == 0) {
-                ringingNanos = System.nanoTime();
+                ringingNanos = services.time().nanoTime();
             }
         } catch (Exception e) {
             log.warn("call={} provisional {} not relayed: {}", logId, response.getStatusCode(), e.toString());
@@ -489,25 +482,16 @@ final class InviteCall {
 
     private void relayStateless(Response response) {
         try {
-            inboundProvider.sendResponse(SipMessages.relayed(response));
+            legs.answerAgain(SipMessages.relayed(response));
         } catch (Exception e) {
             log.warn("call={} further {} not relayed: {}", logId, response.getStatusCode(), e.toString());
         }
     }
 
     /** ACKs a 2xx nobody upstream will take and ends that leg with a BYE of the gateway's own. */
-    private void hangUp(ClientTransaction leg, Response answer) {
+    private void hangUp(CallLegs.Leg leg, Response answer) {
         try {
-            Request invite = leg.getRequest();
-            SipURI uri = (SipURI) invite.getRequestURI();
-            String transport = uri.getTransportParam() != null ? uri.getTransportParam().toUpperCase(Locale.ROOT)
-                    : "UDP";
-            SipProvider outbound = services.providerFor(transport, uri.getHost());
-            List<Address> routes = dialog == null ? List.of() : dialog.otherRoutes(true);
-            outbound.sendRequest(services.messages().inAnsweredDialog(Request.ACK, invite, answer, routes,
-                    outbound, transport));
-            outbound.getNewClientTransaction(services.messages().inAnsweredDialog(Request.BYE, invite,
-                    answer, routes, outbound, transport)).sendRequest();
+            legs.closeAnswered(leg, answer, dialog == null ? List.of() : dialog.otherRoutes(true));
             log.info("call={} late answer from {} closed with ACK and BYE", logId,
                     carrier == null ? "-" : carrier.id());
         } catch (Exception e) {
@@ -543,7 +527,7 @@ final class InviteCall {
         finalReason = RecordFields.reason(response);
         finish(response.getStatusCode());
         try {
-            server.sendResponse(response);
+            legs.answer(response);
         } catch (Exception e) {
             log.warn("call={} final response {} not sent: {}", logId, response.getStatusCode(), e.toString());
         }
@@ -557,8 +541,8 @@ final class InviteCall {
             if (dialog != null) {
                 services.dialogs().remove(dialog, "failed");
             }
-            services.admission().leases().release(identity.key());
-            services.records().write(record(status, null).ended(Instant.now(), "failed",
+            services.leases().release(identity.key());
+            services.records().accept(record(status, null).ended(services.time().now(), "failed",
                     hungUpBy == null ? "callee" : hungUpBy, null));
         }
         // A warm-up call is not traffic: no log line, no metrics (its record the writer leaves out by its peer).
@@ -566,7 +550,7 @@ final class InviteCall {
             callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                     logId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                     routing == null ? "[]" : routing.reroutes(), status,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - arrivedNanos));
+                    TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos));
             if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
                 services.metrics().callAdmitted(peer.id());
             } else if (verdict != null) {
@@ -580,7 +564,7 @@ final class InviteCall {
 
     /** The call record so far: everything but its end ({@code answeredAt} null for a call not answered). */
     private CallRecord record(int status, Instant answeredAt) {
-        long now = System.nanoTime();
+        long now = services.time().nanoTime();
         return new CallRecord(identity.callId(), active.config().instanceId(), caller, peer.id(),
                 peer.group().orElse(null),
                 verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),

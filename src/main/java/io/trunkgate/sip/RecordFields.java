@@ -79,21 +79,26 @@ final class RecordFields {
         private final String carrier;
         private final String address;
         private final long slotWaitMs;
-        private final Instant sentAt = Instant.now();
-        private final long sentNanos = System.nanoTime();
+        private final CallTime time;
+        private final Instant sentAt;
+        private final long sentNanos;
         private int finalStatus;
         private Long firstProvisionalMs;
         private Long answerMs;
 
-        Attempt(String carrier, String address, long slotWaitMs) {
+        /** Sent now, by {@code time}. */
+        Attempt(String carrier, String address, long slotWaitMs, CallTime time) {
             this.carrier = carrier;
             this.address = address;
             this.slotWaitMs = slotWaitMs;
+            this.time = time;
+            this.sentAt = time.now();
+            this.sentNanos = time.nanoTime();
         }
 
         /** The carrier's response of {@code status} to this attempt arrived now. */
         void responded(int status) {
-            long sinceSent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNanos);
+            long sinceSent = TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - sentNanos);
             if (status < 200) {
                 if (firstProvisionalMs == null) {
                     firstProvisionalMs = sinceSent;

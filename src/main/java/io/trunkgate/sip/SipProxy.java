@@ -12,6 +12,7 @@ import io.trunkgate.throttle.LogFields;
 import io.trunkgate.throttle.ThrottledLog;
 import io.trunkgate.throttle.TokenBucket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -77,6 +78,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     }
 
     private final ProxyServices services;
+    /** What each call works with (admission, routing, records, metrics, time). */
+    private final CallServices callServices;
     private final QueueDelay queueDelay;
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
@@ -103,11 +106,13 @@ public final class SipProxy implements SipListener, NewCallGate {
      */
     public SipProxy(ProxyServices services, QueueDelay queueDelay, LongSupplier nanoClock) {
         this.services = services;
+        this.callServices = CallServices.of(services);
         this.queueDelay = queueDelay;
         this.nanoClock = nanoClock;
         this.refusals = new SourceAnswerBudget(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
-        this.inDialog = new InDialogForwarder(services);
+        this.inDialog = new InDialogForwarder(services.dialogs(), services.messages(), services.metrics(),
+                new JainSipDialogStack(services.providers(), services::providerFor, services.messages()));
         this.strays = new StrayResponseRelay(services);
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
@@ -187,7 +192,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             provider.sendResponse(services.messages().response(Response.TOO_MANY_HOPS, request));
             return;
         }
-        InDialogForwarder.Relay relay = inDialog.route(request);
+        InDialogForwarder.Relay relay = inDialog.route(request, SipMessages.source(request));
         if (relay.refusal() != null) {
             services.metrics().requestRefused(relay.refusal().tag);
             log.debug("{} refused: {}", request.getMethod(), relay.refusal().tag);
@@ -239,7 +244,9 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
-        InviteCall call = new InviteCall(services, active, server.get(), provider, peer.get());
+        CallLegs legs = new JainSipCallLegs(server.get(), provider, services::providerFor, services.messages());
+        InviteCall call = new InviteCall(callServices, active, request,
+                new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
@@ -361,8 +368,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         Response response = event.getResponse();
         if (client == null) {
             strays.relay(response);
-        } else if (client.getApplicationData() instanceof InviteCall call) {
-            call.onResponse(client, response);
+        } else if (client.getApplicationData() instanceof JainSipCallLegs.CarrierLeg leg) {
+            leg.call().onResponse(leg, response);
         } else if (client.getApplicationData() instanceof InDialogForwarder.Forwarded forwarded) {
             forwarded.relay(response);
         } else if (client.getApplicationData() instanceof OptionsProber.Probe probe) {
@@ -379,8 +386,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     public void processTimeout(TimeoutEvent event) {
         if (!event.isServerTransaction() && event.getClientTransaction() != null) {
             Object data = event.getClientTransaction().getApplicationData();
-            if (data instanceof InviteCall call) {
-                call.onTransactionTimeout(event.getClientTransaction());
+            if (data instanceof JainSipCallLegs.CarrierLeg leg) {
+                leg.call().onTransactionTimeout(leg);
             } else if (data instanceof InDialogForwarder.Forwarded forwarded) {
                 forwarded.timedOut();
             } else if (data instanceof OptionsProber.Probe probe) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,9 +29,9 @@ class DialogTableTest {
     private final List<String> endings = new ArrayList<>();
     private static final Duration LINGER = Duration.ofSeconds(5);
     private final List<String> endedKeys = new ArrayList<>();
-    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, LINGER, 2, now::get,
+    private final DialogTable table = new DialogTable(TIMEOUT, Duration.ZERO, LINGER, 2, now::get, Clock.systemUTC(),
             (key, record) -> endedKeys.add(key));
-    private final DialogTable bounded = new DialogTable(TIMEOUT, MAX_CALL_LENGTH, LINGER, 10, now::get,
+    private final DialogTable bounded = new DialogTable(TIMEOUT, MAX_CALL_LENGTH, LINGER, 10, now::get, Clock.systemUTC(),
             (key, record) -> endings.add(record.endedBy()));
 
     private static Request invite(String callId, String tag) throws Exception {

@@ -1,0 +1,53 @@
+package io.trunkgate.sip;
+
+import io.trunkgate.config.SipUri;
+import io.trunkgate.dns.CarrierAddress;
+import java.util.List;
+import javax.sip.address.Address;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/**
+ * The SIP stack as one proxied INVITE reaches it: the caller's INVITE transaction upstream, and one leg per INVITE
+ * sent to a carrier. A leg's responses and its timeout come back to the call ({@link InviteCall#onResponse},
+ * {@link InviteCall#onTransactionTimeout}) with the leg they belong to.
+ */
+interface CallLegs {
+
+    /** One INVITE sent to a carrier, as the call tells its legs apart. */
+    interface Leg {
+    }
+
+    /**
+     * The INVITE as it goes to a carrier, not yet sent.
+     *
+     * @param recordRoutes how many Record-Route headers of the gateway's own it carries (one, or two when the
+     *                     call changes transport or address family on the way)
+     */
+    record Outgoing(Request request, CarrierAddress to, int recordRoutes) {
+    }
+
+    /** A provisional or final response to the caller, on its INVITE's transaction. */
+    void answer(Response response) throws Exception;
+
+    /** A further 2xx to the caller after the final response, outside the transaction (a fork's, a retransmission). */
+    void answerAgain(Response response) throws Exception;
+
+    /** The caller's INVITE as it goes to {@code number} at the carrier's {@code uri}, sent to {@code to}. */
+    Outgoing toCarrier(Request invite, String number, SipUri uri, CarrierAddress to) throws Exception;
+
+    /** Sends the INVITE to its carrier; the leg's responses and timeout go to {@code call}. */
+    Leg send(Outgoing invite, InviteCall call) throws Exception;
+
+    /** Sends a CANCEL for the leg's INVITE to {@code to}, where the INVITE went (RFC 3261 §9.1). */
+    void cancel(Leg leg, CarrierAddress to) throws Exception;
+
+    /**
+     * The carrier gets no further copy of the leg's INVITE; the leg still takes the carrier's responses (a late
+     * provisional, a 2xx) until it times out.
+     */
+    void stopRetransmitting(Leg leg);
+
+    /** ACKs a 2xx on the leg that nobody upstream will take and ends its dialog with a BYE of the gateway's own. */
+    void closeAnswered(Leg leg, Response answer, List<Address> routes) throws Exception;
+}

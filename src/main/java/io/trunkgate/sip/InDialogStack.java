@@ -1,0 +1,27 @@
+package io.trunkgate.sip;
+
+import io.trunkgate.sip.jainsip.Flow;
+import javax.sip.address.URI;
+import javax.sip.message.Request;
+
+/**
+ * The SIP stack as the {@link InDialogForwarder} reaches it: which addresses are the gateway's own, whether a
+ * caller's TCP connection is still open, and sending a relayed request.
+ */
+interface InDialogStack {
+
+    /** Takes the Route headers that name the gateway off the top of {@code request}. */
+    void popOwnRoutes(Request request);
+
+    /** Whether {@code uri} names the gateway itself (one of its listening points). */
+    boolean isOwn(URI uri);
+
+    /** Whether the caller's connection {@code flow} is still open. */
+    boolean isOpen(Flow flow);
+
+    /** Sends an ACK the forwarder let through, statelessly. */
+    void sendAck(InDialogForwarder.Relay relay) throws Exception;
+
+    /** Sends a request the forwarder let through in a client transaction; its responses go to {@code forwarded}. */
+    void send(InDialogForwarder.Relay relay, InDialogForwarder.Forwarded forwarded) throws Exception;
+}

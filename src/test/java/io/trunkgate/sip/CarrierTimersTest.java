@@ -2,7 +2,6 @@ package io.trunkgate.sip;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.Limit;
 import io.trunkgate.gateway.Gateway;
@@ -12,7 +11,6 @@ import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.stream.Stream;
-import javax.sip.header.CallIdHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterAll;
@@ -82,16 +80,6 @@ class CarrierTimersTest {
         assertEquals(0, longRinger.received(Request.CANCEL, call.callId()), "the ringing carrier was not cancelled");
         call.ack();
         assertEquals(200, call.bye(WAIT_MS).getStatusCode());
-    }
-
-    @Test
-    void aCallRingingPastRingTimeoutIsCancelledAndAnswered408() throws Exception {
-        SipAgent.Call call = caller.invite(GW, port, "+2555");
-        Response answer = call.awaitFinal(WAIT_MS);
-        assertNotNull(answer, "no final answer");
-        assertEquals(408, answer.getStatusCode());
-        assertTrue(answer.getHeader("Reason").toString().contains("ring-timeout"), answer.toString());
-        awaitReceived(neverAnswers, Request.CANCEL, call.callId());
     }
 
     @Test

@@ -214,46 +214,6 @@ class GatewaySipTest {
     }
 
     @Test
-    void cancelAfterForwardingReachesTheCarrier() throws Exception {
-        SipAgent.Call call = caller.invite(GW, port, "+70001");
-        assertTrue(ringing.await(Request.INVITE, 1, 3000));
-        Response ringingResponse;
-        do {
-            ringingResponse = call.next(3000);
-        } while (ringingResponse != null && ringingResponse.getStatusCode() != 180);
-        assertNotNull(ringingResponse, "180 relayed");
-        call.cancel();
-        assertTrue(ringing.await(Request.CANCEL, 1, 3000), "the CANCEL was forwarded");
-        assertEquals(487, call.awaitFinal(3000).getStatusCode());
-    }
-
-    @Test
-    void carrier503MovesTheCallToTheAlternate() throws Exception {
-        Response answer = caller.invite(GW, port, "+50001").awaitFinal(5000);
-        assertEquals(200, answer.getStatusCode());
-        assertEquals(1, rejecting.received(Request.INVITE).size());
-        assertEquals(1, carrierB.received(Request.INVITE).size());
-    }
-
-    @Test
-    void silentCarrierIsLeftForTheAlternateAfterTheTimeout() throws Exception {
-        long start = System.nanoTime();
-        Response answer = caller.invite(GW, port, "+30001").awaitFinal(5000);
-        assertEquals(200, answer.getStatusCode());
-        assertTrue(System.nanoTime() - start >= 700_000_000L, "waited for the answer timeout");
-        assertEquals(1, silent.received(Request.INVITE).size());
-        assertEquals(1, carrierB.received(Request.INVITE).size());
-    }
-
-    @Test
-    void allCarriersOverMaxWaitGives503WithRetryAfter() throws Exception {
-        caller.invite(GW, port, "+40001").awaitFinal(5000);
-        Response refused = caller.invite(GW, port, "+40002").awaitFinal(5000);
-        assertEquals(503, refused.getStatusCode());
-        assertNotNull(refused.getHeader(RetryAfterHeader.NAME));
-    }
-
-    @Test
     void unknownSourceGets403() throws Exception {
         assertEquals(403, stranger.invite(GW, port, "+15550000").awaitFinal(3000).getStatusCode());
         assertTrue(carrierA.received(Request.INVITE).isEmpty());

@@ -5,6 +5,7 @@ import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.MessageProcessorFactory;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
+import io.trunkgate.overload.OverloadController;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Properties;
@@ -14,18 +15,13 @@ import javax.sip.ListeningPoint;
  * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link GuardedTcpMessageProcessor}
  * with the limits {@link GuardedTransports#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
  * workers fed through its {@link GuardedUdpMessageProcessor}'s receive loop; every other transport is JAIN-SIP's
- * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else.
+ * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else; UDP
+ * listeners feed the overload controller handed to the stack (see {@link GuardedTransports#creating}).
  */
 public final class GuardedMessageProcessorFactory implements MessageProcessorFactory {
 
     private final MessageProcessorFactory nio = new NioMessageProcessorFactory();
-    private final QueueDelay queueDelay = new QueueDelay(QueueDelay.INTERVAL, System::nanoTime);
     private final NewCallTriage newCalls = new NewCallTriage();
-
-    /** How long datagrams wait at this stack's UDP listeners: in their sockets, then for a worker. */
-    public QueueDelay queueDelay() {
-        return queueDelay;
-    }
 
     /** Where this stack's listeners shed new calls before parsing them. */
     public NewCallTriage newCalls() {
@@ -37,8 +33,9 @@ public final class GuardedMessageProcessorFactory implements MessageProcessorFac
                                                    String transport) throws IOException {
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
+            OverloadController overload = GuardedTransports.overloadOf(((SipStackImpl) stack).getStackName());
             return new GuardedUdpMessageProcessor(address, stack, port, GuardedTransports.workerThreads(properties),
-                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, GuardedTransports.udpQueue(properties, queueDelay),
+                    SipStackImpl.MAX_DATAGRAM_SIZE, overload, GuardedTransports.udpQueue(properties, overload),
                     newCalls);
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {

@@ -22,8 +22,7 @@ class PerCallDatagramQueueTest {
     private final AtomicLong now = new AtomicLong(10_000);
 
     private PerCallDatagramQueue queue(int workers, long maxAgeMs) {
-        return new PerCallDatagramQueue(workers, maxAgeMs, now::get, new QueueDelay(QueueDelay.INTERVAL,
-                System::nanoTime));
+        return new PerCallDatagramQueue(workers, maxAgeMs, now::get, waitedMs -> { });
     }
 
     private static DatagramPacket datagram(String text) {

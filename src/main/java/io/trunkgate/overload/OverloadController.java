@@ -64,8 +64,9 @@ public final class OverloadController {
      * Why a new call is shed, or empty to let it in (then it counts as let in). In order: a drain; the caps on calls
      * in progress ({@code callsInProgress}), dialogs ({@code dialogsFull}) and new calls a second; then, with a
      * target set, overload: the wait stood over the target, the backlog ahead of this call ({@code waitAhead}: in
-     * the socket, then for its worker) is over {@link OverloadSettings#backlogFactor()} targets (one target while
-     * the rate is limited), or the call is over the rate let in since an overload.
+     * the socket, then for its worker) is over {@link OverloadSettings#backlogFactor()} targets (a socket read in
+     * one go after the machine was busy fills the workers' queues faster than the standing wait can say so), or the
+     * call is over the rate let in since an overload.
      */
     public synchronized Optional<ShedReason> shed(int callsInProgress, boolean dialogsFull, Duration waitAhead) {
         OverloadSettings now = settings.get();
@@ -98,8 +99,7 @@ public final class OverloadController {
         if (standingMs > target.toMillis()) {
             return true;
         }
-        Duration backlog = rate.limited() ? target : target.multipliedBy(now.backlogFactor());
-        return waitAhead.compareTo(backlog) > 0 || !rate.letIn(nanos);
+        return waitAhead.compareTo(target.multipliedBy(now.backlogFactor())) > 0 || !rate.letIn(nanos);
     }
 
     /** A worker took a received message that had waited {@code waitMs} since its listener read it. */

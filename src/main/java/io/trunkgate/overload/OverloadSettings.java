@@ -15,8 +15,8 @@ import java.time.Duration;
  *                               than a burst or a GC pause takes to drain, short enough to react at once
  * @param probePeriod            how often the UDP sockets are probed while their receive loops are busy: several
  *                               samples per interval
- * @param backlogFactor          a new INVITE behind a backlog of this many targets is shed (of one target while
- *                               the rate is limited)
+ * @param backlogFactor          a new INVITE behind a backlog of this many targets is shed: more than a burst or
+ *                               a short pause leaves
  * @param decrease               a cut of the rate keeps this share of the calls let in over the last second
  * @param decreaseSpacing        cuts are this far apart at least, so that one shows in the waits before the next
  * @param increase               each interval with waits under half the target raises the rate by this share (and

@@ -49,7 +49,7 @@ public final class AdmittedRate {
         return limitPerSecond;
     }
 
-    public boolean limited() {
+    private boolean limited() {
         return limitPerSecond != Double.POSITIVE_INFINITY;
     }
 

@@ -1,12 +1,14 @@
 package io.trunkgate.overload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,10 +65,10 @@ class OverloadControllerTest {
         advanceMs(100);
         assertEquals(Optional.empty(), shed(Duration.ofSeconds(1)), "no target set");
         advanceMs(100);
-        assertTrue(!overloaded(), "nothing taken in the last interval");
+        assertFalse(overloaded(), "nothing taken in the last interval");
         overload.messageWaited(500);
         advanceMs(1_000);
-        assertTrue(!overloaded(), "the only wait seen is from long ago");
+        assertFalse(overloaded(), "the only wait seen is from long ago");
     }
 
     @Test
@@ -85,7 +87,7 @@ class OverloadControllerTest {
             advanceMs(10);
             loop.reading();
             byte[] sip = "OPTIONS sip:gw SIP/2.0\r\n\r\n".getBytes();
-            assertTrue(!loop.read(sip, sip.length));
+            assertFalse(loop.read(sip, sip.length));
             int ticks = 30;
             for (int tick = 0; tick < ticks; tick++) {
                 advanceMs(10);
@@ -110,7 +112,7 @@ class OverloadControllerTest {
             }
             advanceMs(10);
             assertEquals(2, overload.standingWaitMs());
-            assertTrue(!overloaded());
+            assertFalse(overloaded());
         }
     }
 
@@ -144,6 +146,6 @@ class OverloadControllerTest {
         assertEquals("overload", ShedReason.OVERLOAD.tag());
         assertEquals("gateway overloaded", ShedReason.OVERLOAD.text());
         assertEquals("starting shutting_down calls_in_progress call_rate overload dialogs",
-                String.join(" ", java.util.Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList()));
+                String.join(" ", Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList()));
     }
 }

@@ -91,7 +91,8 @@ class ArchitectureTest {
                 .layer("Runtime services").definedBy("io.trunkgate.runtime..")
                 .layer("Ports").definedBy("io.trunkgate.limit..", "io.trunkgate.pace..", "io.trunkgate.route..",
                         "io.trunkgate.history..", "io.trunkgate.metrics..", "io.trunkgate.records..",
-                        "io.trunkgate.throttle..", "io.trunkgate.health..", "io.trunkgate.dns..")
+                        "io.trunkgate.throttle..", "io.trunkgate.health..", "io.trunkgate.dns..",
+                        "io.trunkgate.overload..")
                 .layer("Configuration").definedBy("io.trunkgate.config..")
                 .layer("Redis").definedBy("io.trunkgate.redis..")
                 .whereLayer("Command line").mayNotBeAccessedByAnyLayer()

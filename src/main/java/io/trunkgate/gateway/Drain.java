@@ -1,9 +1,9 @@
 package io.trunkgate.gateway;
 
 import io.trunkgate.admin.Draining;
+import io.trunkgate.overload.OverloadController;
 import io.trunkgate.sip.CallRegistry;
 import io.trunkgate.sip.DialogTable;
-import io.trunkgate.sip.SipProxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,7 +27,7 @@ final class Drain implements Draining {
     private static final Logger log = LoggerFactory.getLogger(Drain.class);
     private static final long CHECK_MS = 100;
 
-    private final SipProxy proxy;
+    private final OverloadController overload;
     private final CallRegistry calls;
     private final DialogTable dialogs;
     private final ScheduledExecutorService timers;
@@ -36,9 +36,9 @@ final class Drain implements Draining {
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
     /** @param timeout the drain timeout of the configuration active when the drain starts */
-    Drain(SipProxy proxy, CallRegistry calls, DialogTable dialogs, ScheduledExecutorService timers,
+    Drain(OverloadController overload, CallRegistry calls, DialogTable dialogs, ScheduledExecutorService timers,
           Supplier<Duration> timeout) {
-        this.proxy = proxy;
+        this.overload = overload;
         this.calls = calls;
         this.dialogs = dialogs;
         this.timers = timers;
@@ -51,7 +51,7 @@ final class Drain implements Draining {
             Duration limit = timeout.get();
             log.info("draining: new calls refused; {} calls in progress get up to {} ms to end", callsInProgress(),
                     limit.toMillis());
-            proxy.drain();
+            overload.drain();
             calls.abortHeld();
             CompletableFuture<Void> ended = once(() -> callsInProgress() == 0);
             ended.thenRun(() -> drained.complete(null));

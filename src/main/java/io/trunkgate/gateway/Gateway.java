@@ -5,6 +5,7 @@ import io.trunkgate.admin.AdminServer;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.RerouteSettings;
+import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
@@ -14,6 +15,8 @@ import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.Admission;
 import io.trunkgate.limit.BlockRegistry;
 import io.trunkgate.metrics.GatewayMetrics;
+import io.trunkgate.overload.OverloadController;
+import io.trunkgate.overload.OverloadSettings;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.Pacing;
 import io.trunkgate.pace.SlotRequest;
@@ -31,7 +34,6 @@ import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.jainsip.SipStackFactory;
-import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.warmup.RedisWarmUp;
 import io.trunkgate.warmup.WarmUp;
 import java.net.InetSocketAddress;
@@ -85,6 +87,7 @@ public final class Gateway implements AutoCloseable {
     private final DialogTable dialogs;
     private final CallRecordWriter records;
     private final SipProxy proxy;
+    private final OverloadController overload;
     private final AtomicBoolean closing = new AtomicBoolean();
     private final Drain drain;
     private final Reload reload;
@@ -96,7 +99,8 @@ public final class Gateway implements AutoCloseable {
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
                     Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
-                    SipProxy proxy, GatewayMetrics metrics, FleetHealth health, CarrierResolver resolver) {
+                    SipProxy proxy, OverloadController overload, GatewayMetrics metrics, FleetHealth health,
+                    CarrierResolver resolver) {
         this.active = active;
         this.redis = redis;
         this.breaker = breaker;
@@ -109,10 +113,11 @@ public final class Gateway implements AutoCloseable {
         this.dialogs = dialogs;
         this.records = records;
         this.proxy = proxy;
+        this.overload = overload;
         this.metrics = metrics;
         this.health = health;
         this.resolver = resolver;
-        this.drain = new Drain(proxy, calls, dialogs, timers, () -> activeConfig().config().sip().drainTimeout());
+        this.drain = new Drain(overload, calls, dialogs, timers, () -> activeConfig().config().sip().drainTimeout());
         this.reload = new Reload(active, admission, pacing.pacer(), health, resolver, metrics);
         this.reloader = new ConfigReloader(active.get().config().source(), reload,
                 () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload());
@@ -123,8 +128,9 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Starts a gateway whose SIP proxy refills its shedding budgets (sip.max-new-calls-per-second, the stateless
-     * answers per source) by {@code proxyClock} instead of {@link System#nanoTime}: a test moves it to say when.
+     * Starts a gateway whose SIP proxy and overload control refill their shedding budgets
+     * (sip.max-new-calls-per-second, the stateless answers per source) and measure waits by {@code proxyClock}
+     * instead of {@link System#nanoTime}: a test moves it to say when.
      */
     public static Gateway start(GatewayConfig config, LongSupplier proxyClock) throws Exception {
         AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
@@ -155,7 +161,10 @@ public final class Gateway implements AutoCloseable {
             Reload.resolveAhead(resolver, config);
             FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
                     () -> active.get().config().carriers(), resolver);
-            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip());
+            OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
+                    proxyClock);
+            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
+                    overload);
             CallRegistry calls = new CallRegistry();
             SipLimits limits = config.sip().limits();
             String warmUpId = WarmUp.id(config);
@@ -181,8 +190,8 @@ public final class Gateway implements AutoCloseable {
                     ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
             ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
                     () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
-            SipProxy proxy = new SipProxy(services, sip.queueDelay(), proxyClock);
-            timers.execute(() -> probeSocketsNow(sip.queueDelay(), timers));
+            SipProxy proxy = new SipProxy(services, overload, proxyClock);
+            timers.execute(() -> probeSocketsNow(overload, timers));
             Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
             // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
             // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
@@ -203,7 +212,7 @@ public final class Gateway implements AutoCloseable {
                 warmUp(warmUp.get(), config, proxy, active, calls, dialogs, metrics);
             }
             gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records, proxy,
-                    metrics, health, resolver);
+                    overload, metrics, health, resolver);
         } catch (Exception e) {
             if (records != null) {
                 records.close();
@@ -217,11 +226,19 @@ public final class Gateway implements AutoCloseable {
         return gateway.startOperations();
     }
 
-    /** Probes the UDP listeners' sockets, and again when {@link QueueDelay#probeSockets()} says, until shutdown. */
-    private static void probeSocketsNow(QueueDelay delay, ScheduledExecutorService timers) {
+    /** The caps and the target of overload control as configured, with its default constants. */
+    private static OverloadSettings overloadSettings(SipSettings sip) {
+        return OverloadSettings.of(sip.overloadDelay(), sip.maxCallsInProgress(), sip.maxNewCallsPerSecond());
+    }
+
+    /**
+     * Probes the UDP listeners' sockets, and again when {@link OverloadController#probeSockets()} says, until
+     * shutdown.
+     */
+    private static void probeSocketsNow(OverloadController overload, ScheduledExecutorService timers) {
         try {
-            Duration next = delay.probeSockets();
-            timers.schedule(() -> probeSocketsNow(delay, timers), next.toNanos(), TimeUnit.NANOSECONDS);
+            Duration next = overload.probeSockets();
+            timers.schedule(() -> probeSocketsNow(overload, timers), next.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException shutdown) {
             // the timers are stopped: the gateway is closing
         }
@@ -281,8 +298,8 @@ public final class Gateway implements AutoCloseable {
             metrics.trackRedisAvailable(breaker::isAvailable);
             timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
                     0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
-            metrics.trackQueueDelay(sip.queueDelay()::standingWaitMs);
-            metrics.trackNewCallLimit(sip.queueDelay()::newCallsPerSecondLimit);
+            metrics.trackQueueDelay(overload::standingWaitMs);
+            metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
             metrics.trackTransactions(sip::transactions);
             metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
             reload.trackConfigured(activeConfig().config());

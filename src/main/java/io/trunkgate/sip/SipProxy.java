@@ -1,16 +1,15 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.config.PeerConfig;
-import io.trunkgate.config.SipSettings;
+import io.trunkgate.overload.OverloadController;
+import io.trunkgate.overload.ShedReason;
 import io.trunkgate.records.CallRecord;
 import io.trunkgate.runtime.ActiveConfig;
-import io.trunkgate.sip.transport.NewCallGate;
-import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.sip.wire.NewCallGate;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.throttle.SourceAnswerBudget;
 import io.trunkgate.throttle.LogFields;
 import io.trunkgate.throttle.ThrottledLog;
-import io.trunkgate.throttle.TokenBucket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -51,36 +50,16 @@ public final class SipProxy implements SipListener, NewCallGate {
     /** Log lines about what strangers sent, per {@code LOG_SUMMARY_DELAY}; the rest are counted in a summary. */
     private static final int LOG_LINES_PER_SECOND = 10;
     private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
-    /** New calls may come in bursts of a tenth of a second's calls (at least one) above their rate. */
-    private static final double NEW_CALL_BURSTS_PER_SECOND = 10;
     /** The reason of trunkgate_sip_requests_absorbed_total for a copy of an answered INVITE. */
     private static final String ANSWERED_INVITE = "answered_invite";
     /** The refusal tag of an INVITE outside a dialog with the Call-ID and From tag of a call in progress. */
     private static final String MERGED_REQUEST = "merged_request";
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
-    /** Why a new INVITE is refused before admission: the text of its Reason header and its metric tag. */
-    private enum Shed {
-        STARTING("gateway starting", "starting"),
-        SHUTTING_DOWN("gateway shutting down", "shutting_down"),
-        CALLS_IN_PROGRESS("too many calls in progress", "calls_in_progress"),
-        CALL_RATE("over the gateway's new-call rate", "call_rate"),
-        OVERLOAD("gateway overloaded", "overload"),
-        DIALOGS("too many dialogs", "dialogs");
-
-        final String text;
-        final String tag;
-
-        Shed(String text, String tag) {
-            this.text = text;
-            this.tag = tag;
-        }
-    }
-
     private final ProxyServices services;
     /** What each call works with (admission, routing, records, metrics, time). */
     private final CallServices callServices;
-    private final QueueDelay queueDelay;
+    private final OverloadController overload;
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
     private final StrayResponseRelay strays;
@@ -91,9 +70,6 @@ public final class SipProxy implements SipListener, NewCallGate {
      * flood its own log.
      */
     private final SourceAnswerBudget refusals;
-    private final TokenBucket newCalls = new TokenBucket();
-    private final LongSupplier nanoClock;
-    private volatile boolean draining;
     /** Set while the gateway warms up: the warm-up's own address and the configuration it will take traffic with. */
     private volatile WarmingUp warmingUp;
 
@@ -101,30 +77,24 @@ public final class SipProxy implements SipListener, NewCallGate {
     }
 
     /**
-     * @param queueDelay how long received datagrams wait for a worker: past sip.overload-delay, new calls shed
-     * @param nanoClock  what the new-call rate and the stateless answers per source refill by ({@link System#nanoTime})
+     * @param overload  whether a new call is shed (the drain, the caps, overload), asked before it is parsed
+     * @param nanoClock what the stateless answers per source refill by ({@link System#nanoTime})
      */
-    public SipProxy(ProxyServices services, QueueDelay queueDelay, LongSupplier nanoClock) {
+    public SipProxy(ProxyServices services, OverloadController overload, LongSupplier nanoClock) {
         this.services = services;
         this.callServices = CallServices.of(services);
-        this.queueDelay = queueDelay;
-        this.nanoClock = nanoClock;
+        this.overload = overload;
         this.refusals = new SourceAnswerBudget(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services.dialogs(), services.messages(), services.metrics(),
                 new JainSipDialogStack(services.providers(), services::providerFor, services.messages()));
         this.strays = new StrayResponseRelay(services);
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
-                Arrays.stream(Shed.values()).map(s -> s.tag).toList(),
+                Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList(),
                 Stream.of(Arrays.stream(RequestValidation.Problem.values()).map(p -> p.tag),
                         Arrays.stream(InDialogForwarder.Refusal.values()).map(r -> r.tag), Stream.of(MERGED_REQUEST))
                         .flatMap(tags -> tags).toList(),
                 List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
-    }
-
-    /** From now on new INVITEs are answered 503: the gateway is shutting down. */
-    public void drain() {
-        draining = true;
     }
 
     /**
@@ -266,7 +236,8 @@ public final class SipProxy implements SipListener, NewCallGate {
 
     /**
      * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
-     * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed while the gateway warms up;
+     * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed while the gateway warms up,
+     * and otherwise when the {@link OverloadController} says so;
      * INVITEs from unknown sources (answered within their budget) and copies of a call in progress or answered go
      * on, to be answered as usual (a caller that read the 200 late sends its INVITE again: a 503 to that copy
      * would end an answered call at the caller).
@@ -286,50 +257,23 @@ public final class SipProxy implements SipListener, NewCallGate {
         // A peer's every INVITE hears 503 while the gateway warms up: answered before parsing, so the load of a
         // busy hour does not slow the warm-up, and without the per-source budget of other refusals, since an
         // INVITE left unanswered comes back as retransmissions, all at once when the gateway is ready.
-        Optional<Shed> shed = warming != null ? Optional.of(Shed.STARTING) : shedReason(active, waitAhead);
+        Optional<ShedReason> shed = warming != null ? Optional.of(ShedReason.STARTING)
+                : overload.shed(services.calls().size(), services.dialogs().full(), waitAhead);
         if (shed.isEmpty()) {
             return Optional.empty();
         }
         String peerId = peer.get().id();
         callLog.info("call={} peer={} admission=shed({}) final=503", LogFields.value(callId), peerId,
-                shed.get().tag);
-        services.metrics().callShed(peerId, shed.get().tag);
+                shed.get().tag());
+        services.metrics().callShed(peerId, shed.get().tag());
         Instant now = Instant.now();
         // Shed before parsing: the source is known, the numbers are not.
         services.records().write(new CallRecord(callId, active.config().instanceId(),
                 CallRecord.Caller.at(source.getHostAddress(), callerTag), peerId, peer.get().group().orElse(null), "shed",
-                shed.get().tag, List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
-                Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, shed.get().text),
+                shed.get().tag(), List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
+                Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, shed.get().text()),
                 "failed", "gateway", null));
-        return Optional.of(shed.get().text);
-    }
-
-    /**
-     * Why a new INVITE is refused before anything is done for it, if it is: shutdown, caps, or overload, which
-     * {@link QueueDelay#refuseNewCall} tells from the waits of received datagrams and the backlog ahead of this
-     * INVITE against {@code sip.overload-delay}.
-     */
-    private Optional<Shed> shedReason(ActiveConfig active, Duration waitAhead) {
-        if (draining) {
-            return Optional.of(Shed.SHUTTING_DOWN);
-        }
-        SipSettings sip = active.config().sip();
-        if (services.calls().size() >= sip.maxCallsInProgress()) {
-            return Optional.of(Shed.CALLS_IN_PROGRESS);
-        }
-        if (services.dialogs().full()) {
-            return Optional.of(Shed.DIALOGS);
-        }
-        double perSecond = sip.maxNewCallsPerSecond();
-        if (perSecond > 0 && !newCalls.tryTake(nanoClock.getAsLong(), perSecond,
-                Math.max(1, perSecond / NEW_CALL_BURSTS_PER_SECOND))) {
-            return Optional.of(Shed.CALL_RATE);
-        }
-        // last: what it lets in counts as admitted, and the rate it lets in after an overload is cut from that
-        if (queueDelay.refuseNewCall(sip.overloadDelay(), waitAhead)) {
-            return Optional.of(Shed.OVERLOAD);
-        }
-        return Optional.empty();
+        return Optional.of(shed.get().text());
     }
 
     private void onCancel(RequestEvent event, SipProvider provider) throws Exception {

@@ -4,9 +4,8 @@ import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
 import gov.nist.javax.sip.stack.UDPMessageProcessor;
-import io.trunkgate.sip.transport.QueueDelay;
-import io.trunkgate.sip.transport.ReceiveLoopLoad;
-import io.trunkgate.sip.transport.SocketWaitProbe;
+import io.trunkgate.overload.OverloadController;
+import io.trunkgate.overload.ReceiveLoop;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.sip.wire.SipHead;
 import java.io.IOException;
@@ -24,30 +23,24 @@ import org.slf4j.event.Level;
  * out at its size (JAIN-SIP allocates a new buffer of the largest message size, 64 KiB, for every datagram, and
  * the thread that reads the socket is the one every message of the gateway passes through), its head read once
  * ({@link SipHead}), then put to the {@link NewCallTriage}. What goes on is handled by the loop itself when no
- * worker has anything to do, no queue has stood lately ({@link QueueDelay#standingWaitMs()}), handling it never
- * waits (see {@link #handledWithoutWaiting}), and the loop keeps up with its socket with time to spare
- * ({@link ReceiveLoopLoad}): handing it to a worker costs a thread wake-up, which on a virtual machine can cost
- * about as much as the handling itself. Otherwise it is queued for the workers in its call's lane
- * ({@link PerCallDatagramQueue}), with its head; while any worker holds a datagram, everything after it is queued
- * too, so a call's messages never overtake one another. The workers are JAIN-SIP's. The loop also reads the
- * {@link SocketWaitProbe}s the listener sends itself, which say how long datagrams wait in the socket before the
- * loop gets to them.
+ * worker has anything to do, handling it never waits (see {@link #handledWithoutWaiting}), and overload control's
+ * meter of the loop says it may ({@link ReceiveLoop#mayHandle()}): handing it to a worker costs a thread wake-up,
+ * which on a virtual machine can cost about as much as the handling itself.
+ * Otherwise it is queued for the workers in its call's lane ({@link PerCallDatagramQueue}), with its head; while
+ * any worker holds a datagram, everything after it is queued too, so a call's messages never overtake one another.
+ * The workers are JAIN-SIP's. The loop tells its {@link ReceiveLoop} meter when it reads, and which datagrams are
+ * the probes that meter sends through the socket to see how long datagrams wait there.
  */
 final class LanedUdpListener extends UDPMessageProcessor {
-
-    /** How long the loop's handling budget lasts, and the share of it the loop may spend handling datagrams. */
-    private static final Duration HANDLING_WINDOW = Duration.ofMillis(10);
-    private static final double HANDLING_SHARE = 0.25;
 
     private final int workers;
     private final int maxMessageSize;
     private final PerCallDatagramQueue queue;
     private final NewCallTriage triage;
-    private final SocketWaitProbe socketWait;
-    private final QueueDelay delay;
+    private final ReceiveLoop meter;
 
     LanedUdpListener(InetAddress address, SIPTransactionStack stack, int port, int workers,
-                     int maxMessageSize, QueueDelay delay, PerCallDatagramQueue queue,
+                     int maxMessageSize, OverloadController overload, PerCallDatagramQueue queue,
                      NewCallTriage triage) throws IOException {
         super(address, stack, port);
         this.workers = workers;
@@ -55,8 +48,7 @@ final class LanedUdpListener extends UDPMessageProcessor {
         this.queue = queue;
         this.triage = triage;
         this.messageQueue = queue;
-        this.socketWait = delay.probe(sock);
-        this.delay = delay;
+        this.meter = overload.receiveLoop(sock);
         StackInternals.sendFromListeningSockets(stack);
     }
 
@@ -78,18 +70,14 @@ final class LanedUdpListener extends UDPMessageProcessor {
         // the loop's own channel: this constructor starts no thread
         UDPMessageChannel here = new UDPMessageChannel(getIpAddress(), getPort(), sipStack, this) {
         };
-        ReceiveLoopLoad load = new ReceiveLoopLoad(HANDLING_WINDOW, HANDLING_SHARE, System::nanoTime);
         byte[] buffer = new byte[maxMessageSize];
         DatagramPacket received = new DatagramPacket(buffer, buffer.length);
         while (isRunning) {
             try {
                 received.setLength(buffer.length);
-                long reading = System.nanoTime();
+                meter.reading();
                 sock.receive(received);
-                long read = System.nanoTime();
-                load.read(read - reading);
-                socketWait.loopRead(reading, read);
-                if (socketWait.read(buffer, received.getLength())) {
+                if (meter.read(buffer, received.getLength())) {
                     continue;
                 }
                 long receivedAt = System.currentTimeMillis();
@@ -101,11 +89,8 @@ final class LanedUdpListener extends UDPMessageProcessor {
                     continue;
                 }
                 DatagramPacket packet = new DatagramPacket(message, message.length, source);
-                long start = queue.idle() && delay.standingWaitMs() == 0 && handledWithoutWaiting(head)
-                        ? load.startHandling() : -1;
-                if (start >= 0) {
+                if (queue.idle() && handledWithoutWaiting(head) && meter.mayHandle()) {
                     processHere(here, packet);
-                    load.handledSince(start);
                 } else {
                     queue.offer(new PerCallDatagramQueue.Received(packet, receivedAt, head));
                 }
@@ -147,6 +132,6 @@ final class LanedUdpListener extends UDPMessageProcessor {
 
     /** How long what is ahead of this datagram has waited: in the socket, then for the worker it goes to. */
     private Duration waitAhead(SipHead head, InetSocketAddress source) {
-        return queue.waitAhead(head, source).plusNanos(socketWait.waitNanos());
+        return queue.waitAhead(head, source).plusNanos(meter.socketWaitNanos());
     }
 }

@@ -5,7 +5,7 @@ import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.MessageProcessorFactory;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
-import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.overload.OverloadController;
 import io.trunkgate.sip.wire.NewCallTriage;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,18 +16,13 @@ import javax.sip.ListeningPoint;
  * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link CappedTcpListener}
  * with the limits {@link TransportProperties#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
  * workers fed through its {@link LanedUdpListener}'s receive loop; every other transport is JAIN-SIP's
- * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else.
+ * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else; UDP
+ * listeners feed the overload controller handed to the stack (see {@link TransportProperties#creating}).
  */
 public final class ListenerFactory implements MessageProcessorFactory {
 
     private final MessageProcessorFactory nio = new NioMessageProcessorFactory();
-    private final QueueDelay queueDelay = new QueueDelay(QueueDelay.INTERVAL, System::nanoTime);
     private final NewCallTriage newCalls = new NewCallTriage();
-
-    /** How long datagrams wait at this stack's UDP listeners: in their sockets, then for a worker. */
-    public QueueDelay queueDelay() {
-        return queueDelay;
-    }
 
     /** Where this stack's listeners shed new calls before parsing them. */
     public NewCallTriage newCalls() {
@@ -39,8 +34,9 @@ public final class ListenerFactory implements MessageProcessorFactory {
                                                    String transport) throws IOException {
         Properties properties = ((SipStackImpl) stack).getConfigurationProperties();
         if (transport.equalsIgnoreCase(ListeningPoint.UDP)) {
+            OverloadController overload = TransportProperties.overloadOf(((SipStackImpl) stack).getStackName());
             return new LanedUdpListener(address, stack, port, TransportProperties.workerThreads(properties),
-                    SipStackImpl.MAX_DATAGRAM_SIZE, queueDelay, TransportProperties.udpQueue(properties, queueDelay),
+                    SipStackImpl.MAX_DATAGRAM_SIZE, overload, TransportProperties.udpQueue(properties, overload),
                     newCalls);
         }
         if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {

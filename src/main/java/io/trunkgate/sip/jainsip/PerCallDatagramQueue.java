@@ -1,7 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
-import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.sip.wire.SipHead;
 import java.net.DatagramPacket;
@@ -16,6 +15,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 import org.slf4j.event.Level;
@@ -47,16 +47,16 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
     private final AtomicInteger unfinished = new AtomicInteger();
     private final long maxAgeMs;
     private final LongSupplier clockMs;
-    private final QueueDelay delay;
+    private final LongConsumer waited;
     private final AtomicLong dropped = new AtomicLong();
 
     /**
      * @param workers  the number of threads that will take from this queue (each needs a lane of its own)
      * @param maxAgeMs how long a datagram may wait; 0 or less keeps every datagram
      * @param clockMs  the clock {@link DatagramQueuedMessageDispatch#getReceptionTime()} was read from
-     * @param delay    told how long each datagram waited
+     * @param waited   told how long each datagram waited, in milliseconds (overload control's signal)
      */
-    PerCallDatagramQueue(int workers, long maxAgeMs, LongSupplier clockMs, QueueDelay delay) {
+    PerCallDatagramQueue(int workers, long maxAgeMs, LongSupplier clockMs, LongConsumer waited) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be at least 1: " + workers);
         }
@@ -64,7 +64,7 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
                 .toList();
         this.maxAgeMs = maxAgeMs;
         this.clockMs = clockMs;
-        this.delay = delay;
+        this.waited = waited;
         this.ownLane = ThreadLocal.withInitial(() -> {
             int lane = lanesTaken.getAndIncrement();
             if (lane >= workers) {
@@ -159,7 +159,7 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
 
     private boolean fresh(DatagramQueuedMessageDispatch message) {
         long waitedMs = clockMs.getAsLong() - message.getReceptionTime();
-        delay.record(waitedMs);
+        waited.accept(waitedMs);
         long limitMs = maxAgeMs;
         if (waitedMs > RETRANSMIT_INTERVAL_MS && ((Received) message).head.isNewInvite()) {
             limitMs = limitMs > 0 ? Math.min(limitMs, RETRANSMIT_INTERVAL_MS) : RETRANSMIT_INTERVAL_MS;

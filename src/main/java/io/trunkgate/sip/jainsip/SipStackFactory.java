@@ -4,7 +4,7 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
-import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.overload.OverloadController;
 import io.trunkgate.sip.wire.NewCallTriage;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,11 +27,10 @@ public final class SipStackFactory {
     }
 
     /**
-     * The stack, one provider per listening host:port (each with its UDP and/or TCP points), how long
-     * datagrams wait for its workers, where new calls are shed before they are parsed, and where responses no
-     * transaction knows are handed over.
+     * The stack, one provider per listening host:port (each with its UDP and/or TCP points), where new calls are
+     * shed before they are parsed, and where responses no transaction knows are handed over.
      */
-    public record Stack(SipStack stack, List<SipProvider> providers, QueueDelay queueDelay, NewCallTriage newCalls,
+    public record Stack(SipStack stack, List<SipProvider> providers, NewCallTriage newCalls,
                         StrayResponseValve strayResponses) {
 
         /** Server and client transactions the stack remembers, lingering ones included. */
@@ -41,8 +40,13 @@ public final class SipStackFactory {
         }
     }
 
-    public static Stack create(String name, SipSettings sip) throws Exception {
+    /** {@code overload} is fed by the stack's UDP listeners: how long datagrams wait, and how busy each loop is. */
+    public static Stack create(String name, SipSettings sip, OverloadController overload) throws Exception {
         JainSipSelfCheck.verify();
+        return TransportProperties.creating(name, overload, () -> createStack(name, sip));
+    }
+
+    private static Stack createStack(String name, SipSettings sip) throws Exception {
         SipFactory factory = JainSip.factory();
         Properties properties = new Properties();
         properties.setProperty("javax.sip.STACK_NAME", name);
@@ -95,7 +99,6 @@ public final class SipStackFactory {
         }
         ListenerFactory transports = (ListenerFactory) ((SIPTransactionStack) stack)
                 .getMessageProcessorFactory();
-        return new Stack(stack, List.copyOf(byAddress.values()), transports.queueDelay(), transports.newCalls(),
-                strays);
+        return new Stack(stack, List.copyOf(byAddress.values()), transports.newCalls(), strays);
     }
 }

@@ -1,10 +1,13 @@
 package io.trunkgate.sip.jainsip;
 
 import io.trunkgate.config.TcpLimits;
-import io.trunkgate.sip.transport.QueueDelay;
+import io.trunkgate.overload.OverloadController;
 import io.trunkgate.throttle.ThrottledLog;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -23,6 +26,8 @@ public final class TransportProperties {
     private static final String MAX_CONNECTIONS_PER_SOURCE = "io.trunkgate.sip.tcp.MAX_CONNECTIONS_PER_SOURCE";
     private static final String UDP_QUEUE_TIMEOUT_MS = "io.trunkgate.sip.udp.QUEUE_TIMEOUT_MS";
     private static final String WORKER_THREADS = "gov.nist.javax.sip.THREAD_POOL_SIZE";
+    /** The overload controllers of the stacks being created, by stack name (see {@link #creating}). */
+    private static final Map<String, OverloadController> HANDED_OVER = new ConcurrentHashMap<>();
 
     private TransportProperties() {
     }
@@ -51,13 +56,42 @@ public final class TransportProperties {
         stack.setProperty(UDP_QUEUE_TIMEOUT_MS, Long.toString(udpQueueTimeout.toMillis()));
     }
 
+    /**
+     * Runs {@code create}, which creates the stack named {@code stackName} and its listening points, with
+     * {@code overload} handed to that stack's listeners. JAIN-SIP creates the {@link ListenerFactory}
+     * itself, by reflection and with no argument, so the controller cannot be passed to it: it is left here under
+     * the stack's name for as long as the listeners are being created, and the factory takes it when it creates a
+     * UDP listener. No two stacks of one name may be created at once.
+     */
+    public static <T> T creating(String stackName, OverloadController overload, Callable<T> create)
+            throws Exception {
+        if (HANDED_OVER.putIfAbsent(stackName, overload) != null) {
+            throw new IllegalStateException("a SIP stack named " + stackName + " is being created already");
+        }
+        try {
+            return create.call();
+        } finally {
+            HANDED_OVER.remove(stackName, overload);
+        }
+    }
+
+    /** The overload controller handed to the stack named {@code stackName} while it is created. */
+    static OverloadController overloadOf(String stackName) {
+        OverloadController overload = HANDED_OVER.get(stackName);
+        if (overload == null) {
+            throw new IllegalStateException("SIP stack " + stackName + " created without an overload controller: "
+                    + "its listening points must be created within TransportProperties.creating");
+        }
+        return overload;
+    }
+
     static int workerThreads(Properties stack) {
         return Integer.parseInt(stack.getProperty(WORKER_THREADS));
     }
 
-    static PerCallDatagramQueue udpQueue(Properties stack, QueueDelay delay) {
+    static PerCallDatagramQueue udpQueue(Properties stack, OverloadController overload) {
         return new PerCallDatagramQueue(workerThreads(stack), Long.parseLong(stack.getProperty(UDP_QUEUE_TIMEOUT_MS)),
-                System::currentTimeMillis, delay);
+                System::currentTimeMillis, overload::messageWaited);
     }
 
     static TcpLimits tcpLimits(Properties stack) {

@@ -1,6 +1,5 @@
 package io.trunkgate.sip.wire;
 
-import io.trunkgate.sip.transport.NewCallGate;
 import io.trunkgate.throttle.ThrottledLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

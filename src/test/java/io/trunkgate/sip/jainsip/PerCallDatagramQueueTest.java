@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
-import io.trunkgate.sip.transport.QueueDelay;
 import io.trunkgate.sip.wire.SipHead;
 import java.net.DatagramPacket;
 import java.net.InetSocketAddress;
@@ -24,8 +23,7 @@ class PerCallDatagramQueueTest {
     private final AtomicLong now = new AtomicLong(10_000);
 
     private PerCallDatagramQueue queue(int workers, long maxAgeMs) {
-        return new PerCallDatagramQueue(workers, maxAgeMs, now::get, new QueueDelay(QueueDelay.INTERVAL,
-                System::nanoTime));
+        return new PerCallDatagramQueue(workers, maxAgeMs, now::get, waitedMs -> { });
     }
 
     private static DatagramPacket datagram(String text) {

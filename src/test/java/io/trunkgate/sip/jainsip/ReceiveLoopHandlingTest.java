@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.testing.SipSockets;
 import io.trunkgate.config.SipSettings;
+import io.trunkgate.overload.OverloadController;
+import io.trunkgate.overload.OverloadSettings;
 import io.trunkgate.sip.wire.SipHead;
 import io.trunkgate.testing.TestConfigs;
 import java.lang.reflect.Proxy;
@@ -92,7 +94,8 @@ class ReceiveLoopHandlingTest {
         Listener() throws Exception {
             SipSettings sip = TestConfigs.onSharedRedis("receive-loop", port).build().sip();
             workers = sip.workerThreads();
-            stack = SipStackFactory.create("receive-loop-" + port, sip);
+            stack = SipStackFactory.create("receive-loop-" + port, sip, new OverloadController(
+                    () -> OverloadSettings.of(sip.overloadDelay(), sip.maxCallsInProgress(), 0), System::nanoTime));
             // only requests matter here: every other event is ignored
             stack.providers().get(0).addSipListener((SipListener) Proxy.newProxyInstance(
                     SipListener.class.getClassLoader(), new Class<?>[] {SipListener.class},

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.overload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,13 +9,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The rate of new calls let in since an overload, driven through {@link QueueDelay} on an injected clock. */
-class OverloadRateTest {
+/** The rate of new calls let in since an overload, driven through {@link OverloadController} on an injected clock. */
+class AdmittedRateTest {
 
     private static final Duration TARGET = Duration.ofMillis(40);
+    private static final OverloadSettings SETTINGS = OverloadSettings.of(TARGET, 10_000, 0);
+    private static final double DECREASE = SETTINGS.decrease();
 
     private final AtomicLong nanos = new AtomicLong(TimeUnit.SECONDS.toNanos(1_000));
-    private final QueueDelay delay = new QueueDelay(QueueDelay.INTERVAL, nanos::get);
+    private final OverloadController delay = new OverloadController(() -> SETTINGS, nanos::get);
 
     /**
      * Offers {@code perSecond} new INVITEs a second for {@code ms}, evenly, while each datagram waits
@@ -26,8 +28,8 @@ class OverloadRateTest {
         long end = nanos.get() + TimeUnit.MILLISECONDS.toNanos(ms);
         int letIn = 0;
         while (nanos.get() < end) {
-            delay.record(waitMs);
-            if (!delay.refuseNewCall(TARGET, Duration.ZERO)) {
+            delay.messageWaited(waitMs);
+            if (delay.shed(0, false, Duration.ZERO).isEmpty()) {
                 letIn++;
             }
             nanos.addAndGet(stepNanos);
@@ -46,14 +48,14 @@ class OverloadRateTest {
         assertEquals(1_000, offer(1_000, 1_000, 10));
         // the waits stand over the target: everything is refused while they do, and the rate is cut once
         assertEquals(0, offer(1_000, 300, 60) - 100, "the first interval's calls were let in before it ended");
-        assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0);
+        assertEquals(1_000 * DECREASE, delay.newCallsPerSecondLimit(), 1.0);
         // another cut only after the spacing, and from the limit: every call was refused meanwhile, so the hundred
         // let in over the last second say nothing about what the gateway takes
         offer(1_000, 200, 60);
-        assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0, "not yet");
+        assertEquals(1_000 * DECREASE, delay.newCallsPerSecondLimit(), 1.0, "not yet");
         offer(1_000, 200, 60);
         double secondCut = delay.newCallsPerSecondLimit();
-        assertEquals(1_000 * OverloadRate.DECREASE * OverloadRate.DECREASE, secondCut, 1.0, "cut again");
+        assertEquals(1_000 * DECREASE * DECREASE, secondCut, 1.0, "cut again");
         // the waits fall to the target: no growth yet, and the rate holds the offer down to the limit
         int letIn = offer(1_000, 1_000, 30);
         assertEquals(secondCut, delay.newCallsPerSecondLimit(), 0.001, "held between half the target and the target");
@@ -65,14 +67,14 @@ class OverloadRateTest {
     void aNewOverloadCutsFromWhatWasLetInAgain() {
         assertEquals(1_000, offer(1_000, 1_000, 10));
         offer(1_000, 300, 60);
-        assertEquals(1_000 * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 1.0, "the first overload's cut");
+        assertEquals(1_000 * DECREASE, delay.newCallsPerSecondLimit(), 1.0, "the first overload's cut");
         // the waits fall to the target, and fewer calls come than the limit lets in
         int letIn = offer(400, 1_000, 30);
         assertTrue(letIn > 300 && letIn <= 400, "let in " + letIn);
         // a second overload: cut from what was let in over the last second (give or take its first interval), not
         // from the first overload's limit
         offer(400, 300, 60);
-        assertEquals(letIn * OverloadRate.DECREASE, delay.newCallsPerSecondLimit(), 40 * OverloadRate.DECREASE + 1,
+        assertEquals(letIn * DECREASE, delay.newCallsPerSecondLimit(), 40 * DECREASE + 1,
                 "the second overload's cut");
     }
 
@@ -98,12 +100,12 @@ class OverloadRateTest {
 
     @Test
     void anOverloadWithFewCallsLetInRefusesWhileItLastsAndSetsNoLimit() {
-        delay.record(60);
-        nanos.addAndGet(QueueDelay.INTERVAL.toNanos());
+        delay.messageWaited(60);
+        nanos.addAndGet(SETTINGS.interval().toNanos());
         assertEquals(0, offer(10, 1_000, 60), "the waits stand over the target");
         assertEquals(0, delay.newCallsPerSecondLimit(), "ten calls a second did not make the overload");
         offer(10, 1_000, 1);
         assertEquals(10, offer(10, 1_000, 1), "the overload over, and no limit left behind");
-        assertFalse(delay.overloaded(TARGET));
+        assertFalse(delay.standingWaitMs() > TARGET.toMillis());
     }
 }

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.wire;
 
 import java.net.InetAddress;
 import java.time.Duration;

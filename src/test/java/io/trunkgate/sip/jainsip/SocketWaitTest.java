@@ -1,11 +1,13 @@
-package io.trunkgate.sip.transport;
+package io.trunkgate.sip.jainsip;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.SipSettings;
+import io.trunkgate.overload.OverloadController;
+import io.trunkgate.overload.OverloadSettings;
 import io.trunkgate.testing.SipSockets;
-import io.trunkgate.sip.jainsip.SipStackFactory;
 import io.trunkgate.testing.TestConfigs;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -31,8 +33,10 @@ class SocketWaitTest {
     @Test
     void aNewInviteReadAfterABacklogKnowsHowLongTheSocketHeldIt() throws Exception {
         int port = SipSockets.freePort();
-        SipStackFactory.Stack stack = SipStackFactory.create("socket-wait-" + port,
-                TestConfigs.onSharedRedis("socket-wait", port).build().sip());
+        SipSettings sip = TestConfigs.onSharedRedis("socket-wait", port).build().sip();
+        OverloadSettings settings = OverloadSettings.of(STALL.dividedBy(2), sip.maxCallsInProgress(), 0);
+        OverloadController delay = new OverloadController(() -> settings, System::nanoTime);
+        SipStackFactory.Stack stack = SipStackFactory.create("socket-wait-" + port, sip, delay);
         List<Duration> waitsAhead = new CopyOnWriteArrayList<>();
         CountDownLatch firstAsked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -48,22 +52,21 @@ class SocketWaitTest {
                 }
                 return Optional.of("overloaded");
             });
-            QueueDelay delay = stack.queueDelay();
             delay.probeSockets(); // read before the first INVITE: from now on the probes are trusted
             send(caller, port);
             assertTrue(firstAsked.await(30, TimeUnit.SECONDS));
             send(caller, port);
-            await().atMost(Duration.ofSeconds(30)).pollInterval(QueueDelay.PROBE_PERIOD).until(() -> {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(settings.probePeriod()).until(() -> {
                 delay.probeSockets();
                 return delay.standingWaitMs() >= STALL.toMillis();
             });
-            assertTrue(delay.overloaded(STALL.dividedBy(2)));
+            assertTrue(delay.standingWaitMs() > settings.target().toMillis());
 
             release.countDown();
             await().atMost(Duration.ofSeconds(30)).until(() -> waitsAhead.size() == 2);
             assertTrue(waitsAhead.get(1).compareTo(STALL) >= 0, "wait ahead of the second INVITE: "
                     + waitsAhead.get(1));
-            await().atMost(Duration.ofSeconds(30)).pollInterval(QueueDelay.PROBE_PERIOD).until(() -> {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(settings.probePeriod()).until(() -> {
                 delay.probeSockets();
                 return delay.standingWaitMs() == 0;
             });

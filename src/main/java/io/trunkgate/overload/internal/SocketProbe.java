@@ -1,0 +1,100 @@
+package io.trunkgate.overload.internal;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
+
+/**
+ * How long datagrams wait in a UDP listener's socket before its receive loop reads them. An overloaded gateway's
+ * backlog builds there first (the kernel queues up to the socket's buffer, megabytes), where no clock of the
+ * gateway's can see it. So the listener sends itself probe datagrams, which queue behind whatever waits, and the
+ * receive loop notes each probe it reads: a probe not read yet has waited at least its age, and so has everything
+ * received before it. A probe carries a random secret of this listener's, so no datagram from elsewhere passes
+ * for one. Until the first probe comes back the wait reads zero: a probe that can never arrive (a firewall on the
+ * host) must not make the gateway shed every call.
+ */
+public final class SocketProbe {
+
+    public static final int LENGTH = 24;
+    /** Probes whose send time is kept: more in flight than this and the wait reads as that of the oldest kept. */
+    private static final int KEPT = 64;
+    private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};
+
+    private final DatagramSocket socket;
+    private final InetSocketAddress self;
+    private final LongSupplier nanoClock;
+    private final byte[] prefix = new byte[16];
+    private final AtomicLongArray sentAt = new AtomicLongArray(KEPT);
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong read = new AtomicLong();
+
+    public SocketProbe(DatagramSocket socket, LongSupplier nanoClock) {
+        this.socket = socket;
+        this.nanoClock = nanoClock;
+        InetAddress bound = socket.getLocalAddress();
+        this.self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : bound,
+                socket.getLocalPort());
+        System.arraycopy(MAGIC, 0, prefix, 0, MAGIC.length);
+        byte[] secret = new byte[8];
+        new SecureRandom().nextBytes(secret);
+        System.arraycopy(secret, 0, prefix, MAGIC.length, secret.length);
+    }
+
+    /** Sends the next probe to the listener's own socket, unless it is closed. Called from one thread. */
+    public void send() throws IOException {
+        if (socket.isClosed()) {
+            return;
+        }
+        long seq = sent.get() + 1;
+        sentAt.set((int) (seq % KEPT), nanoClock.getAsLong());
+        sent.set(seq);
+        byte[] probe = ByteBuffer.allocate(LENGTH).put(prefix).putLong(seq).array();
+        socket.send(new DatagramPacket(probe, probe.length, self));
+    }
+
+    /** When (nanoClock) the last probe was sent; meaningless before the first. */
+    public long lastSentNanos() {
+        return sentAt.get((int) (sent.get() % KEPT));
+    }
+
+    /** How many probes this listener has sent. */
+    public long sent() {
+        return sent.get();
+    }
+
+    /** Whether every probe sent has been read. */
+    public boolean allRead() {
+        return read.get() >= sent.get();
+    }
+
+    /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */
+    public boolean read(byte[] data, int length) {
+        if (length != LENGTH || !Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length)) {
+            return false;
+        }
+        long seq = ByteBuffer.wrap(data, prefix.length, Long.BYTES).getLong();
+        if (seq > 0 && seq <= sent.get()) {
+            read.accumulateAndGet(seq, Math::max);
+        }
+        return true;
+    }
+
+    /** How long the oldest probe not read yet has waited, in nanoseconds: 0 when every probe was read. */
+    public long waitNanos() {
+        long lastRead = read.get();
+        long lastSent = sent.get();
+        if (lastRead == 0 || lastRead >= lastSent) {
+            return 0;
+        }
+        long oldest = Math.max(lastRead + 1, lastSent - KEPT + 1);
+        return Math.max(0, nanoClock.getAsLong() - sentAt.get((int) (oldest % KEPT)));
+    }
+}

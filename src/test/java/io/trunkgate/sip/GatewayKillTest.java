@@ -97,6 +97,8 @@ class GatewayKillTest {
         Files.createDirectories(dir.resolve("carriers"));
         Files.writeString(dir.resolve("gateway.conf"), String.join("\n",
                 "instance-id = gw-dead",
+                // without the start-up warm-up, which would take up to its max-time before the gateway is ready
+                "sip.warm-up.calls = 0",
                 "sip.listeners = [{ transport = udp, host = \"127.0.0.1\", port = " + sipPort + " }]",
                 "redis { mode = standalone, addresses = [\"" + redis + "\"], timeout = 2s, key-prefix = \"" + prefix + "\" }",
                 "admission.lease-time = " + LEASE.toMillis() + "ms",

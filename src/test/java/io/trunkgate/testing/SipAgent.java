@@ -1,6 +1,7 @@
 package io.trunkgate.testing;
 
 import gov.nist.javax.sip.Utils;
+import io.trunkgate.sip.SipStackFactory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -654,6 +655,6 @@ public final class SipAgent implements SipListener, AutoCloseable {
     @Override
     public void close() {
         answers.shutdownNow();
-        stack.stop();
+        SipStackFactory.stop(stack);
     }
 }

@@ -53,10 +53,10 @@ public final class SipStackFactory {
 
     /**
      * Stops {@code stack} as {@link SipStack#stop()} does, without the one second JAIN-SIP's
-     * {@code SIPTransactionStack.stopStack} then sleeps for nothing: its sockets are closed and its timer stopped
-     * before that sleep, and only its tables are cleared after it. The stop runs on a thread of its own, which is
-     * interrupted while it is in that sleep (JAIN-SIP catches the interrupt and goes on); should another
-     * JAIN-SIP version not sleep there, the stop is as before. Returns once the stack has stopped.
+     * {@code SIPTransactionStack.stopStack} sleeps: its sockets are closed and its timer stopped before that sleep,
+     * and only its tables are cleared after it. The stop runs on a thread of its own, which is interrupted while
+     * it is in that sleep (JAIN-SIP catches the interrupt and goes on); should another JAIN-SIP version not sleep
+     * there, the stop is as before. Returns once the stack has stopped.
      */
     public static void stop(SipStack stack) {
         Thread stopping = new Thread(stack::stop, "sip-stack-stop");
@@ -73,7 +73,7 @@ public final class SipStackFactory {
         }
     }
 
-    /** Whether {@code thread} is in {@code Thread.sleep} called straight from {@code SIPTransactionStack.stopStack}. */
+    /** Whether {@code thread} is in a {@code Thread.sleep} called by {@code SIPTransactionStack.stopStack}. */
     private static boolean inStopStackSleep(Thread thread) {
         for (StackTraceElement frame : thread.getStackTrace()) {
             if (!frame.getClassName().equals(Thread.class.getName())) {

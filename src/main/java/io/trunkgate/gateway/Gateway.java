@@ -433,7 +433,7 @@ public final class Gateway implements AutoCloseable {
             admin.close();
         }
         health.close();
-        sip.stack().stop();
+        sip.stop();
         dialogs.endAll("shutdown");
         admission.leases().close(CANCEL_GRACE);
         records.close();

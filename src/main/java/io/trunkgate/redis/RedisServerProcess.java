@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,6 +16,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 /**
@@ -32,6 +36,10 @@ public final class RedisServerProcess implements AutoCloseable {
     private static final Duration MAX_READY_BACKOFF = Duration.ofMillis(200);
     /** The server runs as the guard shell's child, which the process table shows only some moments after the start. */
     private static final Duration EXIT_VISIBLE_AFTER = Duration.ofMillis(500);
+    private static final int FIRST_FREE_PORT = 20_000;
+    private static final int FREE_PORTS = 32_768 - FIRST_FREE_PORT;
+    private static final int FREE_PORT_ATTEMPTS = 1_000;
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     private Path binary;
     private final int port;
@@ -240,12 +248,27 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * A port free for TCP and UDP on every address when it is picked, at random below Linux's default ephemeral
+     * range (32768-60999): a port of that range may be taken, before whoever picked it binds it, by an outgoing
+     * connection of any process. This JVM hands out each port once.
+     */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
+        for (int attempt = 0; attempt < FREE_PORT_ATTEMPTS; attempt++) {
+            int port = FIRST_FREE_PORT + ThreadLocalRandom.current().nextInt(FREE_PORTS);
+            if (HANDED_OUT.add(port) && bindable(port)) {
+                return port;
+            }
+        }
+        throw new UncheckedIOException(new IOException("no free port from " + FIRST_FREE_PORT + " to "
+                + (FIRST_FREE_PORT + FREE_PORTS - 1) + " after " + FREE_PORT_ATTEMPTS + " attempts"));
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket tcp = new ServerSocket(port); DatagramSocket udp = new DatagramSocket(port)) {
+            return true;
+        } catch (IOException taken) {
+            return false;
         }
     }
 }

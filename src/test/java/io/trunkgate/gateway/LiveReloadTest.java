@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Live reload from real files: gateway.conf, a peer, two carriers and routes.conf in a temporary directory,
- * edited while the gateway runs. Each test starts from the same files with a gateway and agents of its own.
+ * edited while the gateway runs. Each test starts from the same files with a gateway and agents of its own,
+ * without the start-up warm-up (which would take up to its max-time of each test's start).
  */
 class LiveReloadTest {
 
@@ -58,6 +59,7 @@ class LiveReloadTest {
         write("gateway.conf", """
                 instance-id = reload-test
                 shutdown.drain-timeout = 1s
+                sip.warm-up.calls = 0
                 sip.listeners = [
                   { transport = udp, host = "127.0.0.1", port = %d }
                   { transport = tcp, host = "127.0.0.1", port = %d }

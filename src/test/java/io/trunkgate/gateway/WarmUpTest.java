@@ -99,12 +99,12 @@ class WarmUpTest {
     }
 
     /**
-     * The default warm-up (3,000 calls, then more while the compiler is busy, up to 30 s) leaves nothing behind:
-     * ten real calls count ten and write ten records, and the warm-up sent Redis no key of a configured peer or
-     * carrier, even of one whose id is the warm-up's own with the '~' left out.
+     * A warm-up as the default runs it (its calls, then more while the compiler is busy, up to its max-time)
+     * leaves nothing behind: ten real calls count ten and write ten records, and the warm-up sent Redis no key of
+     * a configured peer or carrier, even of one whose id is the warm-up's own with the '~' left out.
      */
     @Test
-    void afterTheDefaultWarmUpTenCallsCountTenAndItWroteNoKeyOfAConfiguredPeerOrCarrier(@TempDir Path dir)
+    void afterAWarmUpTenCallsCountTenAndItWroteNoKeyOfAConfiguredPeerOrCarrier(@TempDir Path dir)
             throws Exception {
         Path records = dir.resolve("calls.jsonl");
         Path monitored = dir.resolve("monitor.txt");
@@ -120,7 +120,7 @@ class WarmUpTest {
         try (LogCapture logs = LogCapture.of("trunkgate.calls");
              Gateway gateway = Gateway.start(new TestConfigs(redis, port)
                      .instance("wu")
-                     .warmUp(new WarmUpSettings(3000, Duration.ofSeconds(30), true))
+                     .warmUp(new WarmUpSettings(CALLS, Duration.ofSeconds(5), true))
                      .callRecords(records)
                      .peer(id, "127.0.0.145", Limit.exact(Duration.ofMinutes(1), 100))
                      .carrier(id, carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))

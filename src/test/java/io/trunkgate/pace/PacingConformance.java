@@ -121,15 +121,17 @@ abstract class PacingConformance {
 
     @Test
     void overMaxWaitReservesNothingAndReportsTheWait() {
-        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofMillis(150));
+        // slots 500 ms apart: the third reply is over max-wait unless the replies took 250 ms
+        CarrierConfig carrier = Carriers.carrier(2, 1, Duration.ofMillis(750));
         SlotReserver reserver = reserver(0);
         List<Reservation> replies = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             replies.add(reserver.reserve(carrier, carrier.maxWait()).toCompletableFuture().join());
         }
         assertTrue(replies.get(0).reserved() && replies.get(1).reserved());
-        assertFalse(replies.get(2).reserved(), "the third slot is 200 ms away, over the 150 ms max-wait");
-        assertTrue(replies.get(2).delay().toMillis() > 150 && replies.get(2).delay().toMillis() <= 200);
+        assertFalse(replies.get(2).reserved(), "the third slot is 1000 ms away, over the 750 ms max-wait");
+        assertTrue(replies.get(2).delay().toMillis() > 750 && replies.get(2).delay().toMillis() <= 1000,
+                replies.get(2).toString());
         assertEquals(replies.get(2).slotMicros(), replies.get(3).slotMicros(), "a refusal takes no slot");
     }
 

@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.testing.Await;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.DatagramSocket;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +84,23 @@ class RedisServerProcessTest {
             System.out.println("dir=" + server.dir());
             System.out.flush();
             Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
+    /**
+     * Free ports come from below the kernel's ephemeral range, where no outgoing connection takes them between
+     * the pick and the bind, each once per JVM, and each free for TCP and UDP (a SIP listener binds both).
+     */
+    @Test
+    void freePortsAreBelowTheEphemeralRangeDistinctAndFreeForTcpAndUdp() throws Exception {
+        Set<Integer> ports = new HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            int port = RedisServerProcess.freePort();
+            assertTrue(port >= 1024 && port < 32768, "port " + port);
+            assertTrue(ports.add(port), "handed out twice: " + port);
+            try (ServerSocket tcp = new ServerSocket(port); DatagramSocket udp = new DatagramSocket(port)) {
+                assertEquals(port, udp.getLocalPort());
+            }
         }
     }
 }

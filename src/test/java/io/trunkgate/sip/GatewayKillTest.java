@@ -97,6 +97,9 @@ class GatewayKillTest {
         Files.createDirectories(dir.resolve("carriers"));
         Files.writeString(dir.resolve("gateway.conf"), String.join("\n",
                 "instance-id = gw-dead",
+                // A warm-up, or the cold JVM's first calls are shed as overload; a shorter one than the default
+                // 30 s, which a busy machine's compiler takes in full.
+                "sip.warm-up.max-time = 10s",
                 "sip.listeners = [{ transport = udp, host = \"127.0.0.1\", port = " + sipPort + " }]",
                 "redis { mode = standalone, addresses = [\"" + redis + "\"], timeout = 2s, key-prefix = \"" + prefix + "\" }",
                 "admission.lease-time = " + LEASE.toMillis() + "ms",

@@ -20,6 +20,8 @@ public final class RedisClusterHarness implements RedisBackend {
     private static RedisClusterHarness shared;
 
     private final List<RedisServerProcess> nodes;
+    /** The cluster bus port of each node, by index. */
+    private final List<Integer> busPorts = new ArrayList<>();
 
     private RedisClusterHarness(List<RedisServerProcess> nodes) {
         this.nodes = nodes;
@@ -39,7 +41,12 @@ public final class RedisClusterHarness implements RedisBackend {
         RedisClusterHarness cluster = new RedisClusterHarness(nodes);
         try {
             for (int i = 0; i < 2 * MASTERS; i++) {
+                // The bus port is a free port of its own: by default it is the node's port + 10000, which
+                // does not exist for a free port above 55535, and may be taken by another process.
+                int busPort = RedisServerProcess.freePort();
+                cluster.busPorts.add(busPort);
                 nodes.add(RedisServerProcess.start(0, List.of("--cluster-enabled", "yes",
+                        "--cluster-port", Integer.toString(busPort),
                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
                         "--cluster-replica-validity-factor", "0")));
             }
@@ -83,7 +90,7 @@ public final class RedisClusterHarness implements RedisBackend {
                 admins.get(i).call("CLUSTER", "SET-CONFIG-EPOCH", i + 1);
             }
             for (int i = 1; i < admins.size(); i++) {
-                admins.get(i).call("CLUSTER", "MEET", "127.0.0.1", nodes.get(0).port());
+                admins.get(i).call("CLUSTER", "MEET", "127.0.0.1", nodes.get(0).port(), busPorts.get(0));
             }
             // a node can replicate a master only once it knows it
             String known = Integer.toString(nodes.size());

@@ -1,6 +1,7 @@
 package io.trunkgate.testing;
 
 import io.trunkgate.sip.jainsip.JainSip;
+import io.trunkgate.sip.jainsip.SipStackFactory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -652,6 +653,6 @@ public final class SipAgent implements SipListener, AutoCloseable {
     @Override
     public void close() {
         answers.shutdownNow();
-        stack.stop();
+        SipStackFactory.stop(stack);
     }
 }

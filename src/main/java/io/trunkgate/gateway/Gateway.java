@@ -84,9 +84,7 @@ public final class Gateway implements AutoCloseable {
     private final ScheduledExecutorService timers;
     private final SipStackFactory.Stack sip;
     private final CallRegistry calls;
-    private final DialogTable dialogs;
     private final CallRecordWriter records;
-    private final SipProxy proxy;
     private final OverloadController overload;
     private final AtomicBoolean closing = new AtomicBoolean();
     private final Drain drain;
@@ -94,13 +92,14 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final FleetHealth health;
-    private final CarrierResolver resolver;
+    /** What has started, to stop in reverse. */
+    private final StartedParts parts;
     private AdminServer admin;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
-                    Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls, DialogTable dialogs, CallRecordWriter records,
-                    SipProxy proxy, OverloadController overload, GatewayMetrics metrics, FleetHealth health,
-                    CarrierResolver resolver) {
+                    Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls,
+                    DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
+                    FleetHealth health, CarrierResolver resolver, StartedParts parts) {
         this.active = active;
         this.redis = redis;
         this.breaker = breaker;
@@ -110,17 +109,15 @@ public final class Gateway implements AutoCloseable {
         this.timers = threads.sipTimers();
         this.sip = sip;
         this.calls = calls;
-        this.dialogs = dialogs;
         this.records = records;
-        this.proxy = proxy;
         this.overload = overload;
         this.metrics = metrics;
         this.health = health;
-        this.resolver = resolver;
+        this.parts = parts;
         this.drain = new Drain(overload, calls, dialogs, timers, () -> activeConfig().config().sip().drainTimeout());
         this.reload = new Reload(active, admission, pacing.pacer(), health, resolver, metrics);
-        this.reloader = new ConfigReloader(active.get().config().source(), reload,
-                () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload());
+        this.reloader = parts.add("live reload", new ConfigReloader(active.get().config().source(), reload,
+                () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload()));
     }
 
     public static Gateway start(GatewayConfig config) throws Exception {
@@ -133,97 +130,93 @@ public final class Gateway implements AutoCloseable {
      * instead of {@link System#nanoTime}: a test moves it to say when.
      */
     public static Gateway start(GatewayConfig config, LongSupplier proxyClock) throws Exception {
-        AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
-        GatewayThreads threads = new GatewayThreads();
-        RedisRuntime redis;
+        StartedParts parts = new StartedParts();
         try {
-            redis = RedisRuntime.open(config.redis().connection(), threads.redisIo());
-        } catch (RuntimeException e) {
-            threads.close();
+            return start(config, proxyClock, parts);
+        } catch (Exception | Error e) {
+            parts.close();
             throw e;
         }
-        String prefix = config.redis().keyPrefix();
-        GatewayMetrics metrics = new GatewayMetrics(config.instanceId());
+    }
+
+    /** Builds and starts the parts in order, each recorded in {@code parts} as it starts, so they stop in reverse. */
+    private static Gateway start(GatewayConfig config, LongSupplier proxyClock, StartedParts parts) throws Exception {
+        AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
+        GatewayThreads threads = parts.add("threads", new GatewayThreads());
+        ScheduledExecutorService timers = threads.sipTimers();
+        GatewayMetrics metrics = parts.add("metrics", new GatewayMetrics(config.instanceId()));
         // Nothing the start-up's own Redis scripts and warm-up calls do is counted: they are not traffic.
         metrics.warmingUp();
+        RedisRuntime redis = parts.add("redis", RedisRuntime.open(config.redis().connection(), threads.redisIo()));
+        String prefix = config.redis().keyPrefix();
         RedisBreaker breaker = RedisBreaker.withTimeout(config.redis().timeout(), threads.redisTimeouts(),
                 threads.redisResults(), threads::afterPendingRedisReads);
         LongSupplier wallMicros = () -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-        Pacing pacing = Pacing.of(redis.client(), prefix, breaker, config.fleetSize(),
+        Pacing pacing = parts.add("pacing", Pacing.of(redis.client(), prefix, breaker, config.fleetSize(),
                 () -> active.get().config().admission().redisDown(), wallMicros, metrics::timed,
-                threads.pacerTimer());
-        ScheduledExecutorService timers = threads.sipTimers();
-        Gateway gateway;
-        CallRecordWriter records = null;
-        try {
-            RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
-            CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
-            Reload.resolveAhead(resolver, config);
-            FleetHealth health = FleetHealth.open(redis.client(), prefix, config.instanceId(), Clock.systemUTC(),
-                    () -> active.get().config().carriers(), resolver);
-            OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
-                    proxyClock);
-            SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
-                    overload);
-            CallRegistry calls = new CallRegistry();
-            SipLimits limits = config.sip().limits();
-            String warmUpId = WarmUp.id(config);
-            records = CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer()));
-            CallRecordWriter writer = records;
-            AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
-            Admission admission = Admission.of(redis.client(), prefix, breaker, config.fleetSize(), wallMicros,
-                    metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
-                            () -> liveCallKeys(calls, dialogTable.get())));
-            // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
-            DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.linger(),
-                    limits.maxDialogs(), System::nanoTime, Clock.systemUTC(),
-                    (callKey, record) -> {
-                        admission.leases().release(callKey);
-                        writer.write(record);
-                    });
-            dialogTable.set(dialogs);
-            admission.leases().start(timers);
-            timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
-            metrics.trackDialogs(dialogs::live);
-            RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
-            Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
-                    ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
-            ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
-                    () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
-            SipProxy proxy = new SipProxy(services, overload, proxyClock);
-            timers.execute(() -> probeSocketsNow(overload, timers));
-            Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
-            // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
-            // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
-            warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
-            if (warmUp.isEmpty()) {
-                metrics.ready();
-            }
-            for (SipProvider provider : sip.providers()) {
-                provider.addSipListener(proxy);
-            }
-            sip.strayResponses().deliverTo(proxy::processStrayResponse);
-            sip.newCalls().deliverTo(proxy);
-            metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
-            sip.stack().start();
-            health.startChecks(new OptionsProber(services), timers);
-            config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
-            if (warmUp.isPresent()) {
-                warmUp(warmUp.get(), config, proxy, active, calls, dialogs, metrics);
-            }
-            gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records, proxy,
-                    overload, metrics, health, resolver);
-        } catch (Exception e) {
-            if (records != null) {
-                records.close();
-            }
-            pacing.close();
-            redis.close();
-            threads.close();
-            metrics.close();
-            throw e;
+                threads.pacerTimer()));
+        RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
+        CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
+        Reload.resolveAhead(resolver, config);
+        String warmUpId = WarmUp.id(config);
+        CallRecordWriter records = parts.add("call records",
+                CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));
+        CallRegistry calls = new CallRegistry();
+        AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
+        Admission admission = Admission.of(redis.client(), prefix, breaker, config.fleetSize(), wallMicros,
+                metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),
+                        () -> liveCallKeys(calls, dialogTable.get())));
+        // An answered call's leases go when its dialog ends (BYE, timeout, shutdown), as its record is written.
+        SipLimits limits = config.sip().limits();
+        DialogTable dialogs = new DialogTable(limits.dialogTimeout(), limits.maxCallLength(), limits.linger(),
+                limits.maxDialogs(), System::nanoTime, Clock.systemUTC(),
+                (callKey, record) -> {
+                    admission.leases().release(callKey);
+                    records.write(record);
+                });
+        dialogTable.set(dialogs);
+        admission.leases().start(timers);
+        parts.started("call leases", () -> admission.leases().close(CANCEL_GRACE));
+        parts.started("dialogs", () -> dialogs.endAll("shutdown"));
+        timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
+        metrics.trackDialogs(dialogs::live);
+        RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
+        OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
+                proxyClock);
+        SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
+                overload);
+        parts.started("SIP stack", sip::stop);
+        FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
+                config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver));
+        Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
+                ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
+        ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
+                () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
+        SipProxy proxy = new SipProxy(services, overload, proxyClock);
+        timers.execute(() -> probeSocketsNow(overload, timers));
+        Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
+        // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
+        // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
+        warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
+        if (warmUp.isEmpty()) {
+            metrics.ready();
         }
-        return gateway.startOperations();
+        for (SipProvider provider : sip.providers()) {
+            provider.addSipListener(proxy);
+        }
+        sip.strayResponses().deliverTo(proxy::processStrayResponse);
+        sip.newCalls().deliverTo(proxy);
+        metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
+        sip.stack().start();
+        health.startChecks(new OptionsProber(services), timers);
+        config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
+        if (warmUp.isPresent()) {
+            warmUp(warmUp.get(), config, proxy, active, calls, dialogs, metrics);
+        }
+        Gateway gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
+                overload, metrics, health, resolver, parts);
+        gateway.startOperations();
+        return gateway;
     }
 
     /** The caps and the target of overload control as configured, with its default constants. */
@@ -290,37 +283,31 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** Metrics, the admin server and live reload; on failure the gateway is closed again. */
-    private Gateway startOperations() throws Exception {
-        try {
-            metrics.trackInvitesInFlight(calls::size);
-            metrics.trackLeases(admission.leases()::held, admission.leases()::pendingReleases);
-            metrics.trackRedisAvailable(breaker::isAvailable);
-            timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
-                    0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
-            metrics.trackQueueDelay(overload::standingWaitMs);
-            metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
-            metrics.trackTransactions(sip::transactions);
-            metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
-            reload.trackConfigured(activeConfig().config());
-            timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
-            GatewayConfig config = activeConfig().config();
-            TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
-            timers.scheduleAtFixedRate(new HistorySampler(history, () -> activeConfig().config(), metrics,
-                    pacer()::heldCount, pacing::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
-            AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
-                    admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
-                    drain);
-            admin = AdminServer.start(config.admin(), api, () -> activeConfig().config().admin().token(),
-                    threads.adminHttp());
-            if (config.admin().token().isEmpty()) {
-                log.warn("no admin.token (TRUNKGATE_ADMIN_TOKEN unset or empty): the admin API's changes (blocks,"
-                        + " carrier holds, reload, drain) are refused with 403; reads, /metrics and /health work");
-            }
-            return this;
-        } catch (Exception e) {
-            close();
-            throw e;
+    /** Metrics, the admin server and live reload. */
+    private void startOperations() throws Exception {
+        metrics.trackInvitesInFlight(calls::size);
+        metrics.trackLeases(admission.leases()::held, admission.leases()::pendingReleases);
+        metrics.trackRedisAvailable(breaker::isAvailable);
+        timers.scheduleWithFixedDelay(new ConcurrencySampler(this::activeConfig, admission.leases(), metrics),
+                0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
+        metrics.trackQueueDelay(overload::standingWaitMs);
+        metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
+        metrics.trackTransactions(sip::transactions);
+        metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
+        reload.trackConfigured(activeConfig().config());
+        timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
+        GatewayConfig config = activeConfig().config();
+        TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);
+        timers.scheduleAtFixedRate(new HistorySampler(history, () -> activeConfig().config(), metrics,
+                pacer()::heldCount, pacing::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
+        AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
+                admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
+                drain);
+        admin = parts.add("admin server", AdminServer.start(config.admin(), api,
+                () -> activeConfig().config().admin().token(), threads.adminHttp()));
+        if (config.admin().token().isEmpty()) {
+            log.warn("no admin.token (TRUNKGATE_ADMIN_TOKEN unset or empty): the admin API's changes (blocks,"
+                    + " carrier holds, reload, drain) are refused with 403; reads, /metrics and /health work");
         }
     }
 
@@ -411,8 +398,9 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Drains (see {@link #drain()}), then cancels what still rings, and stops: the admin server last but one
-     * (so /health says "draining" to the end), then SIP, the timers and Redis (and the embedded redis-server).
+     * Drains (see {@link #drain()}), then cancels what still rings, and stops the parts in the reverse of the order
+     * they started: the admin server before SIP (so /health says "draining" to the end), the timers and Redis (and
+     * the embedded redis-server) last.
      */
     @Override
     public void close() {
@@ -426,21 +414,9 @@ public final class Gateway implements AutoCloseable {
         } catch (ExecutionException e) {
             log.warn("drain failed: {}", e.getCause().toString());
         }
-        reloader.close();
         calls.abortAll();
         drain.awaitNoInvites(CANCEL_GRACE);
-        if (admin != null) {
-            admin.close();
-        }
-        health.close();
-        sip.stop();
-        dialogs.endAll("shutdown");
-        admission.leases().close(CANCEL_GRACE);
-        records.close();
-        pacing.close();
-        redis.close();
-        threads.close();
-        metrics.close();
+        parts.close();
         log.info("gateway stopped");
     }
 

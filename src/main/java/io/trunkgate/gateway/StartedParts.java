@@ -2,7 +2,6 @@ package io.trunkgate.gateway;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +29,9 @@ final class StartedParts implements AutoCloseable {
         started.push(new Part(name, stop));
     }
 
-    /** Records a part made by {@code part}'s constructor or factory, stopped by {@code stop}, and returns it. */
-    <T> T add(String name, T part, Consumer<T> stop) {
-        started(name, () -> stop.accept(part));
+    /** Records that {@code part}, just made and started, stops by its {@code close()}; returns it. */
+    <T extends AutoCloseable> T add(String name, T part) {
+        started(name, part::close);
         return part;
     }
 

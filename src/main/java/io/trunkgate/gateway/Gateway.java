@@ -33,7 +33,9 @@ import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
 import io.trunkgate.sip.SipProxy;
+import io.trunkgate.sip.StartingGate;
 import io.trunkgate.sip.jainsip.SipStackFactory;
+import io.trunkgate.sip.wire.NewCallGate;
 import io.trunkgate.warmup.RedisWarmUp;
 import io.trunkgate.warmup.WarmUp;
 import java.net.InetSocketAddress;
@@ -55,6 +57,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import javax.sip.SipListener;
 import javax.sip.SipProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -195,23 +198,27 @@ public final class Gateway implements AutoCloseable {
         SipProxy proxy = new SipProxy(services, overload, proxyClock);
         timers.execute(() -> probeSocketsNow(overload, timers));
         Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
-        // Before the proxy hears anything: JAIN-SIP's listening points receive from their creation, not from
-        // the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
-        warmUp.ifPresent(plan -> proxy.warmingUp(plan.address(), active.get()));
+        // In front of the proxy before it hears anything: JAIN-SIP's listening points receive from their creation,
+        // not from the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
+        Optional<StartingGate> starting = warmUp.map(plan -> new StartingGate(proxy, services.messages(),
+                plan.address(), active.get()));
         if (warmUp.isEmpty()) {
             metrics.ready();
         }
+        SipListener listener = starting.<SipListener>map(gate -> gate).orElse(proxy);
         for (SipProvider provider : sip.providers()) {
-            provider.addSipListener(proxy);
+            provider.addSipListener(listener);
         }
         sip.strayResponses().deliverTo(proxy::processStrayResponse);
-        sip.newCalls().deliverTo(proxy);
+        sip.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
         metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
         sip.stack().start();
         health.startChecks(new OptionsProber(services), timers);
         config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
         if (warmUp.isPresent()) {
-            warmUp(warmUp.get(), config, proxy, active, calls, dialogs, metrics);
+            warmUp(warmUp.get(), config, active, calls, dialogs, metrics);
+            sip.newCalls().deliverTo(proxy);
+            starting.get().open();
         }
         Gateway gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
                 overload, metrics, health, resolver, parts);
@@ -267,9 +274,8 @@ public final class Gateway implements AutoCloseable {
         return plan;
     }
 
-    private static void warmUp(WarmUp.Plan plan, GatewayConfig config, SipProxy proxy,
-                               AtomicReference<ActiveConfig> active, CallRegistry calls, DialogTable dialogs,
-                               GatewayMetrics metrics) throws Exception {
+    private static void warmUp(WarmUp.Plan plan, GatewayConfig config, AtomicReference<ActiveConfig> active,
+                               CallRegistry calls, DialogTable dialogs, GatewayMetrics metrics) throws Exception {
         try {
             WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(ActiveConfig.warmUp(warm)));
         } finally {
@@ -279,7 +285,6 @@ public final class Gateway implements AutoCloseable {
             calls.abortHeld();
             dialogs.endAll("warm_up_over");
             metrics.ready();
-            proxy.ready();
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
@@ -70,11 +71,6 @@ public final class SipProxy implements SipListener, NewCallGate {
      * flood its own log.
      */
     private final SourceAnswerBudget refusals;
-    /** Set while the gateway warms up: the warm-up's own address and the configuration it will take traffic with. */
-    private volatile WarmingUp warmingUp;
-
-    private record WarmingUp(InetAddress source, ActiveConfig config) {
-    }
 
     /**
      * @param overload  whether a new call is shed (the drain, the caps, overload), asked before it is parsed
@@ -97,17 +93,9 @@ public final class SipProxy implements SipListener, NewCallGate {
                 List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
     }
 
-    /**
-     * Until {@link #ready()}, INVITEs from anywhere but {@code warmUpSource}, and every OPTIONS, are answered 503:
-     * still starting. {@code config} is the configuration the gateway starts with (the warm-up runs with one of
-     * its own), whose peers hear that 503 for every INVITE.
-     */
-    public void warmingUp(InetAddress warmUpSource, ActiveConfig config) {
-        this.warmingUp = new WarmingUp(warmUpSource, config);
-    }
-
-    public void ready() {
-        this.warmingUp = null;
+    /** Whether a stateless answer to {@code source} is within its budget now; spends one if so. */
+    boolean mayAnswer(InetAddress source) {
+        return refusals.allow(source);
     }
 
     @Override
@@ -131,9 +119,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             } else if (Request.INVITE.equals(method)) {
                 onInvite(event, provider);
             } else if (refusals.allow(SipMessages.source(request))) {
-                // While warming up, a probe (a load balancer's OPTIONS) hears 503: not ready for calls yet.
-                int status = !Request.OPTIONS.equals(method) ? Response.METHOD_NOT_ALLOWED
-                        : warmingUp != null ? Response.SERVICE_UNAVAILABLE : Response.OK;
+                int status = Request.OPTIONS.equals(method) ? Response.OK : Response.METHOD_NOT_ALLOWED;
                 Response response = services.messages().response(status, request);
                 response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
                 provider.sendResponse(response);
@@ -178,14 +164,6 @@ public final class SipProxy implements SipListener, NewCallGate {
         Request request = event.getRequest();
         ActiveConfig active = services.config().get();
         InetAddress source = SipMessages.source(request);
-        WarmingUp warming = warmingUp;
-        if (warming != null && !warming.source().equals(source)) {
-            if (refusals.allow(source)) {
-                provider.sendResponse(services.messages().refusal(Response.SERVICE_UNAVAILABLE, request,
-                        "gateway starting", 1));
-            }
-            return;
-        }
         Optional<PeerConfig> peer = active.peers().find(source);
         if (peer.isEmpty()) {
             int code = active.config().admission().unknownPeerCode();
@@ -236,29 +214,31 @@ public final class SipProxy implements SipListener, NewCallGate {
 
     /**
      * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
-     * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed while the gateway warms up,
-     * and otherwise when the {@link OverloadController} says so;
-     * INVITEs from unknown sources (answered within their budget) and copies of a call in progress or answered go
-     * on, to be answered as usual (a caller that read the 200 late sends its INVITE again: a 503 to that copy
-     * would end an answered call at the caller).
+     * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed when the
+     * {@link OverloadController} says so; see {@link #shed(InetAddress, String, String, ActiveConfig, Supplier)}.
      */
     @Override
     public Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead) {
-        WarmingUp warming = warmingUp;
-        if (warming != null && source.equals(warming.source()) || services.calls().inProgress(callId, callerTag)
-                || services.dialogs().find(callId, callerTag).isPresent()) {
+        return shed(source, callId, callerTag, services.config().get(),
+                () -> overload.shed(services.calls().size(), services.dialogs().full(), waitAhead));
+    }
+
+    /**
+     * Sheds a new INVITE of one of {@code active}'s peers for the {@code reason} given, if any, with its call log
+     * line, metric and record. INVITEs from unknown sources (answered within their budget) and copies of a call in
+     * progress or answered go on, to be answered as usual (a caller that read the 200 late sends its INVITE again:
+     * a 503 to that copy would end an answered call at the caller).
+     */
+    Optional<String> shed(InetAddress source, String callId, String callerTag, ActiveConfig active,
+                          Supplier<Optional<ShedReason>> reason) {
+        if (services.calls().inProgress(callId, callerTag) || services.dialogs().find(callId, callerTag).isPresent()) {
             return Optional.empty();
         }
-        ActiveConfig active = warming != null ? warming.config() : services.config().get();
         Optional<PeerConfig> peer = active.peers().find(source);
         if (peer.isEmpty()) {
             return Optional.empty();
         }
-        // A peer's every INVITE hears 503 while the gateway warms up: answered before parsing, so the load of a
-        // busy hour does not slow the warm-up, and without the per-source budget of other refusals, since an
-        // INVITE left unanswered comes back as retransmissions, all at once when the gateway is ready.
-        Optional<ShedReason> shed = warming != null ? Optional.of(ShedReason.STARTING)
-                : overload.shed(services.calls().size(), services.dialogs().full(), waitAhead);
+        Optional<ShedReason> shed = reason.get();
         if (shed.isEmpty()) {
             return Optional.empty();
         }

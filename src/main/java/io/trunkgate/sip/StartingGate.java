@@ -1,0 +1,125 @@
+package io.trunkgate.sip;
+
+import io.trunkgate.overload.ShedReason;
+import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.sip.wire.NewCallGate;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Optional;
+import javax.sip.DialogTerminatedEvent;
+import javax.sip.IOExceptionEvent;
+import javax.sip.RequestEvent;
+import javax.sip.ResponseEvent;
+import javax.sip.SipListener;
+import javax.sip.SipProvider;
+import javax.sip.TimeoutEvent;
+import javax.sip.TransactionTerminatedEvent;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the SIP listeners deliver to while the gateway starts (docs/warm-up.md), in front of the {@link SipProxy}:
+ * new INVITEs and OPTIONS from anywhere but the warm-up's own address hear 503 "gateway starting" with
+ * Retry-After, the peers' INVITEs before they are parsed (so the load of a busy hour does not slow the warm-up);
+ * everything else goes to the proxy. Once {@link #open()}, everything goes to the proxy, which knows nothing of
+ * the start.
+ */
+public final class StartingGate implements SipListener, NewCallGate {
+
+    private static final Logger log = LoggerFactory.getLogger(StartingGate.class);
+    private static final String STARTING = "gateway starting";
+
+    private final SipProxy proxy;
+    private final SipMessages messages;
+    private final InetAddress warmUpSource;
+    private final ActiveConfig starting;
+    private volatile boolean open;
+
+    /**
+     * @param warmUpSource the warm-up caller's address, whose calls go on
+     * @param starting     the configuration the gateway will take traffic with: its peers' INVITEs are shed as
+     *                     "starting" (with a call record each), since the warm-up runs on a configuration of its own
+     */
+    public StartingGate(SipProxy proxy, SipMessages messages, InetAddress warmUpSource, ActiveConfig starting) {
+        this.proxy = proxy;
+        this.messages = messages;
+        this.warmUpSource = warmUpSource;
+        this.starting = starting;
+    }
+
+    /** The gateway is ready: from now on every message goes to the proxy. */
+    public void open() {
+        open = true;
+    }
+
+    /**
+     * A peer's every new INVITE hears 503 before parsing, and without the per-source budget of other refusals:
+     * an INVITE left unanswered comes back as retransmissions, all at once when the gateway is ready.
+     */
+    @Override
+    public Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead) {
+        if (open) {
+            return proxy.shed(source, callId, callerTag, waitAhead);
+        }
+        if (source.equals(warmUpSource)) {
+            return Optional.empty();
+        }
+        return proxy.shed(source, callId, callerTag, starting, () -> Optional.of(ShedReason.STARTING));
+    }
+
+    @Override
+    public void processRequest(RequestEvent event) {
+        Request request = event.getRequest();
+        if (!open && newCallOrProbe(request)) {
+            InetAddress source = SipMessages.source(request);
+            if (!source.equals(warmUpSource)) {
+                // a probe (a load balancer's OPTIONS) hears 503 too: not ready for calls yet
+                if (proxy.mayAnswer(source)) {
+                    answerStarting((SipProvider) event.getSource(), request);
+                }
+                return;
+            }
+        }
+        proxy.processRequest(event);
+    }
+
+    private static boolean newCallOrProbe(Request request) {
+        String method = request.getMethod();
+        return Request.OPTIONS.equals(method) || Request.INVITE.equals(method) && SipMessages.toTag(request) == null;
+    }
+
+    private void answerStarting(SipProvider provider, Request request) {
+        try {
+            provider.sendResponse(messages.refusal(Response.SERVICE_UNAVAILABLE, request, STARTING, 1));
+        } catch (Exception e) {
+            log.debug("503 starting not sent to {}: {}", SipMessages.source(request), e.toString());
+        }
+    }
+
+    @Override
+    public void processResponse(ResponseEvent event) {
+        proxy.processResponse(event);
+    }
+
+    @Override
+    public void processTimeout(TimeoutEvent event) {
+        proxy.processTimeout(event);
+    }
+
+    @Override
+    public void processIOException(IOExceptionEvent event) {
+        proxy.processIOException(event);
+    }
+
+    @Override
+    public void processTransactionTerminated(TransactionTerminatedEvent event) {
+        proxy.processTransactionTerminated(event);
+    }
+
+    @Override
+    public void processDialogTerminated(DialogTerminatedEvent event) {
+        proxy.processDialogTerminated(event);
+    }
+}

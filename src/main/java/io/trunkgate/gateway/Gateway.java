@@ -32,6 +32,7 @@ import io.trunkgate.sip.DialogTable;
 import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
+import io.trunkgate.sip.SipProviders;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.StartingGate;
 import io.trunkgate.sip.jainsip.SipStackFactory;
@@ -194,7 +195,8 @@ public final class Gateway implements AutoCloseable {
         Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
                 ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
         ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
-                () -> hook, timers, new SipMessages(), sip.providers(), calls, dialogs, records, metrics, health, resolver);
+                () -> hook, timers, new SipMessages(), new SipProviders(sip.providers()), calls, dialogs, records, metrics,
+                health, resolver);
         SipProxy proxy = new SipProxy(services, overload, proxyClock);
         timers.execute(() -> probeSocketsNow(overload, timers));
         Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
@@ -213,7 +215,7 @@ public final class Gateway implements AutoCloseable {
         sip.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
         metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
         sip.stack().start();
-        health.startChecks(new OptionsProber(services), timers);
+        health.startChecks(new OptionsProber(services.providers(), services.messages(), timers), timers);
         config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
         if (warmUp.isPresent()) {
             warmUp(warmUp.get(), config, active, calls, dialogs, metrics);

@@ -31,23 +31,10 @@ final class InDialogForwarder {
     private static final Logger log = LoggerFactory.getLogger(InDialogForwarder.class);
 
     /** Why an in-dialog request is not relayed: its answer and the metric's reason tag. */
-    enum Refusal {
-        UNKNOWN_DIALOG(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "unknown_dialog"),
-        NOT_A_PARTY(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "not_a_party"),
-        ROUTE_NOT_ALLOWED(Response.FORBIDDEN, "route_not_allowed");
-
-        final int status;
-        final String tag;
-
-        Refusal(int status, String tag) {
-            this.status = status;
-            this.tag = tag;
-        }
-    }
 
     /** A request that may be relayed (its copy routed on, and the dialog), or why it may not. */
-    record Relay(Request routed, Dialog dialog, Flow flow, Refusal refusal) {
-        static Relay refused(Refusal refusal) {
+    record Relay(Request routed, Dialog dialog, Flow flow, RequestRefusal refusal) {
+        static Relay refused(RequestRefusal refusal) {
             return new Relay(null, null, null, refusal);
         }
 
@@ -194,14 +181,14 @@ final class InDialogForwarder {
             found = dialogs.find(callId, toTag).filter(d -> d.isCalleeTag(fromTag));
         }
         if (found.isEmpty()) {
-            return Relay.refused(Refusal.UNKNOWN_DIALOG);
+            return Relay.refused(RequestRefusal.UNKNOWN_DIALOG);
         }
         Dialog dialog = found.get();
         if (dialog.ended() && !Request.ACK.equals(request.getMethod())) {
-            return Relay.refused(Refusal.UNKNOWN_DIALOG);
+            return Relay.refused(RequestRefusal.UNKNOWN_DIALOG);
         }
         if (!dialog.isEnd(source, fromCaller)) {
-            return Relay.refused(Refusal.NOT_A_PARTY);
+            return Relay.refused(RequestRefusal.NOT_A_PARTY);
         }
         Request routed = (Request) request.clone();
         stack.popOwnRoutes(routed);
@@ -210,7 +197,7 @@ final class InDialogForwarder {
             // to the other end's target along the route set the dialog learned.
             URI target = dialog.otherTarget(fromCaller);
             if (target == null) {
-                return Relay.refused(Refusal.UNKNOWN_DIALOG);
+                return Relay.refused(RequestRefusal.UNKNOWN_DIALOG);
             }
             routed.setRequestURI((URI) target.clone());
             for (Address route : dialog.otherRoutes(fromCaller)) {
@@ -218,7 +205,7 @@ final class InDialogForwarder {
             }
         }
         if (!dialog.mayRelayTo(nextHop(routed), fromCaller)) {
-            return Relay.refused(Refusal.ROUTE_NOT_ALLOWED);
+            return Relay.refused(RequestRefusal.ROUTE_NOT_ALLOWED);
         }
         if (!dialog.ended()) {
             dialogs.touch(dialog);

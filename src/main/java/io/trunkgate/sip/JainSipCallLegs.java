@@ -28,7 +28,7 @@ final class JainSipCallLegs implements CallLegs {
     private final ServerTransaction server;
     /** The provider (listening address) the INVITE came in on: its Record-Route is the caller's way back. */
     private final SipProvider inbound;
-    /** The provider that sends over a transport ("UDP", "TCP") to a host ({@link ProxyServices#providerFor}). */
+    /** The provider that sends over a transport ("UDP", "TCP") to a host ({@link SipProviders#forTransport}). */
     private final BiFunction<String, String, SipProvider> providers;
     private final SipMessages messages;
 

@@ -2,8 +2,6 @@ package io.trunkgate.sip;
 
 import io.trunkgate.sip.jainsip.Flow;
 import io.trunkgate.sip.jainsip.FlowRouter;
-import java.util.List;
-import java.util.function.BiFunction;
 import javax.sip.ClientTransaction;
 import javax.sip.SipProvider;
 import javax.sip.address.URI;
@@ -12,42 +10,38 @@ import javax.sip.message.Request;
 /** The in-dialog forwarder's stack on JAIN-SIP: the gateway's providers, and a client transaction per request. */
 final class JainSipDialogStack implements InDialogStack {
 
-    private final List<SipProvider> providers;
-    /** The provider that sends over a transport ("UDP", "TCP") to a host ({@link ProxyServices#providerFor}). */
-    private final BiFunction<String, String, SipProvider> providerFor;
+    private final SipProviders providers;
     private final SipMessages messages;
 
-    JainSipDialogStack(List<SipProvider> providers, BiFunction<String, String, SipProvider> providerFor,
-                       SipMessages messages) {
+    JainSipDialogStack(SipProviders providers, SipMessages messages) {
         this.providers = providers;
-        this.providerFor = providerFor;
         this.messages = messages;
     }
 
     @Override
     public void popOwnRoutes(Request request) {
-        SipMessages.popOwnRoutes(request, providers);
+        SipMessages.popOwnRoutes(request, providers.all());
     }
 
     @Override
     public boolean isOwn(URI uri) {
-        return SipMessages.isOwn(uri, providers);
+        return SipMessages.isOwn(uri, providers.all());
     }
 
     @Override
     public boolean isOpen(Flow flow) {
-        return FlowRouter.isOpen(providers.get(0).getSipStack(), flow);
+        return FlowRouter.isOpen(providers.all().get(0).getSipStack(), flow);
     }
 
     @Override
     public void sendAck(InDialogForwarder.Relay relay) throws Exception {
-        SipProvider outbound = providerFor.apply(relay.transport(), relay.host());
+        SipProvider outbound = providers.forTransport(relay.transport(), relay.host());
         outbound.sendRequest(relay.outgoing(messages, outbound));
     }
 
     @Override
     public void send(InDialogForwarder.Relay relay, InDialogForwarder.Forwarded forwarded) throws Exception {
-        SipProvider outbound = providerFor.apply(relay.transport(), relay.host());
+        SipProvider outbound = providers.forTransport(relay.transport(), relay.host());
         ClientTransaction client = outbound.getNewClientTransaction(relay.outgoing(messages, outbound));
         client.setApplicationData(forwarded);
         client.sendRequest();

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
@@ -27,11 +28,15 @@ public final class OptionsProber implements ProbeSender {
 
     private static final Logger log = LoggerFactory.getLogger(OptionsProber.class);
 
-    private final ProxyServices services;
+    private final SipProviders providers;
+    private final SipMessages sip;
+    private final ScheduledExecutorService timers;
     private final MessageFactory messages;
 
-    public OptionsProber(ProxyServices services) {
-        this.services = services;
+    public OptionsProber(SipProviders providers, SipMessages sip, ScheduledExecutorService timers) {
+        this.providers = providers;
+        this.sip = sip;
+        this.timers = timers;
         try {
             this.messages = JainSip.factory().createMessageFactory();
         } catch (Exception e) {
@@ -63,12 +68,12 @@ public final class OptionsProber implements ProbeSender {
         CompletableFuture<Integer> result = new CompletableFuture<>();
         try {
             String transport = address.transport().name();
-            SipProvider provider = services.providerFor(transport, address.ip());
+            SipProvider provider = providers.forTransport(transport, address.ip());
             Request options = options(carrier, provider, transport);
             SipMessages.aim(options, address);
             ClientTransaction transaction = provider.getNewClientTransaction(options);
             transaction.setApplicationData(new Probe(result));
-            ScheduledFuture<?> deadline = services.timers().schedule(() -> result.complete(0), timeout.toMillis(),
+            ScheduledFuture<?> deadline = timers.schedule(() -> result.complete(0), timeout.toMillis(),
                     TimeUnit.MILLISECONDS);
             result.whenComplete((status, error) -> {
                 deadline.cancel(false);
@@ -94,8 +99,8 @@ public final class OptionsProber implements ProbeSender {
     }
 
     private Request options(CarrierConfig carrier, SipProvider provider, String transport) throws Exception {
-        var addresses = services.messages().addresses();
-        var headers = services.messages().headers();
+        var addresses = sip.addresses();
+        var headers = sip.headers();
         SipURI target = addresses.createSipURI(null, carrier.uri().host());
         if (carrier.uri().hostIsAddress() || carrier.uri().portGiven()) {
             target.setPort(carrier.uri().port());

@@ -18,25 +18,6 @@ import javax.sip.message.Response;
  */
 final class RequestValidation {
 
-    /** What is wrong with a request; {@code status} 0 = dropped without an answer (it could not reach its sender). */
-    enum Problem {
-        VERSION_NOT_SUPPORTED(Response.VERSION_NOT_SUPPORTED, "sip_version"),
-        TOO_LARGE(Response.MESSAGE_TOO_LARGE, "too_large"),
-        BAD_MAX_FORWARDS(Response.BAD_REQUEST, "bad_max_forwards"),
-        TOO_MANY_VIAS(Response.TOO_MANY_HOPS, "too_many_vias"),
-        ANSWER_NOT_TO_ONE_HOST(0, "via_not_unicast"),
-        UNSUPPORTED_URI_SCHEME(Response.UNSUPPORTED_URI_SCHEME, "unsupported_uri_scheme"),
-        BAD_EXTENSION(Response.BAD_EXTENSION, "bad_extension");
-
-        final int status;
-        final String tag;
-
-        Problem(int status, String tag) {
-            this.status = status;
-            this.tag = tag;
-        }
-    }
-
     private final SipMessages messages;
     private final SipLimits limits;
 
@@ -49,35 +30,35 @@ final class RequestValidation {
      * What is wrong with {@code request}, if anything. A request without Max-Forwards gets one of 70 here, as a
      * proxy must add it (RFC 3261 §16.6 step 3); the stack would refuse it a transaction otherwise.
      */
-    Optional<Problem> problem(Request request) throws Exception {
+    Optional<RequestRefusal> problem(Request request) throws Exception {
         if (!"SIP/2.0".equalsIgnoreCase(JainSip.sipVersion(request))) {
-            return Optional.of(Problem.VERSION_NOT_SUPPORTED);
+            return Optional.of(RequestRefusal.VERSION_NOT_SUPPORTED);
         }
         int vias = 0;
         for (ListIterator<?> it = request.getHeaders(ViaHeader.NAME); it.hasNext(); it.next()) {
             vias++;
         }
         if (vias > limits.maxViaHeaders()) {
-            return Optional.of(Problem.TOO_MANY_VIAS);
+            return Optional.of(RequestRefusal.TOO_MANY_VIAS);
         }
         if (SipMessages.size(request) > limits.maxMessageSize()) {
-            return Optional.of(Problem.TOO_LARGE);
+            return Optional.of(RequestRefusal.TOO_LARGE);
         }
         if (!SipMessages.answersToOneHost((ViaHeader) request.getHeader(ViaHeader.NAME))) {
-            return Optional.of(Problem.ANSWER_NOT_TO_ONE_HOST);
+            return Optional.of(RequestRefusal.ANSWER_NOT_TO_ONE_HOST);
         }
         String scheme = request.getRequestURI().getScheme();
         if (!"sip".equalsIgnoreCase(scheme) && !"sips".equalsIgnoreCase(scheme)) {
-            return Optional.of(Problem.UNSUPPORTED_URI_SCHEME);
+            return Optional.of(RequestRefusal.UNSUPPORTED_URI_SCHEME);
         }
         if (!Request.ACK.equals(request.getMethod()) && !Request.CANCEL.equals(request.getMethod())
                 && request.getHeader(ProxyRequireHeader.NAME) != null) {
-            return Optional.of(Problem.BAD_EXTENSION);
+            return Optional.of(RequestRefusal.BAD_EXTENSION);
         }
         if (request.getHeader(MaxForwardsHeader.NAME) == null) {
             // the stack keeps a header it could not parse (e.g. "Max-Forwards: -5") aside as text
             if (JainSip.hasUnparsed(request, MaxForwardsHeader.NAME)) {
-                return Optional.of(Problem.BAD_MAX_FORWARDS);
+                return Optional.of(RequestRefusal.BAD_MAX_FORWARDS);
             }
             request.setHeader(messages.headers().createMaxForwardsHeader(SipMessages.DEFAULT_MAX_FORWARDS));
         }
@@ -85,9 +66,9 @@ final class RequestValidation {
     }
 
     /** The answer to a request with {@code problem} (whose status is not 0). */
-    Response answer(Problem problem, Request request) throws Exception {
+    Response answer(RequestRefusal problem, Request request) throws Exception {
         Response response = messages.response(problem.status, request);
-        if (problem == Problem.BAD_EXTENSION) {
+        if (problem == RequestRefusal.BAD_EXTENSION) {
             // The gateway supports no extension a proxy would have to understand: every one is unsupported.
             List<String> tags = new ArrayList<>();
             for (ListIterator<?> it = request.getHeaders(ProxyRequireHeader.NAME); it.hasNext(); ) {

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
@@ -53,8 +52,6 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
     /** The reason of trunkgate_sip_requests_absorbed_total for a copy of an answered INVITE. */
     private static final String ANSWERED_INVITE = "answered_invite";
-    /** The refusal tag of an INVITE outside a dialog with the Call-ID and From tag of a call in progress. */
-    private static final String MERGED_REQUEST = "merged_request";
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     private final ProxyServices services;
@@ -83,13 +80,11 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.refusals = new SourceAnswerBudget(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services.dialogs(), services.messages(), services.metrics(),
-                new JainSipDialogStack(services.providers(), services::providerFor, services.messages()));
-        this.strays = new StrayResponseRelay(services);
+                new JainSipDialogStack(services.providers(), services.messages()));
+        this.strays = new StrayResponseRelay(services.providers(), services.dialogs(), services.metrics());
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList(),
-                Stream.of(Arrays.stream(RequestValidation.Problem.values()).map(p -> p.tag),
-                        Arrays.stream(InDialogForwarder.Refusal.values()).map(r -> r.tag), Stream.of(MERGED_REQUEST))
-                        .flatMap(tags -> tags).toList(),
+                Arrays.stream(RequestRefusal.values()).map(r -> r.tag).toList(),
                 List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
     }
 
@@ -105,7 +100,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         try {
             String method = request.getMethod();
             services.metrics().requestReceived(method);
-            Optional<RequestValidation.Problem> problem = validation.problem(request);
+            Optional<RequestRefusal> problem = validation.problem(request);
             if (problem.isPresent()) {
                 refuse(provider, request, problem.get());
             } else if (Request.ACK.equals(method)) {
@@ -130,7 +125,7 @@ public final class SipProxy implements SipListener, NewCallGate {
     }
 
     /** A request that failed validation: counted, and answered statelessly within the source's budget. */
-    private void refuse(SipProvider provider, Request request, RequestValidation.Problem problem) throws Exception {
+    private void refuse(SipProvider provider, Request request, RequestRefusal problem) throws Exception {
         services.metrics().requestRefused(problem.tag);
         if (problem.status != 0 && !Request.ACK.equals(request.getMethod())
                 && refusals.allow(SipMessages.source(request))) {
@@ -192,13 +187,13 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
-        CallLegs legs = new JainSipCallLegs(server.get(), provider, services::providerFor, services.messages());
+        CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers()::forTransport, services.messages());
         InviteCall call = new InviteCall(callServices, active, request,
                 new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
-            services.metrics().requestRefused(MERGED_REQUEST);
+            services.metrics().requestRefused(RequestRefusal.MERGED_REQUEST.tag);
             server.get().sendResponse(services.messages().refusal(Refusals.CALL_IN_PROGRESS.status(), request,
                     Refusals.CALL_IN_PROGRESS.reason(), 0));
             return;

@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.metrics.GatewayMetrics;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Optional;
@@ -21,10 +22,14 @@ final class StrayResponseRelay {
 
     private static final Logger log = LoggerFactory.getLogger(StrayResponseRelay.class);
 
-    private final ProxyServices services;
+    private final SipProviders providers;
+    private final DialogTable dialogs;
+    private final GatewayMetrics metrics;
 
-    StrayResponseRelay(ProxyServices services) {
-        this.services = services;
+    StrayResponseRelay(SipProviders providers, DialogTable dialogs, GatewayMetrics metrics) {
+        this.providers = providers;
+        this.dialogs = dialogs;
+        this.metrics = metrics;
     }
 
     void relay(Response response) {
@@ -36,7 +41,7 @@ final class StrayResponseRelay {
         dialog.get().carrierResponse(response, SipMessages.source(response));
         try {
             ViaHeader caller = (ViaHeader) SipMessages.relayed(response).getHeader(ViaHeader.NAME);
-            services.providerFor(caller.getTransport().toUpperCase(java.util.Locale.ROOT), caller.getHost())
+            providers.forTransport(caller.getTransport().toUpperCase(java.util.Locale.ROOT), caller.getHost())
                     .sendResponse(SipMessages.relayed(response));
         } catch (Exception e) {
             log.debug("retransmitted 2xx not relayed: {}", e.toString());
@@ -47,10 +52,10 @@ final class StrayResponseRelay {
     private Optional<Dialog> dialogOf(Response response) {
         Optional<String> refusal = refusal(response);
         if (refusal.isPresent()) {
-            services.metrics().responseDropped(refusal.get());
+            metrics.responseDropped(refusal.get());
             return Optional.empty();
         }
-        return services.dialogs().find(SipMessages.callId(response), SipMessages.fromTag(response));
+        return dialogs.find(SipMessages.callId(response), SipMessages.fromTag(response));
     }
 
     /** Every reason {@link #refusal} gives. */
@@ -69,10 +74,10 @@ final class StrayResponseRelay {
         ListIterator<?> vias = response.getHeaders(ViaHeader.NAME);
         ViaHeader own = vias.hasNext() ? (ViaHeader) vias.next() : null;
         ViaHeader caller = vias.hasNext() ? (ViaHeader) vias.next() : null;
-        if (own == null || caller == null || !SipMessages.isOwn(Hop.sentBy(own), services.providers())) {
+        if (own == null || caller == null || !SipMessages.isOwn(Hop.sentBy(own), providers.all())) {
             return Optional.of(NOT_OUR_VIA);
         }
-        Optional<Dialog> dialog = services.dialogs()
+        Optional<Dialog> dialog = dialogs
                 .find(SipMessages.callId(response), SipMessages.fromTag(response))
                 .filter(d -> d.isEnd(SipMessages.source(response), false))
                 .filter(d -> d.inviteBranch() != null && d.inviteBranch().equals(caller.getBranch()));

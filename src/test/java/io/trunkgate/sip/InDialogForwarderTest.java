@@ -92,24 +92,24 @@ class InDialogForwarderTest {
     @Test
     void requestOfNoKnownDialogIsRefused481() throws Exception {
         answeredCall("UDP");
-        assertRefused(InDialogForwarder.Refusal.UNKNOWN_DIALOG, 481, forwarder.route(
+        assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(
                 request(Request.BYE, CALLER_TAG, "another-tag", "sip:bob@" + CARRIER + ":5070"), ip(CALLER)));
         Request otherCall = request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070");
         otherCall.setHeader(headers.createCallIdHeader("another-call"));
-        assertRefused(InDialogForwarder.Refusal.UNKNOWN_DIALOG, 481, forwarder.route(otherCall, ip(CALLER)));
+        assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(otherCall, ip(CALLER)));
     }
 
     @Test
     void requestFromNeitherEndIsRefused() throws Exception {
         answeredCall("UDP");
-        assertRefused(InDialogForwarder.Refusal.NOT_A_PARTY, 481, forwarder.route(
+        assertRefused(RequestRefusal.NOT_A_PARTY, 481, forwarder.route(
                 request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"), ip(STRANGER)));
     }
 
     @Test
     void partyAimingAnywhereButTheOtherEndIsRefused403() throws Exception {
         answeredCall("UDP");
-        assertRefused(InDialogForwarder.Refusal.ROUTE_NOT_ALLOWED, 403, forwarder.route(
+        assertRefused(RequestRefusal.ROUTE_NOT_ALLOWED, 403, forwarder.route(
                 request(Request.INVITE, CALLER_TAG, CALLEE_TAG, "sip:+4420@" + STRANGER), ip(CALLER)));
     }
 
@@ -117,7 +117,7 @@ class InDialogForwarderTest {
     void endedDialogLetsOnlyItsAckThrough() throws Exception {
         Dialog dialog = answeredCall("UDP");
         dialog.end();
-        assertRefused(InDialogForwarder.Refusal.UNKNOWN_DIALOG, 481, forwarder.route(
+        assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(
                 request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"), ip(CALLER)));
         assertNull(forwarder.route(request(Request.ACK, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"),
                 ip(CALLER)).refusal(), "a 2xx retransmitted after the BYE still wants its ACK");
@@ -189,7 +189,7 @@ class InDialogForwarderTest {
         return InetAddress.getByName(address);
     }
 
-    private static void assertRefused(InDialogForwarder.Refusal refusal, int status, InDialogForwarder.Relay relay) {
+    private static void assertRefused(RequestRefusal refusal, int status, InDialogForwarder.Relay relay) {
         assertEquals(refusal, relay.refusal());
         assertEquals(status, relay.refusal().status);
     }

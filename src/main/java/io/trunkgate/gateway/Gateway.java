@@ -279,7 +279,7 @@ public final class Gateway implements AutoCloseable {
     private static void warmUp(WarmUp.Plan plan, GatewayConfig config, AtomicReference<ActiveConfig> active,
                                CallRegistry calls, DialogTable dialogs, GatewayMetrics metrics) throws Exception {
         try {
-            WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(ActiveConfig.warmUp(warm)));
+            WarmUp.run(plan, config, config.sip().warmUp(), warm -> active.set(ActiveConfig.unlogged(warm)));
         } finally {
             active.set(new ActiveConfig(config, 1));
             // Only warm-up calls are up now (others heard 503). What the warm-up left, calls its max-time cut or a

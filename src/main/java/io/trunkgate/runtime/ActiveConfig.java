@@ -45,17 +45,17 @@ public final class ActiveConfig {
         return generation;
     }
 
-    /** The start-up warm-up's configuration, generation 0: see {@link #warmUp()}. */
-    public static ActiveConfig warmUp(GatewayConfig warmUpConfig) {
-        return new ActiveConfig(warmUpConfig, 0);
+    /**
+     * A configuration whose calls get no call log line each, generation 0: the start-up warm-up's, whose thousands
+     * of calls are not traffic (the warm-up logs one line for all of them).
+     */
+    public static ActiveConfig unlogged(GatewayConfig config) {
+        return new ActiveConfig(config, 0);
     }
 
-    /**
-     * Whether this is the warm-up's configuration: its calls (thousands at every start) get no call log line each;
-     * the warm-up logs one line for all of them.
-     */
-    public boolean warmUp() {
-        return generation == 0;
+    /** Whether each call under this configuration gets its line in the call log (all but {@link #unlogged}). */
+    public boolean logsEachCall() {
+        return generation != 0;
     }
 
     public PeerDirectory peers() {

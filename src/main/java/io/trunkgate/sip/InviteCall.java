@@ -545,20 +545,19 @@ final class InviteCall {
             services.records().accept(record(status, null).ended(services.time().now(), "failed",
                     hungUpBy == null ? "callee" : hungUpBy, null));
         }
-        // A warm-up call is not traffic: no log line, no metrics (its record the writer leaves out by its peer).
-        if (!active.warmUp()) {
+        if (active.logsEachCall()) {
             callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
                     logId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                     routing == null ? "[]" : routing.reroutes(), status,
                     TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos));
-            if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
-                services.metrics().callAdmitted(peer.id());
-            } else if (verdict != null) {
-                services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
-            }
-            if (carrier != null) {
-                services.metrics().callSent(carrier.id(), held);
-            }
+        }
+        if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
+            services.metrics().callAdmitted(peer.id());
+        } else if (verdict != null) {
+            services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
+        }
+        if (carrier != null) {
+            services.metrics().callSent(carrier.id(), held);
         }
     }
 

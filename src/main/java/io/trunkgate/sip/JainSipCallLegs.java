@@ -5,7 +5,6 @@ import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.sip.jainsip.InviteRetransmissions;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.BiFunction;
 import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
@@ -28,12 +27,10 @@ final class JainSipCallLegs implements CallLegs {
     private final ServerTransaction server;
     /** The provider (listening address) the INVITE came in on: its Record-Route is the caller's way back. */
     private final SipProvider inbound;
-    /** The provider that sends over a transport ("UDP", "TCP") to a host ({@link SipProviders#forTransport}). */
-    private final BiFunction<String, String, SipProvider> providers;
+    private final SipProviders providers;
     private final SipMessages messages;
 
-    JainSipCallLegs(ServerTransaction server, SipProvider inbound, BiFunction<String, String, SipProvider> providers,
-                    SipMessages messages) {
+    JainSipCallLegs(ServerTransaction server, SipProvider inbound, SipProviders providers, SipMessages messages) {
         this.server = server;
         this.inbound = inbound;
         this.providers = providers;
@@ -53,7 +50,7 @@ final class JainSipCallLegs implements CallLegs {
     @Override
     public Outgoing toCarrier(Request invite, String number, SipUri uri, CarrierAddress to) throws Exception {
         String transport = to.transport().name();
-        SipProvider outbound = providers.apply(transport, to.ip());
+        SipProvider outbound = providers.forTransport(transport, to.ip());
         List<ListeningPoint> recordRoutes = SipMessages.recordRoutes(invite, inbound, outbound, transport);
         return new Outgoing(messages.toCarrier(invite, number, uri, to, outbound, recordRoutes), to,
                 recordRoutes.size());
@@ -61,7 +58,7 @@ final class JainSipCallLegs implements CallLegs {
 
     @Override
     public Leg send(Outgoing invite, InviteCall call) throws Exception {
-        ClientTransaction client = providers.apply(invite.to().transport().name(), invite.to().ip())
+        ClientTransaction client = providers.forTransport(invite.to().transport().name(), invite.to().ip())
                 .getNewClientTransaction(invite.request());
         CarrierLeg leg = new CarrierLeg(client, call);
         client.setApplicationData(leg);
@@ -73,7 +70,7 @@ final class JainSipCallLegs implements CallLegs {
     public void cancel(Leg leg, CarrierAddress to) throws Exception {
         Request cancel = transaction(leg).createCancel();
         SipMessages.aim(cancel, to); // where the INVITE went (RFC 3261 §9.1)
-        providers.apply(to.transport().name(), to.ip()).getNewClientTransaction(cancel).sendRequest();
+        providers.forTransport(to.transport().name(), to.ip()).getNewClientTransaction(cancel).sendRequest();
     }
 
     @Override
@@ -87,7 +84,7 @@ final class JainSipCallLegs implements CallLegs {
         SipURI uri = (SipURI) invite.getRequestURI();
         String transport = uri.getTransportParam() != null ? uri.getTransportParam().toUpperCase(Locale.ROOT)
                 : "UDP";
-        SipProvider outbound = providers.apply(transport, uri.getHost());
+        SipProvider outbound = providers.forTransport(transport, uri.getHost());
         outbound.sendRequest(messages.inAnsweredDialog(Request.ACK, invite, answer, routes, outbound, transport));
         outbound.getNewClientTransaction(messages.inAnsweredDialog(Request.BYE, invite, answer, routes, outbound,
                 transport)).sendRequest();

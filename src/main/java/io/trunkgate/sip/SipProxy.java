@@ -187,7 +187,7 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
-        CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers()::forTransport, services.messages());
+        CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers(), services.messages());
         InviteCall call = new InviteCall(callServices, active, request,
                 new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())

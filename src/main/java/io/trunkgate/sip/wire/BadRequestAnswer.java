@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -71,7 +70,7 @@ public final class BadRequestAnswer {
         StringBuilder answer = new StringBuilder(512).append("SIP/2.0 400 ").append(phrase).append("\r\n");
         vias.forEach(via -> answer.append("Via: ").append(via).append("\r\n"));
         answer.append("From: ").append(from).append("\r\n")
-                .append("To: ").append(to).append(hasTag(to) ? "" : ";tag=" + newTag())
+                .append("To: ").append(to).append(hasTag(to) ? "" : ";tag=" + AnswerTags.next())
                 .append("\r\n")
                 .append("Call-ID: ").append(callId).append("\r\n")
                 .append("CSeq: ").append(cseq).append("\r\n")
@@ -101,10 +100,6 @@ public final class BadRequestAnswer {
             }
         }
         return joined;
-    }
-
-    private static String newTag() {
-        return Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
     }
 
     private static boolean hasControl(String value) {

@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
@@ -87,7 +86,7 @@ public final class NewCallTriage {
     static byte[] serviceUnavailable(SipHead request, String reason) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(512);
         out.writeBytes("SIP/2.0 503 Service Unavailable\r\n".getBytes(StandardCharsets.US_ASCII));
-        byte[] tag = (";tag=" + SHED_TAG_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8))
+        byte[] tag = (";tag=" + SHED_TAG_PREFIX + AnswerTags.next())
                 .getBytes(StandardCharsets.US_ASCII);
         request.forEachAnswerLine((data, start, end, to) -> {
             out.write(data, start, end - start);

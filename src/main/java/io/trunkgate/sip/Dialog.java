@@ -4,6 +4,7 @@ import io.trunkgate.records.CallRecord;
 import io.trunkgate.sip.jainsip.Flow;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Locale;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -67,8 +68,9 @@ final class Dialog {
         this.peerId = peerId;
         this.inviteBranch = SipMessages.topBranch(invite);
         this.callerSource = source;
-        this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport())
-                ? new Flow(new InetSocketAddress(source, sourcePort)) : null;
+        String transport = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport();
+        this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(transport) || ListeningPoint.TLS.equalsIgnoreCase(transport)
+                ? new Flow(new InetSocketAddress(source, sourcePort), transport.toUpperCase(Locale.ROOT)) : null;
         this.openedAtNanos = openedAtNanos;
         this.expiresAtNanos = openedAtNanos;
         towardsCaller.add(Hop.of(source, sourcePort));

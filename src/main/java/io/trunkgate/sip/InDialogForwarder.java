@@ -40,7 +40,7 @@ final class InDialogForwarder {
 
         /** The transport to send on: the caller's connection's, else the next hop's. */
         String transport() {
-            return flow != null ? ListeningPoint.TCP : nextHopTransport(routed);
+            return flow != null ? flow.transport() : nextHopTransport(routed);
         }
 
         String host() {
@@ -227,6 +227,9 @@ final class InDialogForwarder {
     private static String nextHopTransport(Request request) {
         RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
         URI next = route != null ? route.getAddress().getURI() : request.getRequestURI();
+        if (next instanceof SipURI sip && sip.isSecure()) {
+            return "TLS";
+        }
         if (next instanceof SipURI sip && sip.getTransportParam() != null) {
             return sip.getTransportParam().toUpperCase(Locale.ROOT);
         }

@@ -128,7 +128,7 @@ class InDialogForwarderTest {
         answeredCall("TCP");
         Request bye = request(Request.BYE, CALLEE_TAG, CALLER_TAG, "sip:alice@" + CALLER + ":5060");
         InDialogForwarder.Relay open = forwarder.route(bye, ip(CARRIER));
-        assertEquals(new Flow(new java.net.InetSocketAddress(CALLER, 5060)), open.flow());
+        assertEquals(new Flow(new java.net.InetSocketAddress(CALLER, 5060), "TCP"), open.flow());
         assertEquals("TCP", open.transport());
 
         stack.open = false;

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.event.Level;
 
 /**
- * JAIN-SIP's NIO TCP listener with the limits it lacks: in NIO mode the stack ignores MAX_CONNECTIONS and
+ * A TCP or TLS listener: JAIN-SIP's NIO TCP listener with, for TLS, a {@link TlsLayer} on each connection (with
+ * engines from the {@link TlsEngines} it is given, and a handshake timeout), and the limits it lacks: in NIO mode the stack ignores MAX_CONNECTIONS and
  * READ_TIMEOUT (only its blocking TCP reads them), and NIO_MAX_SOCKET_IDLE_TIME counts any byte as activity, so
  * a peer sending one byte now and then is never idle: idle connections pile up without bound, and half messages
  * or one byte a second keep a connection open for ever. Here a connection beyond {@link TcpLimits#maxConnections()} in all or
@@ -40,6 +41,7 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
     private final TcpLimits limits;
     private final ReceivedMessageParser received;
     private final NewCallTriage newCalls;
+    private final TlsEngines tls;
     private final Set<FramedTcpConnection> watched = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<InetAddress, Integer> inboundBySource = new ConcurrentHashMap<>();
     private final AtomicInteger inbound = new AtomicInteger();
@@ -57,12 +59,26 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
         }
     };
 
+    /** @param tls null for TCP, else where the TLS connections' engines come from */
     CappedTcpListener(InetAddress address, SIPTransactionStack stack, int port, TcpLimits limits,
-                      ReceivedMessageParser received, NewCallTriage newCalls) {
+                      ReceivedMessageParser received, NewCallTriage newCalls, TlsEngines tls) {
         super(address, stack, port);
         this.limits = limits;
         this.received = received;
         this.newCalls = newCalls;
+        this.tls = tls;
+        if (tls != null) {
+            transport = "TLS";
+        }
+    }
+
+    TlsEngines tls() {
+        return tls;
+    }
+
+    @Override
+    public boolean isSecure() {
+        return tls != null;
     }
 
     ReceivedMessageParser received() {
@@ -80,7 +96,11 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
     @Override
     public void start() throws IOException {
         super.start();
-        long interval = Math.min(limits.idleTimeout().toMillis(), limits.messageTimeout().toMillis()) / 10;
+        long interval = Math.min(limits.idleTimeout().toMillis(), limits.messageTimeout().toMillis());
+        if (tls != null) {
+            interval = Math.min(interval, tls.handshakeTimeout().toMillis());
+        }
+        interval /= 10;
         interval = Math.max(MIN_SWEEP_INTERVAL.toMillis(), Math.min(MAX_SWEEP_INTERVAL.toMillis(), interval));
         sipStack.getTimer().scheduleWithFixedDelay(sweep, interval, interval);
     }
@@ -110,7 +130,8 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
                         + limits.maxConnectionsPerSource()
                 : null;
         if (refusal != null) {
-            TransportProperties.LOG.log(Level.WARN, "TCP connection from " + channel.remote() + " closed: " + refusal);
+            TransportProperties.LOG.log(Level.WARN, transport + " connection from " + channel.remote() + " closed: "
+                    + refusal);
             channel.shutDown();
         } else {
             inboundByRemote.put(channel.remote(), channel);
@@ -140,7 +161,7 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
     /** The open connection (inbound or outbound) under {@code key}, else a new outbound one. */
     private MessageChannel channelTo(String key, Resolver host, int port) throws IOException {
         ConnectionOrientedMessageChannel open = messageChannels.get(key);
-        if (open != null) {
+        if (usable(open)) {
             return open;
         }
         FramedTcpConnection inbound = inboundFrom(new InetSocketAddress(host.address(), port));
@@ -149,7 +170,7 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
         }
         synchronized (this) {
             open = messageChannels.get(key);
-            if (open != null) {
+            if (usable(open)) {
                 return open;
             }
             FramedTcpConnection channel = new FramedTcpConnection(host.address(), port, sipStack, this);
@@ -158,6 +179,11 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
             watched.add(channel);
             return channel;
         }
+    }
+
+    /** A TLS channel whose socket closed is done: a new send needs a new channel, with a new handshake. */
+    private boolean usable(ConnectionOrientedMessageChannel channel) {
+        return channel != null && (tls == null || ((FramedTcpConnection) channel).getSocketChannel().isOpen());
     }
 
     /**
@@ -211,12 +237,16 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
         long now = System.nanoTime();
         for (FramedTcpConnection channel : watched) {
             FramedTcpConnection.Expiry expiry = channel.expiry(now, limits);
-            if (expiry == FramedTcpConnection.Expiry.IDLE) {
-                TransportProperties.LOG.log(Level.DEBUG, "TCP connection with " + channel.remote()
+            if (expiry == FramedTcpConnection.Expiry.HANDSHAKE_INCOMPLETE) {
+                TransportProperties.LOG.log(Level.INFO, "TLS connection with " + channel.remote()
+                        + " closed: no handshake within " + tls.handshakeTimeout().toMillis() + " ms");
+                channel.shutDown();
+            } else if (expiry == FramedTcpConnection.Expiry.IDLE) {
+                TransportProperties.LOG.log(Level.DEBUG, transport + " connection with " + channel.remote()
                         + " closed: nothing received for " + limits.idleTimeout().toMillis() + " ms");
                 channel.shutDown();
             } else if (expiry == FramedTcpConnection.Expiry.MESSAGE_INCOMPLETE) {
-                TransportProperties.LOG.log(Level.INFO, "TCP connection with " + channel.remote()
+                TransportProperties.LOG.log(Level.INFO, transport + " connection with " + channel.remote()
                         + " closed: a message still incomplete " + limits.messageTimeout().toMillis()
                         + " ms after its first byte");
                 channel.shutDown();

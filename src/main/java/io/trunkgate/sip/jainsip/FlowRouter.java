@@ -34,7 +34,7 @@ public final class FlowRouter implements Router {
     public Hop getNextHop(Request request) throws SipException {
         Object data = ((MessageExt) request).getApplicationData();
         if (data instanceof Flow flow && isOpen(stack, flow)) {
-            return new HopImpl(flow.remote().getAddress().getHostAddress(), flow.remote().getPort(), "TCP");
+            return new HopImpl(flow.remote().getAddress().getHostAddress(), flow.remote().getPort(), flow.transport());
         }
         if (data instanceof Hop aimed) {
             return aimed;
@@ -42,11 +42,12 @@ public final class FlowRouter implements Router {
         return fallback.getNextHop(request);
     }
 
-    /** Whether the connection of {@code flow} is still open at one of {@code stack}'s TCP listeners. */
+    /** Whether the connection of {@code flow} is still open at one of {@code stack}'s TCP or TLS listeners. */
     public static boolean isOpen(SipStack stack, Flow flow) {
         for (Iterator<?> points = stack.getListeningPoints(); points.hasNext(); ) {
-            if (((ListeningPointImpl) points.next()).getMessageProcessor() instanceof CappedTcpListener tcp
-                    && tcp.inboundFrom(flow.remote()) != null) {
+            if (((ListeningPointImpl) points.next()).getMessageProcessor() instanceof CappedTcpListener listener
+                    && listener.getTransport().equalsIgnoreCase(flow.transport())
+                    && listener.inboundFrom(flow.remote()) != null) {
                 return true;
             }
         }

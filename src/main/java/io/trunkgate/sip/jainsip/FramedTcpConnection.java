@@ -1,6 +1,8 @@
 package io.trunkgate.sip.jainsip;
 
+import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.TcpLimits;
@@ -14,10 +16,16 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
+import javax.sip.address.Hop;
+import javax.sip.message.Request;
 import org.slf4j.event.Level;
 
 /**
- * One SIP TCP connection, inbound or to a carrier. Its bytes are cut into messages by a {@link SipStreamFramer}
+ * One SIP connection over TCP or TLS, inbound or to a carrier. On a TLS listener its bytes go through a
+ * {@link TlsLayer} first, and a TLS connection never goes on over a new socket: JAIN-SIP reconnects a TCP channel
+ * whose socket closed, which for TLS would send records of the old session on a new connection. Its bytes are cut into messages by a {@link SipStreamFramer}
  * and parsed by the stack's {@link ReceivedMessageParser} on the stack's workers (in order per Call-ID, kept by a
  * {@link PerCallSequencer}), which replaces JAIN-SIP's NIO framer and, with it, its silence about requests it
  * cannot parse. It remembers when it last received anything and since when a message is incomplete, for
@@ -26,10 +34,12 @@ import org.slf4j.event.Level;
 final class FramedTcpConnection extends NioTcpMessageChannel {
 
     /** Why a connection is to be closed. */
-    enum Expiry { NONE, IDLE, MESSAGE_INCOMPLETE }
+    enum Expiry { NONE, IDLE, MESSAGE_INCOMPLETE, HANDSHAKE_INCOMPLETE }
 
     private static final long NO_PARTIAL_MESSAGE = Long.MAX_VALUE;
     private static final byte[] KEEP_ALIVE_PONG = "\r\n".getBytes(StandardCharsets.US_ASCII);
+    /** The client transaction whose request is being sent on this thread, if any (see {@link TlsLayer#send}). */
+    private static final ThreadLocal<String> SENDING_TRANSACTION = new ThreadLocal<>();
 
     private final CappedTcpListener processor;
     private final SipStreamFramer framer;
@@ -37,6 +47,8 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
             new PerCallSequencer(task -> sipStack.getSelfRoutingThreadpoolExecutor().execute(task));
     private final InetSocketAddress remote;
     private final boolean inbound;
+    private final TlsLayer tls;
+    private final long openedNanos = System.nanoTime();
     private final AtomicBoolean socketClosed = new AtomicBoolean();
     private volatile long lastReceivedNanos = System.nanoTime();
     private volatile long partialMessageSinceNanos = NO_PARTIAL_MESSAGE;
@@ -50,6 +62,9 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         this.framer = new SipStreamFramer(processor.maxMessageSize());
         this.remote = (InetSocketAddress) socket.getRemoteAddress();
         this.inbound = true;
+        this.tls = processor.tls() == null ? null : new TlsLayer(
+                processor.tls().accepted(new InetSocketAddress(processor.getIpAddress(), processor.getPort())),
+                new Records());
     }
 
     /** A connection the gateway opens (or reuses) to {@code host:port}. */
@@ -60,6 +75,7 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         this.framer = new SipStreamFramer(processor.maxMessageSize());
         this.remote = new InetSocketAddress(host, port);
         this.inbound = false;
+        this.tls = processor.tls() == null ? null : new TlsLayer(processor.tls().connecting(remote), new Records());
     }
 
     InetSocketAddress remote() {
@@ -74,6 +90,73 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         isCached = true;
     }
 
+    /** The TLS session once its handshake is done; null on TCP or before. */
+    SSLSession tlsSession() {
+        return tls == null ? null : tls.session();
+    }
+
+    /** TLS or TCP, the listener's: JAIN-SIP's channel names itself TCP whatever its listener. */
+    @Override
+    public String getTransport() {
+        return messageProcessor != null ? messageProcessor.getTransport() : super.getTransport();
+    }
+
+    @Override
+    public boolean isSecure() {
+        return tls != null;
+    }
+
+    @Override
+    public void sendMessage(SIPMessage message) throws IOException {
+        sending(message, () -> super.sendMessage(message));
+    }
+
+    @Override
+    public void sendMessage(SIPMessage message, Hop hop) throws IOException {
+        sending(message, () -> super.sendMessage(message, hop));
+    }
+
+    @Override
+    public void sendMessage(SIPMessage message, InetAddress address, int port) throws IOException {
+        sending(message, () -> super.sendMessage(message, address, port));
+    }
+
+    private interface Send {
+        void run() throws IOException;
+    }
+
+    /** Sends with the client transaction of {@code message} known to the TLS layer while its bytes pass through. */
+    private void sending(SIPMessage message, Send send) throws IOException {
+        if (tls == null || !(message instanceof SIPRequest request) || Request.ACK.equals(request.getMethod())) {
+            send.run();
+            return;
+        }
+        SENDING_TRANSACTION.set(message.getTransactionId());
+        try {
+            send.run();
+        } finally {
+            SENDING_TRANSACTION.remove();
+        }
+    }
+
+    @Override
+    protected void sendMessage(byte[] message, boolean isClient) throws IOException {
+        if (tls == null) {
+            super.sendMessage(message, isClient);
+        } else {
+            tls.send(message, SENDING_TRANSACTION.get(), records -> super.sendMessage(records, isClient));
+        }
+    }
+
+    @Override
+    public void sendMessage(byte[] message, InetAddress address, int port, boolean retry) throws IOException {
+        if (tls == null) {
+            super.sendMessage(message, address, port, retry);
+        } else {
+            tls.send(message, SENDING_TRANSACTION.get(), records -> super.sendMessage(records, address, port, retry));
+        }
+    }
+
     /**
      * One send at a time on a connection. JAIN-SIP 1.3.0-91 goes through NIOHandler.openOutgoingConnection for
      * every send to a carrier (it drops the socket from its table after each connect), and two sends racing there
@@ -84,14 +167,48 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
     @Override
     public synchronized void sendTCPMessage(byte[] message, InetAddress receiverAddress, int receiverPort,
                                             boolean retry) throws IOException {
+        if (tls != null && !socketChannel.isOpen()) {
+            throw new IOException("TLS connection with " + remote + " closed");
+        }
         super.sendTCPMessage(message, receiverAddress, receiverPort, retry);
     }
 
     /** Called by the selector thread with each chunk read from the socket. */
     @Override
     protected void addBytes(byte[] bytes) throws Exception {
+        lastReceivedNanos = System.nanoTime();
+        if (tls == null) {
+            frame(bytes);
+            return;
+        }
+        try {
+            tls.received(bytes);
+        } catch (SSLException e) {
+            handshakeFailed(e);
+            throw e;
+        }
+    }
+
+    /**
+     * The connection closes next (JAIN-SIP closes a channel whose read failed). To a carrier: one WARN line, and
+     * the requests that waited for the handshake answered 503 "Transport error", as for a connect that failed, so
+     * the call moves on to the next carrier at once.
+     */
+    private void handshakeFailed(SSLException e) {
+        String reason = e.getMessage();
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            reason = cause.getMessage() != null ? cause.getMessage() : reason;
+        }
+        if (inbound) {
+            TransportProperties.LOG.log(Level.INFO, "TLS connection from " + remote + " closed: " + reason);
+        } else {
+            TransportProperties.LOG.log(Level.WARN, "TLS connection to " + remote + " failed: " + reason);
+            triggerConnectFailure(tls.unsent());
+        }
+    }
+
+    private void frame(byte[] bytes) throws IOException {
         long now = System.nanoTime();
-        lastReceivedNanos = now;
         boolean partialBefore = framer.hasPartialMessage();
         int completed;
         try {
@@ -123,6 +240,9 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         if (shuttingDown) {
             return Expiry.NONE;
         }
+        if (tls != null && !tls.established() && now - openedNanos > processor.tls().handshakeTimeout().toNanos()) {
+            return Expiry.HANDSHAKE_INCOMPLETE;
+        }
         if (partialSince != NO_PARTIAL_MESSAGE && now - partialSince > limits.messageTimeout().toNanos()) {
             return Expiry.MESSAGE_INCOMPLETE;
         }
@@ -149,8 +269,9 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
     @Override
     protected void close(boolean removeSocket, boolean stopKeepAliveTask) {
         SocketChannel closing = socketChannel;
-        super.close(removeSocket, stopKeepAliveTask);
-        processor.closed(this, closing, socketClosed.compareAndSet(false, true), removeSocket);
+        boolean finished = removeSocket || tls != null;
+        super.close(finished, stopKeepAliveTask);
+        processor.closed(this, closing, socketClosed.compareAndSet(false, true), finished);
     }
 
     /**
@@ -177,7 +298,7 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
     }
 
     private void process(byte[] bytes) {
-        SIPMessage message = processor.received().parse(bytes, remote, "TCP", this::answerOnThisConnection);
+        SIPMessage message = processor.received().parse(bytes, remote, getTransport(), this::answerOnThisConnection);
         if (message == null) {
             return;
         }
@@ -201,7 +322,25 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
      * the stream out of step nothing after it can be read as SIP.
      */
     private void refuseStream(String reason) {
-        processor.received().refuse(framer.partialMessage(), remote, "TCP", reason,
-                answer -> socketChannel.write(ByteBuffer.wrap(answer)));
+        processor.received().refuse(framer.partialMessage(), remote, getTransport(), reason,
+                tls == null ? answer -> socketChannel.write(ByteBuffer.wrap(answer)) : this::answerOnThisConnection);
+    }
+
+    /** What the TLS layer sends on and delivers to. */
+    private final class Records implements TlsLayer.Connection {
+        @Override
+        public void sendRecords(byte[] records) throws IOException {
+            FramedTcpConnection.super.sendMessage(records, peerAddress, peerPort, !inbound);
+        }
+
+        @Override
+        public void plaintext(byte[] bytes) throws Exception {
+            frame(bytes);
+        }
+
+        @Override
+        public SipStackImpl stack() {
+            return (SipStackImpl) sipStack;
+        }
     }
 }

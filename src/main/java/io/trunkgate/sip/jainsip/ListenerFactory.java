@@ -13,8 +13,9 @@ import java.util.Properties;
 import javax.sip.ListeningPoint;
 
 /**
- * JAIN-SIP's message processor factory (one per stack): TCP listens through a {@link CappedTcpListener}
- * with the limits {@link TransportProperties#configure} put in the stack's properties; UDP is JAIN-SIP's, with its
+ * JAIN-SIP's message processor factory (one per stack): TCP and TLS listen through a {@link CappedTcpListener}
+ * with the limits {@link TransportProperties#configure} put in the stack's properties, TLS with the
+ * {@link TlsEngines} handed to the stack; UDP is JAIN-SIP's, with its
  * workers fed through its {@link LanedUdpListener}'s receive loop; every other transport is JAIN-SIP's
  * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else; UDP
  * listeners feed the overload controller handed to the stack (see {@link TransportProperties#creating}).
@@ -39,10 +40,15 @@ public final class ListenerFactory implements MessageProcessorFactory {
                     SipStackImpl.MAX_DATAGRAM_SIZE, overload, TransportProperties.udpQueue(properties, overload),
                     newCalls);
         }
-        if (!transport.equalsIgnoreCase(ListeningPoint.TCP)) {
+        TlsEngines tls;
+        if (transport.equalsIgnoreCase(ListeningPoint.TLS)) {
+            tls = TransportProperties.tlsOf(((SipStackImpl) stack).getStackName());
+        } else if (transport.equalsIgnoreCase(ListeningPoint.TCP)) {
+            tls = null;
+        } else {
             return nio.createMessageProcessor(stack, address, port, transport);
         }
         return new CappedTcpListener(address, stack, port, TransportProperties.tcpLimits(properties),
-                ((AnsweringParserFactory) stack.getMessageParserFactory()).received(), newCalls);
+                ((AnsweringParserFactory) stack.getMessageParserFactory()).received(), newCalls, tls);
     }
 }

@@ -3,7 +3,6 @@ package io.trunkgate.sip.jainsip;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
-import io.trunkgate.config.Transport;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.sip.wire.NewCallTriage;
 import java.util.LinkedHashMap;
@@ -81,10 +80,19 @@ public final class SipStackFactory {
         return false;
     }
 
-    /** {@code overload} is fed by the stack's UDP listeners: how long datagrams wait, and how busy each loop is. */
+    /** A stack without TLS listeners: see {@link #create(String, SipSettings, OverloadController, TlsEngines)}. */
     public static Stack create(String name, SipSettings sip, OverloadController overload) throws Exception {
+        return create(name, sip, overload, null);
+    }
+
+    /**
+     * {@code overload} is fed by the stack's UDP listeners: how long datagrams wait, and how busy each loop is;
+     * {@code tls} makes the engines of the TLS listeners' connections (null when there are none).
+     */
+    public static Stack create(String name, SipSettings sip, OverloadController overload, TlsEngines tls)
+            throws Exception {
         JainSipSelfCheck.verify();
-        return TransportProperties.creating(name, overload, () -> createStack(name, sip));
+        return TransportProperties.creating(name, overload, tls, () -> createStack(name, sip));
     }
 
     private static Stack createStack(String name, SipSettings sip) throws Exception {
@@ -124,7 +132,7 @@ public final class SipStackFactory {
         try {
             for (SipListener listener : sip.listeners()) {
                 ListeningPoint point = stack.createListeningPoint(listener.host(), listener.port(),
-                        listener.transport() == Transport.UDP ? ListeningPoint.UDP : ListeningPoint.TCP);
+                        listener.transport().name());
                 String address = listener.host() + ":" + listener.port();
                 SipProvider provider = byAddress.get(address);
                 if (provider == null) {

@@ -26,8 +26,11 @@ public final class TransportProperties {
     private static final String MAX_CONNECTIONS_PER_SOURCE = "io.trunkgate.sip.tcp.MAX_CONNECTIONS_PER_SOURCE";
     private static final String UDP_QUEUE_TIMEOUT_MS = "io.trunkgate.sip.udp.QUEUE_TIMEOUT_MS";
     private static final String WORKER_THREADS = "gov.nist.javax.sip.THREAD_POOL_SIZE";
-    /** The overload controllers of the stacks being created, by stack name (see {@link #creating}). */
-    private static final Map<String, OverloadController> HANDED_OVER = new ConcurrentHashMap<>();
+    /** What the stacks being created are handed, by stack name (see {@link #creating}). */
+    private static final Map<String, HandedOver> HANDED_OVER = new ConcurrentHashMap<>();
+
+    private record HandedOver(OverloadController overload, TlsEngines tls) {
+    }
 
     private TransportProperties() {
     }
@@ -58,31 +61,45 @@ public final class TransportProperties {
 
     /**
      * Runs {@code create}, which creates the stack named {@code stackName} and its listening points, with
-     * {@code overload} handed to that stack's listeners. JAIN-SIP creates the {@link ListenerFactory}
-     * itself, by reflection and with no argument, so the controller cannot be passed to it: it is left here under
-     * the stack's name for as long as the listeners are being created, and the factory takes it when it creates a
-     * UDP listener. No two stacks of one name may be created at once.
+     * {@code overload} and {@code tls} (null without TLS listeners) handed to that stack's listeners. JAIN-SIP
+     * creates the {@link ListenerFactory} itself, by reflection and with no argument, so they cannot be passed to
+     * it: they are left here under the stack's name for as long as the listeners are being created, and the factory
+     * takes them when it creates a UDP or TLS listener. No two stacks of one name may be created at once.
      */
-    public static <T> T creating(String stackName, OverloadController overload, Callable<T> create)
+    public static <T> T creating(String stackName, OverloadController overload, TlsEngines tls, Callable<T> create)
             throws Exception {
-        if (HANDED_OVER.putIfAbsent(stackName, overload) != null) {
+        HandedOver handed = new HandedOver(overload, tls);
+        if (HANDED_OVER.putIfAbsent(stackName, handed) != null) {
             throw new IllegalStateException("a SIP stack named " + stackName + " is being created already");
         }
         try {
             return create.call();
         } finally {
-            HANDED_OVER.remove(stackName, overload);
+            HANDED_OVER.remove(stackName, handed);
         }
     }
 
     /** The overload controller handed to the stack named {@code stackName} while it is created. */
     static OverloadController overloadOf(String stackName) {
-        OverloadController overload = HANDED_OVER.get(stackName);
-        if (overload == null) {
+        return handedTo(stackName).overload();
+    }
+
+    /** The TLS engines handed to the stack named {@code stackName} while it is created. */
+    static TlsEngines tlsOf(String stackName) {
+        TlsEngines tls = handedTo(stackName).tls();
+        if (tls == null) {
+            throw new IllegalStateException("SIP stack " + stackName + " has a TLS listener but no certificates");
+        }
+        return tls;
+    }
+
+    private static HandedOver handedTo(String stackName) {
+        HandedOver handed = HANDED_OVER.get(stackName);
+        if (handed == null) {
             throw new IllegalStateException("SIP stack " + stackName + " created without an overload controller: "
                     + "its listening points must be created within TransportProperties.creating");
         }
-        return overload;
+        return handed;
     }
 
     static int workerThreads(Properties stack) {

@@ -24,14 +24,27 @@ import java.util.Set;
  * @param maxConcurrent   the most calls sent to the carrier in progress at once, fleet-wide; a call finding it
  *                        full is treated as over max-wait
  * @param probe           OPTIONS probing of the carrier's health, if configured
+ * @param tls             how the carrier's certificate is trusted: present exactly when its URI is reached over TLS
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
                             int maxHeld, Duration answerTimeout, Duration ringTimeout, OptionalInt maxConcurrent,
-                            Optional<ProbeSettings> probe) {
+                            Optional<ProbeSettings> probe, Optional<CarrierTls> tls) {
     public CarrierConfig {
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);
+        if (tls.isPresent() != (uri.transport() == Transport.TLS)) {
+            throw new IllegalArgumentException("carrier " + id + ": TLS settings "
+                    + (tls.isPresent() ? "given for a " + uri.transport().sipName() + " URI" : "missing"));
+        }
+    }
+
+    /** A carrier trusting the system CAs when its URI is reached over TLS. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, probe, systemCasIfTls(uri));
     }
 
     /** A carrier without a concurrency cap or probing. */
@@ -39,7 +52,7 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
                          boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
                          Duration ringTimeout) {
         this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
-                ringTimeout, OptionalInt.empty(), Optional.empty());
+                ringTimeout, OptionalInt.empty(), Optional.empty(), systemCasIfTls(uri));
     }
 
     /** A carrier without probing. */
@@ -47,7 +60,11 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
                          boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
                          Duration ringTimeout, OptionalInt maxConcurrent) {
         this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
-                ringTimeout, maxConcurrent, Optional.empty());
+                ringTimeout, maxConcurrent, Optional.empty(), systemCasIfTls(uri));
+    }
+
+    private static Optional<CarrierTls> systemCasIfTls(SipUri uri) {
+        return uri.transport() == Transport.TLS ? Optional.of(CarrierTls.SYSTEM_CAS) : Optional.empty();
     }
 
     /** The spacing of the carrier's calls at {@code cps}, in whole microseconds (see {@link #intervalMicros(int)}). */

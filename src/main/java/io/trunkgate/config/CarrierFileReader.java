@@ -1,5 +1,6 @@
 package io.trunkgate.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,7 +22,7 @@ final class CarrierFileReader {
     private CarrierFileReader() {
     }
 
-    static Optional<CarrierConfig> read(ConfigSection file, IdIndex carriers) {
+    static Optional<CarrierConfig> read(ConfigSection file, IdIndex carriers, Path baseDir, TlsFileCheck tlsFiles) {
         Field idField = file.required("id");
         Optional<String> id = idField.id();
         id.ifPresent(value -> carriers.define(value, idField.at()));
@@ -52,11 +53,38 @@ final class CarrierFileReader {
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
         Optional<ProbeSettings> probe = file.optional("probe").object().flatMap(CarrierFileReader::probe);
 
-        if (id.isEmpty() || uri.isEmpty() || cps.isEmpty()) {
+        Optional<Optional<CarrierTls>> tls = tls(file, uri, baseDir, tlsFiles);
+
+        if (id.isEmpty() || uri.isEmpty() || cps.isEmpty() || tls.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
-                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe));
+                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe,
+                tls.get()));
+    }
+
+    /**
+     * tls { ca-file }: only for a carrier reached over TLS, which without it trusts the system CAs. Empty when the
+     * block is in error; else the carrier's TLS settings, themselves empty for a UDP or TCP carrier.
+     */
+    private static Optional<Optional<CarrierTls>> tls(ConfigSection file, Optional<SipUri> uri, Path baseDir,
+                                                      TlsFileCheck tlsFiles) {
+        Field caField = file.optional("tls.ca-file");
+        boolean overTls = uri.filter(u -> u.transport() == Transport.TLS).isPresent();
+        if (!overTls) {
+            if (caField.isPresent() && uri.isPresent()) {
+                caField.error("only a carrier reached over TLS takes it (its uri " + uri.get().text() + " is "
+                        + uri.get().transport().sipName() + "; use sips: or ;transport=tls)");
+            }
+            return Optional.of(Optional.empty());
+        }
+        Optional<Path> caFile = GatewayFileReader.existingFile(caField, baseDir);
+        if (caField.isPresent() && caFile.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<TlsFileCheck.Problem> problem = caFile.flatMap(tlsFiles::caFile);
+        problem.ifPresent(p -> caField.error(p.message()));
+        return problem.isPresent() ? Optional.empty() : Optional.of(Optional.of(new CarrierTls(caFile)));
     }
 
     /** probe { interval, timeout, down-after, up-after, fail-codes }: every key has a default. */

@@ -24,16 +24,30 @@ public final class ConfigLoader {
     private final IdIndex carrierIds = new IdIndex("carrier", errors);
     private final SourceClaims sourceClaims = new SourceClaims(errors);
 
-    private ConfigLoader() {
+    private final TlsFileCheck tlsFiles;
+
+    private ConfigLoader(TlsFileCheck tlsFiles) {
+        this.tlsFiles = tlsFiles;
     }
 
     /**
-     * Loads the configuration rooted at {@code gatewayConf}.
+     * Loads the configuration rooted at {@code gatewayConf}, with each TLS listener's and carrier's certificate,
+     * key and CA files read through {@code tlsFiles}, so that a file that would not load is an error here.
+     *
+     * @throws ConfigException listing every error found, each with file, line and key
+     */
+    public static GatewayConfig load(Path gatewayConf, TlsFileCheck tlsFiles) throws ConfigException {
+        return new ConfigLoader(tlsFiles).loadAll(gatewayConf);
+    }
+
+    /**
+     * Loads the configuration rooted at {@code gatewayConf} without reading the TLS files it names: for callers that
+     * only read its settings. The gateway and check-config use {@link #load(Path, TlsFileCheck)}.
      *
      * @throws ConfigException listing every error found, each with file, line and key
      */
     public static GatewayConfig load(Path gatewayConf) throws ConfigException {
-        return new ConfigLoader().loadAll(gatewayConf);
+        return load(gatewayConf, TlsFileCheck.NONE);
     }
 
     /**
@@ -54,7 +68,7 @@ public final class ConfigLoader {
         }
         Path baseDir = Optional.ofNullable(gatewayConf.getParent()).orElse(Path.of(""));
         Optional<ConfigSection> gatewayFile = HoconFile.read(gatewayConf, errors);
-        Optional<GatewaySettings> settings = gatewayFile.map(file -> GatewayFileReader.read(file, baseDir));
+        Optional<GatewaySettings> settings = gatewayFile.map(file -> GatewayFileReader.read(file, baseDir, tlsFiles));
         // Without a readable gateway.conf the default layout is still checked, to report all errors at once.
         FileLayout layout = gatewayFile.map(file -> FileLayout.read(file, baseDir))
                 .orElseGet(() -> FileLayout.defaults(baseDir));
@@ -67,7 +81,7 @@ public final class ConfigLoader {
         List<PeerConfig> peers = readDirectory(layout.peersDir(),
                 file -> PeerFileReader.read(file, peerIds, groupIds, sourceClaims));
         List<CarrierConfig> carriers = readDirectory(layout.carriersDir(),
-                file -> CarrierFileReader.read(file, carrierIds));
+                file -> CarrierFileReader.read(file, carrierIds, baseDir, tlsFiles));
         List<RouteConfig> routes = Files.exists(layout.routesFile())
                 ? readFile(layout.routesFile(), file -> Optional.of(RoutesFileReader.read(file, carrierIds)))
                         .orElse(List.of())
@@ -76,6 +90,7 @@ public final class ConfigLoader {
         carrierIds.reportUnknownReferences();
         reportAlternateLoops(carriers);
         settings.ifPresent(s -> reportCarriersWithoutListener(carriers, s.sip()));
+        settings.ifPresent(s -> reportNamesWithoutClientCa(peers, s.sip()));
 
         if (!errors.isEmpty() || settings.isEmpty()) {
             errors.sort(Comparator.comparing((ConfigError e) -> e.file().toString()).thenComparingInt(ConfigError::line));
@@ -94,6 +109,22 @@ public final class ConfigLoader {
             if (sip.listeners().stream().noneMatch(listener -> listener.transport() == transport)) {
                 errors.add(carrierIds.definedAt(carrier.id()).withKey("uri").error("transport "
                         + transport.sipName() + " has no listener in sip.listeners: nothing could be sent to it"));
+            }
+        }
+    }
+
+    /**
+     * A peer matched by the san or subject of its certificate needs a listener that verifies client certificates
+     * (client-ca): an unverified certificate can claim any name, so such a peer could never be matched.
+     */
+    private void reportNamesWithoutClientCa(List<PeerConfig> peers, SipSettings sip) {
+        boolean verifying = sip.listeners().stream()
+                .anyMatch(listener -> listener.tls().flatMap(TlsListenerSettings::clientCa).isPresent());
+        for (PeerConfig peer : peers) {
+            if (!verifying && peer.certificates().stream().anyMatch(CertificateMatch::needsClientCa)) {
+                errors.add(peerIds.definedAt(peer.id()).withKey("match.certificates").error("san and subject match"
+                        + " only a certificate verified against a client CA, and no tls listener in sip.listeners"
+                        + " has client-ca (or match this peer by sha256)"));
             }
         }
     }

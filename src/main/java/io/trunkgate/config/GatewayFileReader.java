@@ -9,12 +9,15 @@ import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
 
 /**
  * gateway.conf: the instance, its SIP listeners, admission answers and admin server. The redis block is
@@ -38,7 +41,7 @@ final class GatewayFileReader {
     private GatewayFileReader() {
     }
 
-    static GatewaySettings read(ConfigSection file, Path baseDir) {
+    static GatewaySettings read(ConfigSection file, Path baseDir, TlsFileCheck tlsFiles) {
         String instanceId = file.optional("instance-id").id().orElseGet(GatewayFileReader::hostName);
         int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
         int sipWorkers = file.optional("sip.worker-threads").integer(1, 1024).orElse(16);
@@ -50,12 +53,12 @@ final class GatewayFileReader {
                 .orElse(Duration.ofSeconds(2));
         Duration overloadDelay = file.optional("sip.overload-delay").duration(Duration.ZERO)
                 .orElse(DEFAULT_OVERLOAD_DELAY);
-        SipSettings sip = new SipSettings(listeners(file), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
+        SipSettings sip = new SipSettings(listeners(file, baseDir, tlsFiles), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
                 overloadDelay, sipLimits(file), tcp(file),
                 file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT),
                 new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
-                                .orElse(DEFAULT_WARM_UP_TIME), true));
+                                .orElse(DEFAULT_WARM_UP_TIME), true), tls(file));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook, records(file, stateDir(file)), reroute(file, baseDir),
                 dns(file));
@@ -151,7 +154,7 @@ final class GatewayFileReader {
                         .orElse(defaults.linger()));
     }
 
-    private static List<SipListener> listeners(ConfigSection file) {
+    private static List<SipListener> listeners(ConfigSection file, Path baseDir, TlsFileCheck tlsFiles) {
         Field field = file.optional("sip.listeners");
         Optional<List<Field>> elements = field.elements();
         if (elements.isEmpty()) {
@@ -161,27 +164,129 @@ final class GatewayFileReader {
             field.error("must list at least one listener");
         }
         List<SipListener> listeners = new ArrayList<>();
-        Set<SipListener> seen = new HashSet<>();
+        Map<String, SipListener> sockets = new HashMap<>();
         for (Field element : elements.get()) {
-            element.object().flatMap(GatewayFileReader::listener).ifPresent(listener -> {
-                if (seen.add(listener)) {
+            element.object().flatMap(item -> listener(item, baseDir, tlsFiles)).ifPresent(listener -> {
+                // TCP and TLS listeners both take a TCP port: they cannot share one
+                String socket = (listener.transport() == Transport.UDP ? "udp " : "tcp ") + listener.host() + ":"
+                        + listener.port();
+                SipListener first = sockets.putIfAbsent(socket, listener);
+                if (first == null) {
                     listeners.add(listener);
-                } else {
+                } else if (first.transport() == listener.transport()) {
                     element.error("the same listener is configured twice");
+                } else {
+                    element.error("port " + listener.port() + " of " + listener.host() + " is already taken by the "
+                            + first.transport().sipName() + " listener");
                 }
             });
         }
         return listeners;
     }
 
-    private static Optional<SipListener> listener(ConfigSection item) {
+    private static Optional<SipListener> listener(ConfigSection item, Path baseDir, TlsFileCheck tlsFiles) {
         Optional<Transport> transport = item.required("transport").choice(Transport.class);
         Optional<String> host = item.required("host").nonEmptyString();
-        int port = item.optional("port").integer(1, MAX_PORT).orElse(5060);
-        if (transport.isEmpty() || host.isEmpty()) {
+        Optional<Integer> port = item.optional("port").integer(1, MAX_PORT);
+        Optional<TlsListenerSettings> tls = transport.flatMap(t -> tlsFiles(item, t, baseDir, tlsFiles));
+        if (transport.isEmpty() || host.isEmpty() || (transport.get() == Transport.TLS && tls.isEmpty())) {
             return Optional.empty();
         }
-        return Optional.of(new SipListener(transport.get(), host.get(), port));
+        return Optional.of(new SipListener(transport.get(), host.get(), port.orElse(transport.get().defaultPort()),
+                tls));
+    }
+
+    /**
+     * The certificate, key and cipher keys of a TLS listener, each refused on UDP and TCP, and the files loaded
+     * through {@code tlsFiles}, whose problem is reported at the key naming the file at fault.
+     */
+    private static Optional<TlsListenerSettings> tlsFiles(ConfigSection item, Transport transport, Path baseDir,
+                                                          TlsFileCheck tlsFiles) {
+        boolean tls = transport == Transport.TLS;
+        Field certificateField = tls ? item.required("certificate") : item.optional("certificate");
+        Field keyField = tls ? item.required("private-key") : item.optional("private-key");
+        Field passwordField = item.optional("private-key-password");
+        Field ciphersField = item.optional("ciphers");
+        Field clientCaField = item.optional("client-ca");
+        if (!tls) {
+            for (Field field : List.of(certificateField, keyField, passwordField, ciphersField, clientCaField)) {
+                if (field.isPresent()) {
+                    field.error("only a tls listener takes it (this one is " + transport.sipName() + ")");
+                }
+            }
+            return Optional.empty();
+        }
+        Optional<Path> certificate = existingFile(certificateField, baseDir);
+        Optional<Path> key = existingFile(keyField, baseDir);
+        Optional<String> password = passwordField.string().filter(p -> !p.isEmpty());
+        Optional<Path> clientCa = existingFile(clientCaField, baseDir);
+        List<String> ciphers = ciphers(ciphersField);
+        if (certificate.isEmpty() || key.isEmpty() || (clientCaField.isPresent() && clientCa.isEmpty())) {
+            return Optional.empty();
+        }
+        TlsListenerSettings settings = new TlsListenerSettings(certificate.get(), key.get(), password, ciphers,
+                clientCa);
+        Optional<TlsFileCheck.Problem> problem = tlsFiles.listener(settings);
+        problem.ifPresent(p -> {
+            Field at = p.password() ? (passwordField.isPresent() ? passwordField : keyField)
+                    : p.file().equals(key.get()) ? keyField
+                    : clientCa.filter(p.file()::equals).isPresent() ? clientCaField : certificateField;
+            at.error(p.message());
+        });
+        return problem.isEmpty() ? Optional.of(settings) : Optional.empty();
+    }
+
+    /** A file path, relative to gateway.conf's directory, that must name a readable file. */
+    static Optional<Path> existingFile(Field field, Path baseDir) {
+        Optional<Path> path = field.nonEmptyString().map(baseDir::resolve);
+        if (path.isPresent() && !Files.isRegularFile(path.get())) {
+            field.error("no such file: " + path.get());
+            return Optional.empty();
+        }
+        if (path.isPresent() && !Files.isReadable(path.get())) {
+            field.error("cannot read " + path.get() + " (permissions?)");
+            return Optional.empty();
+        }
+        return path;
+    }
+
+    /** Cipher suite names the JDK supports, in the order written; empty = the default set. */
+    private static List<String> ciphers(Field field) {
+        Optional<List<Field>> elements = field.elements();
+        if (elements.isEmpty()) {
+            return List.of();
+        }
+        if (elements.get().isEmpty()) {
+            field.error("must list at least one cipher suite (leave it out for the default set)");
+        }
+        Set<String> supported = supportedCipherSuites();
+        List<String> ciphers = new ArrayList<>();
+        for (Field element : elements.get()) {
+            element.nonEmptyString().map(String::trim).ifPresent(name -> {
+                if (!supported.contains(name)) {
+                    element.error("unknown cipher suite \"" + name + "\" (this JVM supports e.g."
+                            + " TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)");
+                } else if (ciphers.contains(name)) {
+                    element.error("cipher suite " + name + " is listed twice");
+                } else {
+                    ciphers.add(name);
+                }
+            });
+        }
+        return ciphers;
+    }
+
+    private static Set<String> supportedCipherSuites() {
+        try {
+            return Set.of(SSLContext.getDefault().getSupportedSSLParameters().getCipherSuites());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no TLS implementation", e);
+        }
+    }
+
+    private static TlsSettings tls(ConfigSection file) {
+        return new TlsSettings(file.optional("sip.tls.handshake-timeout").duration(Duration.ofMillis(100))
+                .orElse(TlsSettings.DEFAULTS.handshakeTimeout()));
     }
 
     private static TcpLimits tcp(ConfigSection file) {

@@ -5,18 +5,41 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * One upstream peer (conf/peers/*.conf): who it is by source address, and the limits its INVITEs meet.
+ * One upstream peer (conf/peers/*.conf): who it is, by source address and/or TLS client certificate, and the limits
+ * its INVITEs meet.
  *
+ * @param sources       the networks its requests come from; empty = any source (then {@code certificates} is not)
+ * @param certificates  client certificates that identify it; with {@code sources} as well, a request must match
+ *                      both; empty = matched by source address alone
  * @param maxConcurrent the most calls of this peer in progress at once, fleet-wide ({@code max-concurrent})
  */
 public record PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
-                         OptionalInt maxConcurrent) {
+                         OptionalInt maxConcurrent, List<CertificateMatch> certificates) {
     public PeerConfig {
         sources = List.copyOf(sources);
         limits = List.copyOf(limits);
+        certificates = List.copyOf(certificates);
+        if (sources.isEmpty() && certificates.isEmpty()) {
+            throw new IllegalArgumentException("peer " + id + " has neither sources nor certificates to match");
+        }
+    }
+
+    public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
+                      OptionalInt maxConcurrent) {
+        this(id, sources, group, limits, maxConcurrent, List.of());
     }
 
     public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits) {
-        this(id, sources, group, limits, OptionalInt.empty());
+        this(id, sources, group, limits, OptionalInt.empty(), List.of());
+    }
+
+    /** Whether a TLS client certificate is needed to match this peer. */
+    public boolean matchedByCertificate() {
+        return !certificates.isEmpty();
+    }
+
+    /** Whether {@code certificate} matches one of {@code certificates}. */
+    public boolean certificateMatches(PresentedCertificate certificate) {
+        return certificates.stream().anyMatch(match -> match.matches(certificate));
     }
 }

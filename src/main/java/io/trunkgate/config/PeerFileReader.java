@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Function;
 
 /** One file of the peers directory. */
 final class PeerFileReader {
@@ -16,18 +17,15 @@ final class PeerFileReader {
         Optional<String> id = idField.id();
         id.ifPresent(value -> peers.define(value, idField.at()));
 
-        Field sourcesField = file.required("match.sources");
-        List<Field> elements = sourcesField.elements().orElse(List.of());
-        if (sourcesField.isPresent() && elements.isEmpty()) {
-            sourcesField.error("must list at least one source address or network");
+        Field sourcesField = file.optional("match.sources");
+        Field certificatesField = file.optional("match.certificates");
+        List<Written<Cidr>> sources = listed(sourcesField, "source address or network", PeerFileReader::source);
+        List<Written<CertificateMatch>> certificates = listed(certificatesField, "certificate",
+                PeerFileReader::certificate);
+        if (!sourcesField.isPresent() && !certificatesField.isPresent()) {
+            sourcesField.error("required key missing: a peer is matched by match.sources, match.certificates or both");
         }
-        List<Cidr> sources = new ArrayList<>();
-        for (Field element : elements) {
-            element.parsed(Cidr::parse).ifPresent(source -> {
-                claims.claim(source, element.at());
-                sources.add(source);
-            });
-        }
+        claim(claims, sources, certificates);
 
         Field groupField = file.optional("group");
         Optional<String> group = groupField.id();
@@ -35,6 +33,72 @@ final class PeerFileReader {
 
         List<Limit> limits = LimitsReader.read(file);
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
-        return id.map(value -> new PeerConfig(value, sources, group, limits, maxConcurrent));
+        if (sources.isEmpty() && certificates.isEmpty()) {
+            return Optional.empty();
+        }
+        return id.map(value -> new PeerConfig(value, Written.values(sources), group, limits, maxConcurrent,
+                Written.values(certificates)));
+    }
+
+    /**
+     * Each network, each certificate, or each pair of them when the peer lists both, may identify one peer only:
+     * two peers may share a network when their certificates differ.
+     */
+    private static void claim(SourceClaims claims, List<Written<Cidr>> sources,
+                              List<Written<CertificateMatch>> certificates) {
+        if (certificates.isEmpty()) {
+            sources.forEach(source -> claims.claim(Optional.of(source.value()), Optional.empty(), source.at()));
+        } else if (sources.isEmpty()) {
+            certificates.forEach(match -> claims.claim(Optional.empty(), Optional.of(match.value()), match.at()));
+        } else {
+            for (Written<Cidr> source : sources) {
+                certificates.forEach(match -> claims.claim(Optional.of(source.value()), Optional.of(match.value()),
+                        match.at()));
+            }
+        }
+    }
+
+    /** A list that, when written, must not be empty; its valid elements (the invalid ones are reported). */
+    private static <T> List<Written<T>> listed(Field field, String what, Function<Field, Optional<T>> read) {
+        List<Field> elements = field.elements().orElse(List.of());
+        if (field.isPresent() && elements.isEmpty()) {
+            field.error("must list at least one " + what);
+        }
+        List<Written<T>> values = new ArrayList<>();
+        for (Field element : elements) {
+            read.apply(element).ifPresent(value -> values.add(new Written<>(value, element.at())));
+        }
+        return values;
+    }
+
+    /** A value read from the file, with where it was written. */
+    private record Written<T>(T value, Location at) {
+        static <T> List<T> values(List<Written<T>> written) {
+            return written.stream().map(Written::value).toList();
+        }
+    }
+
+    private static Optional<Cidr> source(Field element) {
+        return element.parsed(Cidr::parse);
+    }
+
+
+    /** { sha256 = "..." }, { san = "..." } or { subject = "..." }: exactly one key. */
+    private static Optional<CertificateMatch> certificate(Field element) {
+        return element.object().flatMap(item -> {
+            Field sha256 = item.optional("sha256");
+            Field san = item.optional("san");
+            Field subject = item.optional("subject");
+            int given = (sha256.isPresent() ? 1 : 0) + (san.isPresent() ? 1 : 0) + (subject.isPresent() ? 1 : 0);
+            if (given != 1) {
+                element.error("must have exactly one of sha256, san and subject (got " + given + ")");
+                return Optional.empty();
+            }
+            if (sha256.isPresent()) {
+                return sha256.parsed(CertificateMatch.Sha256::parse);
+            }
+            return san.isPresent() ? san.parsed(CertificateMatch.SubjectAltName::parse)
+                    : subject.parsed(CertificateMatch.Subject::parse);
+        });
     }
 }

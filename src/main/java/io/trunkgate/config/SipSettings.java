@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The SIP front end: where it listens and how much load it takes before it sheds.
  *
- * @param listeners            the UDP and TCP points it listens on
+ * @param listeners            the UDP, TCP and TLS points it listens on
  * @param workerThreads        JAIN-SIP's worker pool size
  * @param maxCallsInProgress   INVITEs this instance handles at once (admitting, held or at a carrier);
  *                             beyond it new INVITEs are answered 503 at once
@@ -19,12 +19,21 @@ import java.util.List;
  * @param tcp                  timeouts and caps of the TCP connections peers open
  * @param drainTimeout         on shutdown, how long calls in progress may go on before they are ended
  * @param warmUp               the calls placed through the gateway's own listener before it takes traffic
+ * @param tls                  the TLS handshake timeout ({@code tcp}'s caps and timeouts apply to TLS connections too)
  */
 public record SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
                           double maxNewCallsPerSecond, Duration queueTimeout, Duration overloadDelay,
                           SipLimits limits, TcpLimits tcp,
-                          Duration drainTimeout, WarmUpSettings warmUp) {
+                          Duration drainTimeout, WarmUpSettings warmUp, TlsSettings tls) {
     public SipSettings {
         listeners = List.copyOf(listeners);
+    }
+
+    /** Settings with the default TLS handshake timeout. */
+    public SipSettings(List<SipListener> listeners, int workerThreads, int maxCallsInProgress,
+                       double maxNewCallsPerSecond, Duration queueTimeout, Duration overloadDelay, SipLimits limits,
+                       TcpLimits tcp, Duration drainTimeout, WarmUpSettings warmUp) {
+        this(listeners, workerThreads, maxCallsInProgress, maxNewCallsPerSecond, queueTimeout, overloadDelay, limits,
+                tcp, drainTimeout, warmUp, TlsSettings.DEFAULTS);
     }
 }

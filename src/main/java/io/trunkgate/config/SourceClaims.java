@@ -3,27 +3,39 @@ package io.trunkgate.config;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The source networks of all peers. One network may belong to one peer only; overlapping networks of
- * different sizes are allowed (the most specific one identifies the peer).
+ * What identifies each peer: a source network, a client certificate, or the pair of both. Each may belong to one
+ * peer only; overlapping networks of different sizes are allowed (the most specific one identifies the peer), and
+ * two peers may share a network when they are told apart by their certificates.
  */
 final class SourceClaims {
 
+    private record Claim(Optional<Cidr> source, Optional<CertificateMatch> certificate) {
+        @Override
+        public String toString() {
+            String network = source.map(Cidr::toString).orElse("");
+            return certificate.map(match -> network.isEmpty() ? match.toString() : network + " with " + match)
+                    .orElse(network);
+        }
+    }
+
     private final List<ConfigError> errors;
-    private final Map<Cidr, Location> claimed = new HashMap<>();
+    private final Map<Claim, Location> claimed = new HashMap<>();
 
     SourceClaims(List<ConfigError> errors) {
         this.errors = errors;
     }
 
-    void claim(Cidr source, Location at) {
-        Location first = claimed.putIfAbsent(source, at);
+    void claim(Optional<Cidr> source, Optional<CertificateMatch> certificate, Location at) {
+        Claim claim = new Claim(source, certificate);
+        Location first = claimed.putIfAbsent(claim, at);
         if (first == null) {
             return;
         }
         errors.add(at.error(first.file().equals(at.file())
-                ? source + " is listed twice (also at line " + first.line() + ")"
-                : source + " is already claimed by the peer in " + IdIndex.place(first)));
+                ? claim + " is listed twice (also at line " + first.line() + ")"
+                : claim + " is already claimed by the peer in " + IdIndex.place(first)));
     }
 }

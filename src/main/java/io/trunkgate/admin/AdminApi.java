@@ -1,5 +1,7 @@
 package io.trunkgate.admin;
 
+import io.trunkgate.tls.CertificateStatus;
+import io.trunkgate.config.SipListener;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -111,6 +113,20 @@ public final class AdminApi {
     record BlockView(String peer, boolean blocked, Long remainingMs, Boolean lifted) {
     }
 
+    /** A SIP listening point; {@code certificate} only for TLS. */
+    record ListenerView(String transport, String host, int port, CertificateView certificate) {
+    }
+
+    /** The certificate a TLS listener presents now, and why its last renewal did not load, if it did not. */
+    record CertificateView(String file, String subject, String notAfter, long expiresInSeconds,
+                           String lastReloadError) {
+        static CertificateView of(CertificateStatus status, Instant now) {
+            return new CertificateView(status.certificate().toString(), status.subject(),
+                    status.notAfter().toString(), Duration.between(now, status.notAfter()).toSeconds(),
+                    status.lastReloadError().orElse(null));
+        }
+    }
+
     record ReloadResult(boolean applied, long generation, String error, List<ErrorView> errors) {
     }
 
@@ -128,12 +144,13 @@ public final class AdminApi {
     private final TrafficHistory history;
     private final CallLeases leases;
     private final CarrierHealth health;
+    private final Function<SipListener, Optional<CertificateStatus>> certificates;
 
     public AdminApi(Supplier<ActiveConfig> config, Supplier<Integer> invitesInFlight, RedissonClient redis,
                     BlockRegistry blocks, WindowUsage usage, CallLeases leases, CarrierPacer pacer,
                     Function<CarrierConfig, CompletionStage<Duration>> slots,
                     GatewayMetrics metrics, ConfigReloader reloader, TrafficHistory history, CarrierHealth health,
-                    Draining draining) {
+                    Draining draining, Function<SipListener, Optional<CertificateStatus>> certificates) {
         this.config = config;
         this.draining = draining;
         this.invitesInFlight = invitesInFlight;
@@ -147,6 +164,17 @@ public final class AdminApi {
         this.reloader = reloader;
         this.history = history;
         this.health = health;
+        this.certificates = certificates;
+    }
+
+    /** The SIP listening points, each TLS one with its certificate's subject and expiry. */
+    CompletionStage<Reply> listeners() {
+        Instant now = Instant.now();
+        List<ListenerView> views = config.get().config().sip().listeners().stream()
+                .map(l -> new ListenerView(l.transport().sipName(), l.host(), l.port(),
+                        certificates.apply(l).map(status -> CertificateView.of(status, now)).orElse(null)))
+                .toList();
+        return CompletableFuture.completedFuture(Reply.json(HttpResponseStatus.OK, Map.of("listeners", views)));
     }
 
     CompletionStage<Reply> statusPage() {

@@ -26,6 +26,7 @@ final class AdminRoutes {
             new Route(HttpMethod.POST, "/api/carriers/{id}/down", (api, request) -> api.setHealth(request, false)),
             new Route(HttpMethod.POST, "/api/carriers/{id}/up", (api, request) -> api.setHealth(request, true)),
             new Route(HttpMethod.GET, "/api/history", (api, request) -> api.history()),
+            new Route(HttpMethod.GET, "/api/listeners", (api, request) -> api.listeners()),
             new Route(HttpMethod.GET, "/api/blocks/{id}", AdminApi::block),
             new Route(HttpMethod.PUT, "/api/blocks/{id}", AdminApi::putBlock),
             new Route(HttpMethod.DELETE, "/api/blocks/{id}", AdminApi::deleteBlock),

@@ -29,6 +29,7 @@ import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.sip.CallRegistry;
 import io.trunkgate.sip.DialogTable;
+import io.trunkgate.sip.GatewayTls;
 import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
@@ -96,6 +97,7 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final FleetHealth health;
+    private final GatewayTls tls;
     /** What has started, to stop in reverse. */
     private final StartedParts parts;
     private AdminServer admin;
@@ -103,7 +105,7 @@ public final class Gateway implements AutoCloseable {
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
                     Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls,
                     DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
-                    FleetHealth health, CarrierResolver resolver, StartedParts parts) {
+                    FleetHealth health, CarrierResolver resolver, GatewayTls tls, StartedParts parts) {
         this.active = active;
         this.redis = redis;
         this.breaker = breaker;
@@ -117,9 +119,10 @@ public final class Gateway implements AutoCloseable {
         this.overload = overload;
         this.metrics = metrics;
         this.health = health;
+        this.tls = tls;
         this.parts = parts;
         this.drain = new Drain(overload, calls, dialogs, timers, () -> activeConfig().config().sip().drainTimeout());
-        this.reload = new Reload(active, admission, pacing.pacer(), health, resolver, metrics);
+        this.reload = new Reload(active, admission, pacing.pacer(), health, resolver, tls, metrics);
         this.reloader = parts.add("live reload", new ConfigReloader(active.get().config().source(), reload,
                 () -> activeConfig().generation(), metrics::reloadRefused, RELOAD_POLL, threads.configReload()));
     }
@@ -162,6 +165,7 @@ public final class Gateway implements AutoCloseable {
         RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
         CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
         Reload.resolveAhead(resolver, config);
+        GatewayTls tls = GatewayTls.load(config, () -> active.get().config(), resolver, Clock.systemUTC());
         String warmUpId = WarmUp.id(config);
         CallRecordWriter records = parts.add("call records",
                 CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));
@@ -188,7 +192,7 @@ public final class Gateway implements AutoCloseable {
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
         SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
-                overload);
+                overload, tls.listening() ? tls : null);
         parts.started("SIP stack", sip::stop);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
                 config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver));
@@ -223,7 +227,7 @@ public final class Gateway implements AutoCloseable {
             starting.get().open();
         }
         Gateway gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
-                overload, metrics, health, resolver, parts);
+                overload, metrics, health, resolver, tls, parts);
         gateway.startOperations();
         return gateway;
     }
@@ -300,6 +304,7 @@ public final class Gateway implements AutoCloseable {
         metrics.trackQueueDelay(overload::standingWaitMs);
         metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
         metrics.trackTransactions(sip::transactions);
+        metrics.trackCertificateExpiry(tls.expiries(), Clock.systemUTC());
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
         reload.trackConfigured(activeConfig().config());
         timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
@@ -309,7 +314,7 @@ public final class Gateway implements AutoCloseable {
                 pacer()::heldCount, pacing::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
         AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
                 admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
-                drain);
+                drain, tls::certificate);
         admin = parts.add("admin server", AdminServer.start(config.admin(), api,
                 () -> activeConfig().config().admin().token(), threads.adminHttp()));
         if (config.admin().token().isEmpty()) {

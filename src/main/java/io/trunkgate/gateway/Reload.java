@@ -13,6 +13,7 @@ import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.runtime.ConfigReloader;
+import io.trunkgate.sip.GatewayTls;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,15 +34,17 @@ final class Reload implements ConfigReloader.Applier {
     private final CarrierPacer pacer;
     private final CarrierHealth health;
     private final CarrierResolver resolver;
+    private final GatewayTls tls;
     private final GatewayMetrics metrics;
 
     Reload(AtomicReference<ActiveConfig> active, Admission admission, CarrierPacer pacer, CarrierHealth health,
-           CarrierResolver resolver, GatewayMetrics metrics) {
+           CarrierResolver resolver, GatewayTls tls, GatewayMetrics metrics) {
         this.active = active;
         this.admission = admission;
         this.pacer = pacer;
         this.health = health;
         this.resolver = resolver;
+        this.tls = tls;
         this.metrics = metrics;
     }
 
@@ -58,6 +61,7 @@ final class Reload implements ConfigReloader.Applier {
         trackConfigured(config);
         carryOverMovedPeers(previous.config(), config);
         resolveAhead(resolver, config);
+        tls.carriersReloaded();
         if (!restartSettings(previous.config()).equals(restartSettings(config))) {
             log.warn("changes to instance-id, fleet-size, plugins-dir, routing.*, records, dns, sip listeners, threads,"
                     + " queue, limits and tcp, admission.lease-time, redis and the admin server (all but its token)"

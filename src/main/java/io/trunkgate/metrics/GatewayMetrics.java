@@ -28,7 +28,9 @@ import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteReason;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -358,6 +360,18 @@ public final class GatewayMetrics implements AutoCloseable {
         return Timer.builder("trunkgate.admission.to.send")
                 .description("Admission verdict to the INVITE sent to the first carrier, less the pacing wait")
                 .tag("carrier", carrier).serviceLevelObjectives(SEND_BUCKETS).register(in);
+    }
+
+    /**
+     * Seconds until the certificate each TLS listener presents expires (negative once it has), by listener
+     * ("tls 10.0.0.5:5061"); read at each scrape, so a renewed certificate shows at once.
+     */
+    public void trackCertificateExpiry(Map<String, Supplier<Instant>> notAfterByListener, Clock clock) {
+        notAfterByListener.forEach((listener, notAfter) -> Gauge.builder("trunkgate.tls.certificate.expiry",
+                        () -> Duration.between(clock.instant(), notAfter.get()).toSeconds())
+                .baseUnit("seconds")
+                .description("Seconds until the TLS listener's certificate expires, negative once it has")
+                .tag("listener", listener).register(registry));
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */

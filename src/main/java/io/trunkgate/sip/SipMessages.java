@@ -125,7 +125,13 @@ public final class SipMessages {
         if (carrier.hostIsAddress() || carrier.portGiven()) {
             target.setPort(carrier.port());
         }
-        if (carrier.hostIsAddress() || carrier.transportGiven()) {
+        if (carrier.secure()) {
+            // sips: TLS is the scheme's; a written transport=tcp is kept (RFC 5630: transport=tls is deprecated)
+            target.setSecure(true);
+            if (carrier.transportGiven()) {
+                target.setTransportParam("tcp");
+            }
+        } else if (carrier.hostIsAddress() || carrier.transportGiven()) {
             target.setTransportParam(carrier.transport().sipName());
         }
         Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);

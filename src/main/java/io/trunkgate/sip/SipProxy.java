@@ -1,5 +1,7 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.sip.jainsip.JainSip;
+import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.overload.ShedReason;
@@ -159,7 +161,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         Request request = event.getRequest();
         ActiveConfig active = services.config().get();
         InetAddress source = SipMessages.source(request);
-        Optional<PeerConfig> peer = active.peers().find(source);
+        Optional<PeerConfig> peer = active.peers().find(source, JainSip.callerCertificate(request));
         if (peer.isEmpty()) {
             int code = active.config().admission().unknownPeerCode();
             services.metrics().unknownSource(); // every one, whatever the log and the answers' budget let through
@@ -210,11 +212,12 @@ public final class SipProxy implements SipListener, NewCallGate {
     /**
      * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
      * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed when the
-     * {@link OverloadController} says so; see {@link #shed(InetAddress, String, String, ActiveConfig, Supplier)}.
+     * {@link OverloadController} says so; see {@link #shed(InetAddress, Optional, String, String, ActiveConfig, Supplier)}.
      */
     @Override
-    public Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead) {
-        return shed(source, callId, callerTag, services.config().get(),
+    public Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
+                                 String callerTag, Duration waitAhead) {
+        return shed(source, certificate, callId, callerTag, services.config().get(),
                 () -> overload.shed(services.calls().size(), services.dialogs().full(), waitAhead));
     }
 
@@ -224,12 +227,12 @@ public final class SipProxy implements SipListener, NewCallGate {
      * progress or answered go on, to be answered as usual (a caller that read the 200 late sends its INVITE again:
      * a 503 to that copy would end an answered call at the caller).
      */
-    Optional<String> shed(InetAddress source, String callId, String callerTag, ActiveConfig active,
-                          Supplier<Optional<ShedReason>> reason) {
+    Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
+                          String callerTag, ActiveConfig active, Supplier<Optional<ShedReason>> reason) {
         if (services.calls().inProgress(callId, callerTag) || services.dialogs().find(callId, callerTag).isPresent()) {
             return Optional.empty();
         }
-        Optional<PeerConfig> peer = active.peers().find(source);
+        Optional<PeerConfig> peer = active.peers().find(source, certificate);
         if (peer.isEmpty()) {
             return Optional.empty();
         }

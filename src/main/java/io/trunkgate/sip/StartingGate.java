@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.overload.ShedReason;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.sip.wire.NewCallGate;
@@ -59,14 +60,16 @@ public final class StartingGate implements SipListener, NewCallGate {
      * an INVITE left unanswered comes back as retransmissions, all at once when the gateway is ready.
      */
     @Override
-    public Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead) {
+    public Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
+                                 String callerTag, Duration waitAhead) {
         if (open) {
-            return proxy.shed(source, callId, callerTag, waitAhead);
+            return proxy.shed(source, certificate, callId, callerTag, waitAhead);
         }
         if (source.equals(warmUpSource)) {
             return Optional.empty();
         }
-        return proxy.shed(source, callId, callerTag, starting, () -> Optional.of(ShedReason.STARTING));
+        return proxy.shed(source, certificate, callId, callerTag, starting,
+                () -> Optional.of(ShedReason.STARTING));
     }
 
     @Override

@@ -93,8 +93,13 @@ public final class Rfc3263Lookup {
             found = hostAddresses(host, uri.port(), uri.transport());
         } else if (uri.transportGiven()) {
             found = srvOrHost(host, uri.transport());
+        } else if (uri.secure()) {
+            // a sips URI is reached over TLS only (RFC 3263 §4.1): its NAPTR records for TLS, else its SRV for TLS
+            found = naptr(host, true).thenCompose(viaNaptr -> viaNaptr.isPresent()
+                    ? CompletableFuture.completedFuture(viaNaptr.get())
+                    : srvOrHost(host, Transport.TLS));
         } else {
-            found = naptr(host).thenCompose(viaNaptr -> viaNaptr.isPresent()
+            found = naptr(host, false).thenCompose(viaNaptr -> viaNaptr.isPresent()
                     ? CompletableFuture.completedFuture(viaNaptr.get())
                     : srv(host, Transport.UDP).thenCompose(udp -> udp.isPresent()
                             ? CompletableFuture.completedFuture(udp.get())
@@ -110,20 +115,24 @@ public final class Rfc3263Lookup {
         });
     }
 
-    /** SRV for the transport, else the host's own addresses at 5060 (possibly none). */
+    /** SRV for the transport, else the host's own addresses at the transport's port, 5060 or 5061 (possibly none). */
     private CompletionStage<CarrierTargets> srvOrHost(Name host, Transport transport) {
         return srv(host, transport).thenCompose(found -> found.isPresent()
                 ? CompletableFuture.completedFuture(found.get())
-                : hostAddresses(host, DEFAULT_PORT, transport));
+                : hostAddresses(host, transport.defaultPort(), transport));
     }
 
-    /** The targets of the most preferred usable NAPTR record; empty when there is none. */
-    private CompletionStage<Optional<CarrierTargets>> naptr(Name host) {
+    /**
+     * The targets of the most preferred usable NAPTR record, of TLS only when {@code secure} and of UDP or TCP
+     * otherwise (a sip URI is not moved to TLS by DNS: the carrier's certificate would be checked against a name
+     * the operator never configured for TLS); empty when there is none.
+     */
+    private CompletionStage<Optional<CarrierTargets>> naptr(Name host, boolean secure) {
         return records(host, Type.NAPTR).thenCompose(records -> {
             List<NAPTRRecord> usable = new ArrayList<>();
             for (Record record : records) {
                 if (record instanceof NAPTRRecord naptr && "s".equalsIgnoreCase(naptr.getFlags())
-                        && transport(naptr).isPresent()) {
+                        && transport(naptr).filter(t -> (t == Transport.TLS) == secure).isPresent()) {
                     usable.add(naptr);
                 }
             }
@@ -147,13 +156,16 @@ public final class Rfc3263Lookup {
         return switch (naptr.getService().toUpperCase(Locale.ROOT)) {
             case "SIP+D2U" -> Optional.of(Transport.UDP);
             case "SIP+D2T" -> Optional.of(Transport.TCP);
+            case "SIPS+D2T" -> Optional.of(Transport.TLS);
             default -> Optional.empty();
         };
     }
 
     private CompletionStage<Optional<CarrierTargets>> srv(Name host, Transport transport) {
         try {
-            return srvAt(Name.concatenate(Name.fromString("_sip._" + transport.sipName()), host), transport);
+            // TLS is "_sips._tcp" (RFC 3263 §4.1)
+            String service = transport == Transport.TLS ? "_sips._tcp" : "_sip._" + transport.sipName();
+            return srvAt(Name.concatenate(Name.fromString(service), host), transport);
         } catch (TextParseException | org.xbill.DNS.NameTooLongException e) {
             return CompletableFuture.completedFuture(Optional.empty());
         }

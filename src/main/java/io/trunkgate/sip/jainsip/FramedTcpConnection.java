@@ -1,5 +1,7 @@
 package io.trunkgate.sip.jainsip;
 
+import java.util.Optional;
+import io.trunkgate.config.PresentedCertificate;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
@@ -53,6 +55,8 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
     private volatile long lastReceivedNanos = System.nanoTime();
     private volatile long partialMessageSinceNanos = NO_PARTIAL_MESSAGE;
     private volatile boolean shuttingDown;
+    /** The caller's client certificate on an inbound TLS connection, once its handshake is done. */
+    private Optional<PresentedCertificate> callerCertificate;
 
     /** A connection a peer opened. */
     FramedTcpConnection(CappedTcpListener processor, SocketChannel socket) throws IOException {
@@ -291,17 +295,32 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
     }
 
     private void dispatch(byte[] message, SipHead head) {
-        if (processor.newCalls().handled(head, remote, () -> Duration.ZERO, this::answerOnThisConnection)) {
+        Optional<PresentedCertificate> certificate = callerCertificate();
+        if (processor.newCalls().handled(head, remote, certificate, () -> Duration.ZERO,
+                this::answerOnThisConnection)) {
             return;
         }
-        inCallOrder.execute(head.callId(), () -> process(message));
+        inCallOrder.execute(head.callId(), () -> process(message, certificate));
     }
 
-    private void process(byte[] bytes) {
+    /** Read on the selector thread only, where messages are framed: after the handshake, as plaintext comes. */
+    private Optional<PresentedCertificate> callerCertificate() {
+        if (callerCertificate == null) {
+            SSLSession session = inbound && tls != null ? tls.session() : null;
+            if (session == null) {
+                return Optional.empty();
+            }
+            callerCertificate = processor.tls().callerCertificate(session);
+        }
+        return callerCertificate;
+    }
+
+    private void process(byte[] bytes, Optional<PresentedCertificate> certificate) {
         SIPMessage message = processor.received().parse(bytes, remote, getTransport(), this::answerOnThisConnection);
         if (message == null) {
             return;
         }
+        certificate.ifPresent(message::setApplicationData);
         try {
             processMessage(message);
         } catch (Exception e) {

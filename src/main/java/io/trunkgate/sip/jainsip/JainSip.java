@@ -1,5 +1,7 @@
 package io.trunkgate.sip.jainsip;
 
+import java.util.Optional;
+import io.trunkgate.config.PresentedCertificate;
 import gov.nist.javax.sip.Utils;
 import gov.nist.javax.sip.header.extensions.SessionExpiresHeader;
 import gov.nist.javax.sip.message.SIPMessage;
@@ -51,6 +53,15 @@ public final class JainSip {
      */
     public static void aim(Request request, String host, int port, String transport) {
         ((SIPMessage) request).setApplicationData(new HopImpl(host, port, transport));
+    }
+
+    /**
+     * The client certificate of the TLS connection a received request came on, if it came on one and the caller
+     * sent a certificate ({@link FramedTcpConnection} puts it on the request as it parses it).
+     */
+    public static Optional<PresentedCertificate> callerCertificate(Request request) {
+        return ((SIPMessage) request).getApplicationData() instanceof PresentedCertificate certificate
+                ? Optional.of(certificate) : Optional.empty();
     }
 
     /** Has the stack's router send {@code request} on {@code flow} while it is open; null: as its route says. */

@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import java.util.Optional;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
@@ -84,7 +85,7 @@ final class LanedUdpListener extends UDPMessageProcessor {
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
                 SipHead head = SipHead.read(message, 0, message.length);
-                if (triage.handled(head, source, () -> waitAhead(head, source),
+                if (triage.handled(head, source, Optional.empty(), () -> waitAhead(head, source),
                         answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
                     continue;
                 }

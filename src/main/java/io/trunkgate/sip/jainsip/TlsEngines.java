@@ -1,5 +1,9 @@
 package io.trunkgate.sip.jainsip;
 
+import javax.net.ssl.SSLSession;
+import java.util.Optional;
+import io.trunkgate.config.PresentedCertificate;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import javax.net.ssl.SSLEngine;
@@ -17,8 +21,13 @@ public interface TlsEngines {
     /**
      * A client-mode engine for a connection the gateway opens to {@code target}: the server name it sends (SNI) and
      * the name the carrier's certificate must carry are those of the carrier sent there.
+     *
+     * @throws IOException the trust to put in that carrier cannot be read (its CA file is gone)
      */
-    SSLEngine connecting(InetSocketAddress target);
+    SSLEngine connecting(InetSocketAddress target) throws IOException;
+
+    /** The client certificate {@code session}'s caller presented, if any, as peers are matched by it. */
+    Optional<PresentedCertificate> callerCertificate(SSLSession session);
 
     /** How long a connection may take to finish its handshake before it is closed. */
     Duration handshakeTimeout();

@@ -1,5 +1,6 @@
 package io.trunkgate.sip.wire;
 
+import io.trunkgate.config.PresentedCertificate;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -9,11 +10,13 @@ import java.util.Optional;
 public interface NewCallGate {
 
     /**
-     * The Reason text of a 503 for a new INVITE from {@code source} with this Call-ID and From tag
+     * The Reason text of a 503 for a new INVITE from {@code source} (with the client {@code certificate} of its
+     * TLS connection, if any) with this Call-ID and From tag
      * ({@code callerTag}, "" when it has none), or empty to let it go on to the stack. {@code waitAhead} is how long
      * what is ahead of this INVITE has waited: in the UDP listener's socket, then the oldest message waiting for the
      * worker that would take it (zero when nothing waits, and for TCP). An INVITE shed here is accounted for by the gate:
      * nothing else sees it.
      */
-    Optional<String> shed(InetAddress source, String callId, String callerTag, Duration waitAhead);
+    Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
+                          String callerTag, Duration waitAhead);
 }

@@ -1,5 +1,6 @@
 package io.trunkgate.sip.wire;
 
+import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.throttle.ThrottledLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -53,7 +54,8 @@ public final class NewCallTriage {
      * Whether the message {@code head} was read from was dealt with here (answered, or an ACK of such an answer
      * absorbed), so the stack must not see it.
      */
-    public boolean handled(SipHead head, InetSocketAddress source, Supplier<Duration> waitAhead, Answerer answerer) {
+    public boolean handled(SipHead head, InetSocketAddress source, Optional<PresentedCertificate> certificate,
+                           Supplier<Duration> waitAhead, Answerer answerer) {
         NewCallGate current = gate;
         if (current == null) {
             return false;
@@ -70,7 +72,7 @@ public final class NewCallTriage {
             return false;
         }
         // answerable: the From header is there, so its tag is "" at worst
-        Optional<String> reason = current.shed(source.getAddress(), head.callId(), head.fromTag(), waitAhead.get());
+        Optional<String> reason = current.shed(source.getAddress(), certificate, head.callId(), head.fromTag(), waitAhead.get());
         if (reason.isEmpty()) {
             return false;
         }

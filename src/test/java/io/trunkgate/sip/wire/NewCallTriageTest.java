@@ -46,12 +46,12 @@ class NewCallTriageTest {
 
     private boolean handled(String message) {
         byte[] bytes = ("junk" + message).getBytes(StandardCharsets.US_ASCII);
-        return triage.handled(SipHead.read(bytes, 4, bytes.length - 4), CALLER, () -> Duration.ofMillis(7),
+        return triage.handled(SipHead.read(bytes, 4, bytes.length - 4), CALLER, Optional.empty(), () -> Duration.ofMillis(7),
                 answers::add);
     }
 
     private void shedEverything() {
-        triage.deliverTo((source, callId, callerTag, waitAhead) -> {
+        triage.deliverTo((source, certificate, callId, callerTag, waitAhead) -> {
             asked.add(source.getHostAddress() + " " + callId + " " + callerTag + " " + waitAhead.toMillis() + " ms");
             return Optional.of("gateway \"overloaded\"");
         });
@@ -111,7 +111,7 @@ class NewCallTriageTest {
     @Test
     void anInviteTheGateLetsInGoesOnAndSoDoesEverythingBeforeThereIsAGate() {
         assertFalse(handled(NEW_INVITE), "no gate yet");
-        triage.deliverTo((source, callId, callerTag, waitAhead) -> {
+        triage.deliverTo((source, certificate, callId, callerTag, waitAhead) -> {
             asked.add(callId);
             return Optional.empty();
         });

@@ -6,6 +6,7 @@ import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.WritablePaths;
 import io.trunkgate.gateway.CarrierHostCheck;
+import io.trunkgate.tls.TlsFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -26,7 +27,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         try {
-            GatewayConfig loaded = ConfigLoader.load(config);
+            GatewayConfig loaded = ConfigLoader.load(config, TlsFiles.CHECK);
             for (String warning : CarrierHostCheck.warnings(loaded)) {
                 System.err.println(config + ": warning: " + warning);
             }

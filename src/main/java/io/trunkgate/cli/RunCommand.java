@@ -4,6 +4,7 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.gateway.Gateway;
+import io.trunkgate.tls.TlsFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -28,7 +29,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Gateway gateway;
         try {
-            gateway = Gateway.start(ConfigLoader.load(config));
+            gateway = Gateway.start(ConfigLoader.load(config, TlsFiles.CHECK));
         } catch (ConfigException e) {
             e.errors().stream().map(ConfigError::toString).forEach(System.err::println);
             System.err.printf("%s: %d error(s); not started%n", config, e.errors().size());

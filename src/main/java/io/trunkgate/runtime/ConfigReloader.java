@@ -4,6 +4,7 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -127,7 +128,7 @@ public final class ConfigReloader implements AutoCloseable {
     private Attempt attempt(String trigger) {
         Attempt attempt;
         try {
-            GatewayConfig config = ConfigLoader.load(source);
+            GatewayConfig config = ConfigLoader.load(source, TlsFiles.CHECK);
             synchronized (swap) {
                 apply.apply(config);
                 attempt = new Attempt(Instant.now(), trigger, true, generation.getAsLong(), List.of());

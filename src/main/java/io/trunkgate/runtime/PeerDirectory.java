@@ -2,6 +2,7 @@ package io.trunkgate.runtime;
 
 import io.trunkgate.config.Cidr;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.tls.PeerCertificate;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,24 +10,64 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Finds the peer an INVITE comes from by its source address; the most specific network wins. */
+/**
+ * Finds the peer a request comes from, by its source address and, over TLS, its client certificate. A peer whose
+ * certificate matches (and, if it lists sources, whose network holds the source) comes first; else the peer whose
+ * network holds the source, among those matched by source alone. Among several, the most specific network wins; a
+ * peer matched by certificate alone, from any source, is the least specific.
+ */
 public final class PeerDirectory {
 
-    private record Entry(Cidr network, PeerConfig peer) {
+    /** @param network empty for a peer matched by its certificate from any source */
+    private record Entry(Optional<Cidr> network, PeerConfig peer) {
+        int prefixLength() {
+            return network.map(Cidr::prefixLength).orElse(-1);
+        }
+
+        boolean holds(InetAddress source) {
+            return network.map(cidr -> cidr.contains(source)).orElse(true);
+        }
     }
 
-    private final List<Entry> entries;
+    private final List<Entry> bySource;
+    private final List<Entry> byCertificate;
 
     public PeerDirectory(Map<String, PeerConfig> peers) {
-        List<Entry> all = new ArrayList<>();
-        peers.values().forEach(peer -> peer.sources().forEach(cidr -> all.add(new Entry(cidr, peer))));
-        all.sort(Comparator.comparingInt((Entry e) -> e.network().prefixLength()).reversed());
-        this.entries = List.copyOf(all);
+        List<Entry> sources = new ArrayList<>();
+        List<Entry> certificates = new ArrayList<>();
+        for (PeerConfig peer : peers.values()) {
+            List<Entry> list = peer.matchedByCertificate() ? certificates : sources;
+            peer.sources().forEach(cidr -> list.add(new Entry(Optional.of(cidr), peer)));
+            if (peer.sources().isEmpty()) {
+                list.add(new Entry(Optional.empty(), peer));
+            }
+        }
+        Comparator<Entry> mostSpecificFirst = Comparator.comparingInt(Entry::prefixLength).reversed();
+        sources.sort(mostSpecificFirst);
+        certificates.sort(mostSpecificFirst);
+        this.bySource = List.copyOf(sources);
+        this.byCertificate = List.copyOf(certificates);
     }
 
+    /** The peer of a request without a client certificate (UDP, TCP, or TLS without one). */
     public Optional<PeerConfig> find(InetAddress source) {
-        for (Entry entry : entries) {
-            if (entry.network().contains(source)) {
+        return find(source, Optional.empty());
+    }
+
+    /**
+     * The peer of a request from {@code source} whose connection presented {@code certificate}: a peer listing
+     * certificates only when one of them matches; a peer listing sources only when its network holds the source.
+     */
+    public Optional<PeerConfig> find(InetAddress source, Optional<PeerCertificate> certificate) {
+        if (certificate.isPresent()) {
+            for (Entry entry : byCertificate) {
+                if (entry.holds(source) && entry.peer().certificateMatches(certificate.get())) {
+                    return Optional.of(entry.peer());
+                }
+            }
+        }
+        for (Entry entry : bySource) {
+            if (entry.holds(source)) {
                 return Optional.of(entry.peer());
             }
         }

@@ -2,7 +2,7 @@ package io.trunkgate.runtime;
 
 import io.trunkgate.config.Cidr;
 import io.trunkgate.config.PeerConfig;
-import io.trunkgate.tls.PeerCertificate;
+import io.trunkgate.config.PresentedCertificate;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,7 +58,7 @@ public final class PeerDirectory {
      * The peer of a request from {@code source} whose connection presented {@code certificate}: a peer listing
      * certificates only when one of them matches; a peer listing sources only when its network holds the source.
      */
-    public Optional<PeerConfig> find(InetAddress source, Optional<PeerCertificate> certificate) {
+    public Optional<PeerConfig> find(InetAddress source, Optional<? extends PresentedCertificate> certificate) {
         if (certificate.isPresent()) {
             for (Entry entry : byCertificate) {
                 if (entry.holds(source) && entry.peer().certificateMatches(certificate.get())) {

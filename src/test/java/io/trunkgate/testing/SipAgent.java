@@ -2,6 +2,12 @@ package io.trunkgate.testing;
 
 import io.trunkgate.sip.jainsip.JainSip;
 import io.trunkgate.sip.jainsip.SipStackFactory;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,6 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import javax.sip.ClientTransaction;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
@@ -118,8 +125,48 @@ public final class SipAgent implements SipListener, AutoCloseable {
      * handled in either order).
      */
     public static SipAgent start(String host, String transport) throws Exception {
-        SipFactory factory = JainSip.factory();
+        return start(host, transport, new Properties());
+    }
+
+    /**
+     * An agent over TLS on {@code host}, presenting {@code identity}'s certificate (as a server, and as a client when
+     * asked for one) and trusting certificates issued by {@code trusted}; as a server it asks callers for a client
+     * certificate only when {@code askClientCertificate}. JAIN-SIP's own TLS: it checks the chain, not the name.
+     */
+    public static SipAgent startTls(String host, TestCertificates.Issued identity, X509Certificate trusted,
+                                    boolean askClientCertificate) throws Exception {
+        char[] password = "agent-store".toCharArray();
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("agent", identity.keys().getPrivate(), password,
+                identity.chain().toArray(new Certificate[0]));
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("trusted", trusted);
+        Path keyStore = Files.createTempFile(identity.dir(), "agent-keys", ".p12");
+        Path trustStore = Files.createTempFile(identity.dir(), "agent-trust", ".p12");
+        try (OutputStream out = Files.newOutputStream(keyStore)) {
+            keys.store(out, password);
+        }
+        try (OutputStream out = Files.newOutputStream(trustStore)) {
+            trust.store(out, password);
+        }
         Properties properties = new Properties();
+        properties.setProperty("javax.net.ssl.keyStore", keyStore.toString());
+        properties.setProperty("javax.net.ssl.keyStorePassword", new String(password));
+        properties.setProperty("javax.net.ssl.keyStoreType", "PKCS12");
+        properties.setProperty("javax.net.ssl.trustStore", trustStore.toString());
+        properties.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+        properties.setProperty("gov.nist.javax.sip.TLS_CLIENT_PROTOCOLS", "TLSv1.3,TLSv1.2");
+        // JAIN-SIP's default suites are RSA key exchange and anonymous ones only: none works with an EC key
+        properties.setProperty("gov.nist.javax.sip.ENABLED_CIPHER_SUITES", String.join(",",
+                SSLContext.getDefault().getDefaultSSLParameters().getCipherSuites()));
+        properties.setProperty("gov.nist.javax.sip.TLS_CLIENT_AUTH_TYPE", askClientCertificate ? "Want" : "Disabled");
+        return start(host, ListeningPoint.TLS, properties);
+    }
+
+    private static SipAgent start(String host, String transport, Properties properties) throws Exception {
+        SipFactory factory = JainSip.factory();
         properties.setProperty("javax.sip.STACK_NAME", "agent-" + UUID.randomUUID());
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
         properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");

@@ -173,6 +173,24 @@ public final class TestConfigs {
         return this;
     }
 
+    /** Listens on {@code listener} too, say a TLS one. */
+    public TestConfigs listen(SipListener listener) {
+        extraListeners.add(listener);
+        return this;
+    }
+
+    /** Adds {@code peer} as it is. */
+    public TestConfigs peer(PeerConfig peer) {
+        peers.put(peer.id(), peer);
+        return this;
+    }
+
+    /** Adds {@code carrier} as it is. */
+    public TestConfigs carrier(CarrierConfig carrier) {
+        carriers.put(carrier.id(), carrier);
+        return this;
+    }
+
     /** Listens on {@code host} too (UDP and TCP, on the same port), e.g. "::1" beside 127.0.0.1. */
     public TestConfigs alsoListenOn(String host) {
         extraListeners.add(new SipListener(Transport.UDP, host, sipPort));

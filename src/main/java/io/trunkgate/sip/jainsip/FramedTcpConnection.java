@@ -349,7 +349,8 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
     private final class Records implements TlsLayer.Connection {
         @Override
         public void sendRecords(byte[] records) throws IOException {
-            FramedTcpConnection.super.sendMessage(records, peerAddress, peerPort, !inbound);
+            // the variant that files this connection's socket under its peer first, so JAIN-SIP sends on it
+            FramedTcpConnection.super.sendMessage(records, !inbound);
         }
 
         @Override

@@ -48,6 +48,11 @@ final class TlsLayer implements NioTlsChannelInterface {
     /** Records read from the socket: plaintext goes to the connection, handshake replies go out. */
     void received(byte[] records) throws Exception {
         machine.unwrap(ByteBuffer.wrap(records));
+        checkEstablished();
+    }
+
+    /** Called as records are read: the handshake is done once the engine has a session and nothing left to do. */
+    private void checkEstablished() {
         if (!established && engine.getHandshakeStatus() == HandshakeStatus.NOT_HANDSHAKING
                 && !NO_CIPHER_YET.equals(engine.getSession().getCipherSuite())) {
             established = true;
@@ -118,6 +123,8 @@ final class TlsLayer implements NioTlsChannelInterface {
 
     @Override
     public void addPlaintextBytes(byte[] bytes) throws Exception {
+        // plaintext may come in the read that finished the handshake: the session is there for its messages
+        checkEstablished();
         connection.plaintext(bytes);
     }
 

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivateKey;
+import java.security.Provider;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.openssl.PEMEncryptedKeyPair;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
@@ -30,6 +32,12 @@ import org.bouncycastle.pkcs.PKCSException;
  * OpenSSL's encrypted keys) and the JDK's own key and certificate objects, which JSSE uses.
  */
 public final class PemFiles {
+
+    /**
+     * BouncyCastle's provider as an object, never installed in the JVM (JSSE keeps the JDK's providers): the key
+     * encryptions of PEM files use cipher names only it knows ("AES/CBC/PKCS7Padding").
+     */
+    private static final Provider BOUNCY_CASTLE = new BouncyCastleProvider();
 
     private PemFiles() {
     }
@@ -71,12 +79,12 @@ public final class PemFiles {
                 if (block instanceof PEMEncryptedKeyPair encrypted) {
                     char[] secret = secret(file, password);
                     return converter.getKeyPair(encrypted.decryptKeyPair(
-                            new JcePEMDecryptorProviderBuilder().build(secret))).getPrivate();
+                            new JcePEMDecryptorProviderBuilder().setProvider(BOUNCY_CASTLE).build(secret))).getPrivate();
                 }
                 if (block instanceof PKCS8EncryptedPrivateKeyInfo encrypted) {
                     char[] secret = secret(file, password);
                     return converter.getPrivateKey(encrypted.decryptPrivateKeyInfo(
-                            new JceOpenSSLPKCS8DecryptorProviderBuilder().build(secret)));
+                            new JceOpenSSLPKCS8DecryptorProviderBuilder().setProvider(BOUNCY_CASTLE).build(secret)));
                 }
             } catch (PKCSException | IOException e) {
                 throw new TlsMaterialException(file, true, file + ": cannot decrypt the key: wrong"

@@ -131,20 +131,23 @@ public final class SipAgent implements SipListener, AutoCloseable {
     /**
      * An agent over TLS on {@code host}, presenting {@code identity}'s certificate (as a server, and as a client when
      * asked for one) and trusting certificates issued by {@code trusted}; as a server it asks callers for a client
-     * certificate only when {@code askClientCertificate}. JAIN-SIP's own TLS: it checks the chain, not the name.
+     * certificate only when {@code askClientCertificate}. A caller with no {@code identity} (null) presents no
+     * certificate. JAIN-SIP's own TLS: it checks the chain, not the name. Its key stores go to {@code dir}.
      */
     public static SipAgent startTls(String host, TestCertificates.Issued identity, X509Certificate trusted,
-                                    boolean askClientCertificate) throws Exception {
+                                    boolean askClientCertificate, Path dir) throws Exception {
         char[] password = "agent-store".toCharArray();
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
-        keys.setKeyEntry("agent", identity.keys().getPrivate(), password,
-                identity.chain().toArray(new Certificate[0]));
+        if (identity != null) {
+            keys.setKeyEntry("agent", identity.keys().getPrivate(), password,
+                    identity.chain().toArray(new Certificate[0]));
+        }
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         trust.setCertificateEntry("trusted", trusted);
-        Path keyStore = Files.createTempFile(identity.dir(), "agent-keys", ".p12");
-        Path trustStore = Files.createTempFile(identity.dir(), "agent-trust", ".p12");
+        Path keyStore = Files.createTempFile(dir, "agent-keys", ".p12");
+        Path trustStore = Files.createTempFile(dir, "agent-trust", ".p12");
         try (OutputStream out = Files.newOutputStream(keyStore)) {
             keys.store(out, password);
         }

@@ -1,6 +1,9 @@
 package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
+import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
+import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 import gov.nist.javax.sip.stack.SIPStackTimerTask;
@@ -14,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Queue;
 import java.util.stream.Stream;
 
 /**
@@ -42,7 +46,19 @@ final class JainSipSelfCheck {
             ReflectedMember.method(NioTcpMessageChannel.class, "close", void.class, boolean.class, boolean.class),
             ReflectedMember.method(NioTcpMessageChannel.class, "sendSingleCLRF", void.class),
             ReflectedMember.method(NioTcpMessageChannel.class, "sendTCPMessage", void.class, byte[].class,
-                    InetAddress.class, int.class, boolean.class));
+                    InetAddress.class, int.class, boolean.class),
+            ReflectedMember.method(NioTcpMessageChannel.class, "sendMessage", void.class, byte[].class,
+                    boolean.class),
+            ReflectedMember.method(NioTcpMessageChannel.class, "sendMessage", void.class, byte[].class,
+                    InetAddress.class, int.class, boolean.class),
+            ReflectedMember.method(MessageChannel.class, "sendMessage", void.class, SIPMessage.class,
+                    javax.sip.address.Hop.class),
+            ReflectedMember.method(MessageChannel.class, "sendMessage", void.class, SIPMessage.class,
+                    InetAddress.class, int.class),
+            ReflectedMember.method(ConnectionOrientedMessageChannel.class, "sendMessage", void.class,
+                    SIPMessage.class),
+            ReflectedMember.method(NioTcpMessageChannel.class, "getTransport", String.class),
+            ReflectedMember.method(NioTcpMessageChannel.class, "triggerConnectFailure", void.class, Queue.class));
 
     private JainSipSelfCheck() {
     }

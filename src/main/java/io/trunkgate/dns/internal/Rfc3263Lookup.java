@@ -91,7 +91,8 @@ public final class Rfc3263Lookup {
         CompletionStage<CarrierTargets> found;
         if (uri.portGiven()) {
             found = hostAddresses(host, uri.port(), uri.transport());
-        } else if (uri.transportGiven()) {
+        } else if (uri.transportGiven() || uri.transport() == Transport.TLS) {
+            // NAPTR would only pick the transport, and a sips: URI has TLS already: its SRV is _sips._tcp (§4.1)
             found = srvOrHost(host, uri.transport());
         } else {
             found = naptr(host).thenCompose(viaNaptr -> viaNaptr.isPresent()
@@ -110,11 +111,11 @@ public final class Rfc3263Lookup {
         });
     }
 
-    /** SRV for the transport, else the host's own addresses at 5060 (possibly none). */
+    /** SRV for the transport, else the host's own addresses at 5060, 5061 for TLS (possibly none). */
     private CompletionStage<CarrierTargets> srvOrHost(Name host, Transport transport) {
         return srv(host, transport).thenCompose(found -> found.isPresent()
                 ? CompletableFuture.completedFuture(found.get())
-                : hostAddresses(host, DEFAULT_PORT, transport));
+                : hostAddresses(host, transport.defaultPort(), transport));
     }
 
     /** The targets of the most preferred usable NAPTR record; empty when there is none. */
@@ -153,7 +154,8 @@ public final class Rfc3263Lookup {
 
     private CompletionStage<Optional<CarrierTargets>> srv(Name host, Transport transport) {
         try {
-            return srvAt(Name.concatenate(Name.fromString("_sip._" + transport.sipName()), host), transport);
+            String service = transport == Transport.TLS ? "_sips._tcp" : "_sip._" + transport.sipName();
+            return srvAt(Name.concatenate(Name.fromString(service), host), transport);
         } catch (TextParseException | org.xbill.DNS.NameTooLongException e) {
             return CompletableFuture.completedFuture(Optional.empty());
         }

@@ -2,11 +2,10 @@ package io.trunkgate.cli;
 
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
-import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.WritablePaths;
 import io.trunkgate.gateway.CarrierHostCheck;
-import io.trunkgate.tls.TlsFiles;
+import io.trunkgate.gateway.GatewayConfigLoader;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,7 +26,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         try {
-            GatewayConfig loaded = ConfigLoader.load(config, TlsFiles.CHECK);
+            GatewayConfig loaded = GatewayConfigLoader.load(config);
             for (String warning : CarrierHostCheck.warnings(loaded)) {
                 System.err.println(config + ": warning: " + warning);
             }

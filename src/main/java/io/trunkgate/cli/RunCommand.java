@@ -2,9 +2,8 @@ package io.trunkgate.cli;
 
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
-import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.gateway.Gateway;
-import io.trunkgate.tls.TlsFiles;
+import io.trunkgate.gateway.GatewayConfigLoader;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -29,7 +28,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Gateway gateway;
         try {
-            gateway = Gateway.start(ConfigLoader.load(config, TlsFiles.CHECK));
+            gateway = Gateway.start(GatewayConfigLoader.load(config));
         } catch (ConfigException e) {
             e.errors().stream().map(ConfigError::toString).forEach(System.err::println);
             System.err.printf("%s: %d error(s); not started%n", config, e.errors().size());

@@ -11,7 +11,6 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
@@ -141,12 +140,6 @@ public final class ServerTls {
         KeyMaterial material = keys.material();
         return new CertificateStatus(settings.certificate(),
                 material.leaf().getSubjectX500Principal().getName(), material.notAfter(), keys.lastReloadError());
-    }
-
-    /** The certificates of the client CA file, for expiry reporting; empty without one. */
-    public List<X509Certificate> clientCaCertificates() throws TlsMaterialException {
-        return settings.clientCa().isPresent() ? io.trunkgate.tls.internal.PemFiles.certificates(
-                settings.clientCa().get()) : List.of();
     }
 
     /** The key manager, to present this listener's certificate as a client certificate to carriers asking one. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.testing.LoopbackDns;
+import io.trunkgate.testing.TestCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +55,29 @@ class CheckConfigCommandTest {
         assertTrue(result.err().contains("acme.conf:2: match.sources[0]"), result.err());
         assertTrue(result.err().contains("acme.conf:3: limits[0].window"), result.err());
         assertTrue(result.err().contains("3 error(s)"), result.err());
+    }
+
+    @Test
+    void tlsFilesThatDoNotLoadAreErrorsWithFileLineAndKey(@TempDir Path dir) throws Exception {
+        TestCertificates certs = new TestCertificates(dir);
+        certs.certificate("gw").dns("gw.example").write("chain");
+        TestCertificates.Issued other = certs.certificate("other").write("other");
+        Files.writeString(dir.resolve("ca.txt"), "not PEM\n");
+        Files.writeString(dir.resolve("gateway.conf"), "redis.mode = embedded\nsip.listeners = [\n"
+                + "  { transport = tls, host = \"127.0.0.1\", certificate = \"chain.pem\", private-key = \"other.key\" }\n"
+                + "]\n");
+        Files.createDirectories(dir.resolve("carriers"));
+        Files.writeString(dir.resolve("carriers/c.conf"), "id = c\nuri = \"sips:127.0.0.9\"\ncps = 1\n"
+                + "tls.ca-file = \"ca.txt\"\n");
+
+        Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
+
+        assertEquals(1, result.exit(), result.err());
+        assertTrue(result.err().contains("gateway.conf:3: sip.listeners[0].private-key: " + other.keyFile()
+                + ": does not match the certificate in " + dir.resolve("chain.pem")), result.err());
+        assertTrue(result.err().contains("c.conf:4: tls.ca-file: " + dir.resolve("ca.txt") + ": not a PEM file"),
+                result.err());
+        assertTrue(result.err().contains("2 error(s)"), result.err());
     }
 
     @Test

@@ -310,7 +310,7 @@ class ConfigErrorsTest {
         List<ConfigError> errors = files.errors();
 
         Path file = files.path("gateway.conf");
-        assertError(errors, file, 2, "sip.listeners[0].transport", "must be one of udp, tcp (got \"sctp\")");
+        assertError(errors, file, 2, "sip.listeners[0].transport", "must be one of udp, tcp, tls (got \"sctp\")");
         assertError(errors, file, 3, "sip.listeners[1].port", "must be between 1 and 65535 (got 70000)");
         assertError(errors, file, 5, "redis.mode", "must be one of embedded, standalone, sentinel, cluster");
         assertError(errors, file, 5, "redis.embedded-port", "must be between 0 and 65535 (got -1)");

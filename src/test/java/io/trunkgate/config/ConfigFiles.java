@@ -43,6 +43,15 @@ final class ConfigFiles {
         return assertThrows(ConfigException.class, this::load).errors();
     }
 
+    /** Loads with the TLS files read through {@code tlsFiles}, as the gateway and check-config do. */
+    GatewayConfig load(TlsFileCheck tlsFiles) throws ConfigException {
+        return ConfigLoader.load(path("gateway.conf"), tlsFiles);
+    }
+
+    List<ConfigError> errors(TlsFileCheck tlsFiles) {
+        return assertThrows(ConfigException.class, () -> load(tlsFiles)).errors();
+    }
+
     /** Asserts an error at exactly this file, line and key whose message contains {@code message}. */
     static ConfigError assertError(List<ConfigError> errors, Path file, int line, String key, String message) {
         return errors.stream()

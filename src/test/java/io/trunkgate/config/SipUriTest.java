@@ -51,6 +51,38 @@ class SipUriTest {
     }
 
     @Test
+    void sipsUrisAreReachedOverTlsAtPort5061() {
+        SipUri sips = SipUri.parse("sips:carrier.example");
+        assertEquals(Transport.TLS, sips.transport());
+        assertEquals(5061, sips.port());
+        assertTrue(sips.secure());
+        assertFalse(sips.portGiven() || sips.transportGiven());
+
+        SipUri overTcp = SipUri.parse("SIPS:carrier.example:5071;transport=tcp");
+        assertEquals(Transport.TLS, overTcp.transport(), "RFC 5630: sips with transport=tcp is TLS over TCP");
+        assertEquals(5071, overTcp.port());
+        assertTrue(overTcp.transportGiven());
+
+        IllegalArgumentException udp = assertThrows(IllegalArgumentException.class,
+                () -> SipUri.parse("sips:carrier.example;transport=udp"));
+        assertEquals("a sips URI is reached over TLS, not udp: \"sips:carrier.example;transport=udp\"",
+                udp.getMessage());
+    }
+
+    @Test
+    void transportTlsDefaultsToPort5061() {
+        SipUri tls = SipUri.parse("sip:carrier.example;transport=tls");
+
+        assertEquals(Transport.TLS, tls.transport());
+        assertEquals(5061, tls.port());
+        assertFalse(tls.secure());
+        assertEquals(5062, SipUri.parse("sip:carrier.example:5062;transport=TLS").port());
+        assertEquals("transport must be udp, tcp or tls, not \"sctp\"",
+                assertThrows(IllegalArgumentException.class,
+                        () -> SipUri.parse("sip:carrier.example;transport=sctp")).getMessage());
+    }
+
+    @Test
     void ipv6Host() {
         SipUri uri = SipUri.parse("sip:[2001:db8::10]:5080");
 

@@ -50,6 +50,9 @@ class CarrierResolverTest {
                 srv("_sip._tcp.naptr." + D, "b." + D, 5092, 10, 10),
                 // SRV over TCP only: found for a URI with no transport
                 srv("_sip._tcp.tcponly." + D, "a." + D, 5093, 10, 10),
+                // TLS: SRV _sips._tcp, beside a UDP one that a sips URI must not take
+                srv("_sips._tcp.secure." + D, "b." + D, 5095, 10, 10),
+                srv("_sip._udp.secure." + D, "a." + D, 5096, 10, 10),
                 host("plain." + D, "127.0.0.73"));
         resolver = CarrierResolver.open(settings(dns), java.time.Clock.systemUTC());
     }
@@ -115,6 +118,17 @@ class CarrierResolverTest {
                 resolve("sip:127.0.0.9:5070;transport=tcp").addresses());
         assertEquals(List.of(new CarrierAddress("0:0:0:0:0:0:0:1", 5060, Transport.UDP)),
                 resolve("sip:[::1]").addresses());
+    }
+
+    @Test
+    void aTlsUriTakesTheSipsSrvRecordsElseTheHostAt5061() throws Exception {
+        CarrierAddress secure = new CarrierAddress("127.0.0.72", 5095, Transport.TLS);
+        assertEquals(List.of(secure), resolve("sips:secure." + D).addresses());
+        assertEquals(List.of(secure), resolve("sip:secure." + D + ";transport=tls").addresses());
+        assertEquals(List.of(new CarrierAddress("127.0.0.73", 5061, Transport.TLS)),
+                resolve("sips:plain." + D).addresses());
+        assertEquals(List.of(new CarrierAddress("127.0.0.9", 5061, Transport.TLS)),
+                resolve("sips:127.0.0.9").addresses());
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.trunkgate.testing.TestCertificates;
 import io.trunkgate.testing.TestCertificates.Issued;
 import io.trunkgate.testing.TestCertificates.KeyType;
 import io.trunkgate.testing.TlsEngines;
+import io.trunkgate.tls.internal.ClientCertificateTrust;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -183,6 +184,9 @@ class ServerTlsTest {
         SSLEngine server = tls.context().createSSLEngine();
         server.setSSLParameters(tls.serverParameters());
         TlsEngines.handshake(client, server);
+        // recorded by the trust manager during the handshake itself (TLS 1.3 included), not worked out afterwards
+        assertEquals(clientCert.isPresent(),
+                server.getSession().getValue(ClientCertificateTrust.VERIFIED) instanceof Boolean);
         return tls.peerCertificate(server.getSession());
     }
 

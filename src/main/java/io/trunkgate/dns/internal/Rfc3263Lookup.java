@@ -115,7 +115,7 @@ public final class Rfc3263Lookup {
         });
     }
 
-    /** SRV for the transport, else the host's own addresses at the transport's port, 5060 or 5061 (possibly none). */
+    /** SRV for the transport, else the host's own addresses at 5060, 5061 for TLS (possibly none). */
     private CompletionStage<CarrierTargets> srvOrHost(Name host, Transport transport) {
         return srv(host, transport).thenCompose(found -> found.isPresent()
                 ? CompletableFuture.completedFuture(found.get())

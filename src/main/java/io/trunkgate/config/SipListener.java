@@ -21,4 +21,9 @@ public record SipListener(Transport transport, String host, int port, Optional<T
     public SipListener(Transport transport, String host, int port) {
         this(transport, host, port, Optional.empty());
     }
+
+    /** "tls 0.0.0.0:5061", for log lines, labels and messages. */
+    public String describe() {
+        return transport.sipName() + " " + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
 }

@@ -304,7 +304,7 @@ public final class Gateway implements AutoCloseable {
         metrics.trackQueueDelay(overload::standingWaitMs);
         metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
         metrics.trackTransactions(sip::transactions);
-        metrics.trackCertificateExpiry(tls.expiries(), Clock.systemUTC());
+        metrics.trackCertificateExpiry(tls.statuses());
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
         reload.trackConfigured(activeConfig().config());
         timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);

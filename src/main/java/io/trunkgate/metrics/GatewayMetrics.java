@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.trunkgate.tls.CertificateStatus;
 import io.trunkgate.config.BuildInfo;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.limit.AdmissionLimiter;
@@ -28,9 +29,7 @@ import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteReason;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -363,15 +362,16 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     /**
-     * Seconds until the certificate each TLS listener presents expires (negative once it has), by listener
-     * ("tls 10.0.0.5:5061"); read at each scrape, so a renewed certificate shows at once.
+     * When the certificate each TLS listener ("tls 10.0.0.5:5061") presents expires, as Unix time, with the file it
+     * is read from; read at each scrape, so a renewed certificate shows at once.
      */
-    public void trackCertificateExpiry(Map<String, Supplier<Instant>> notAfterByListener, Clock clock) {
-        notAfterByListener.forEach((listener, notAfter) -> Gauge.builder("trunkgate.tls.certificate.expiry",
-                        () -> Duration.between(clock.instant(), notAfter.get()).toSeconds())
+    public void trackCertificateExpiry(Map<String, Supplier<CertificateStatus>> byListener) {
+        byListener.forEach((listener, status) -> Gauge.builder("trunkgate.tls.certificate.expiry",
+                        () -> status.get().notAfter().getEpochSecond())
                 .baseUnit("seconds")
-                .description("Seconds until the TLS listener's certificate expires, negative once it has")
-                .tag("listener", listener).register(registry));
+                .description("When the TLS listener's certificate expires (its notAfter), as Unix time")
+                .tags("listener", listener, "certificate", status.get().certificate().toString())
+                .register(registry));
     }
 
     /** Tracks the held calls of exactly these carriers (called at start and on every config change). */

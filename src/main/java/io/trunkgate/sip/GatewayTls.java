@@ -18,7 +18,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,11 +90,11 @@ public final class GatewayTls implements TlsEngines {
         return listeners.stream().filter(l -> l.listener().equals(listener)).findFirst().map(l -> l.tls().status());
     }
 
-    /** When each TLS listener's certificate expires, read anew at each call, by listener ("tls 10.0.0.5:5061"). */
-    public Map<String, Supplier<Instant>> expiries() {
-        Map<String, Supplier<Instant>> expiries = new LinkedHashMap<>();
-        listeners.forEach(l -> expiries.put(l.listener().describe(), () -> l.tls().status().notAfter()));
-        return expiries;
+    /** Each TLS listener's certificate as it is when asked, by listener ("tls 10.0.0.5:5061"). */
+    public Map<String, Supplier<CertificateStatus>> statuses() {
+        Map<String, Supplier<CertificateStatus>> statuses = new LinkedHashMap<>();
+        listeners.forEach(l -> statuses.put(l.listener().describe(), () -> l.tls().status()));
+        return statuses;
     }
 
     /** Carriers' CA files are read again at the next connection: called when the configuration is reloaded. */

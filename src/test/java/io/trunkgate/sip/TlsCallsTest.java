@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.CarrierTls;
 import io.trunkgate.config.CertificateMatch;
@@ -14,7 +15,9 @@ import io.trunkgate.config.SipUri;
 import io.trunkgate.config.TlsListenerSettings;
 import io.trunkgate.config.Transport;
 import io.trunkgate.gateway.Gateway;
+import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Await;
+import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipSockets;
 import io.trunkgate.testing.TestCertificates;
@@ -26,7 +29,9 @@ import java.nio.file.StandardCopyOption;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -36,6 +41,10 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.htmlunit.BrowserVersion;
+import org.htmlunit.WebClient;
+import org.htmlunit.html.DomNode;
+import org.htmlunit.html.HtmlPage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -207,6 +216,49 @@ class TlsCallsTest {
         assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode(), "a call after the renewal");
         call.ack();
         assertEquals(200, call.bye(WAIT_MS).getStatusCode());
+    }
+
+    @Test
+    void theApiTheStatusPageAndTheMetricsShowTheListenersCertificateAndItsExpiry() throws Exception {
+        AdminClient admin = new AdminClient(gateway.adminAddress());
+        JsonNode listeners = admin.get("/api/listeners").json().get("listeners");
+        JsonNode tls = null;
+        for (JsonNode listener : listeners) {
+            if (listener.get("transport").asText().equals("tls")) {
+                tls = listener;
+            }
+        }
+        assertNotNull(tls, "the TLS listener in " + listeners);
+        assertEquals(tlsPort, tls.get("port").asInt());
+        assertEquals("CN=gateway", tls.get("certificate").get("subject").asText());
+        long days = tls.get("certificate").get("expiresInSeconds").asLong() / 86400;
+        assertTrue(days >= 360 && days <= 366, "days to expiry of a certificate made for a year: " + days);
+        double notAfter = Metrics.value(admin.get("/metrics").body(), "trunkgate_tls_certificate_expiry_seconds",
+                Map.of("listener", "tls 127.0.0.1:" + tlsPort)).orElseThrow();
+        assertEquals(Instant.parse(tls.get("certificate").get("notAfter").asText()).getEpochSecond(), (long) notAfter,
+                "the metric is the certificate's notAfter as Unix time");
+        try (WebClient browser = new WebClient(BrowserVersion.CHROME)) {
+            browser.getOptions().setFetchPolyfillEnabled(true);
+            HtmlPage page = browser.getPage(admin.base() + "/");
+            String row = Await.until(Duration.ofSeconds(30), () -> tlsRow(page), text -> !text.isEmpty());
+            page.getEnclosingWindow().getJobManager().removeAllJobs();
+            assertTrue(row.contains("tls 127.0.0.1:" + tlsPort) && row.contains("CN=gateway")
+                    && row.contains(days + " days"), "the status page's row for the TLS listener: " + row);
+        }
+    }
+
+    /** The text of the status page's row for a TLS listener, once its script has drawn it; else "". */
+    private static String tlsRow(HtmlPage page) {
+        try {
+            for (DomNode row : page.querySelectorAll("#listeners tbody tr")) {
+                if (row.getTextContent().startsWith("tls ")) {
+                    return row.getTextContent();
+                }
+            }
+        } catch (RuntimeException drawingMeanwhile) {
+            // read while the script changed the page: asked again
+        }
+        return "";
     }
 
     /** The serial number of the certificate the gateway presents to a new TLS connection. */

@@ -17,6 +17,7 @@ import io.trunkgate.config.Transport;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Await;
+import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipSockets;
@@ -279,7 +280,9 @@ class TlsCallsTest {
     @Test
     void aCarrierWhoseCertificateIsExpiredSelfSignedOrForAnotherNameIsNeverSentTheCall() throws Exception {
         String[] why = {"expired", "self-signed", "another name"};
+        String[] logged = {"expired on", "self-signed (CN=self-signed), not trusted", "name mismatch"};
         for (int i = 0; i < badCarriers.length; i++) {
+            LogCapture log = LogCapture.of("io.trunkgate.sip.jainsip");
             carrier.clear();
             SipAgent.Call call = caller.invite("127.0.0.1", tlsPort, "+9" + i + "5550100");
             Response answer = call.awaitFinal(WAIT_MS);
@@ -289,6 +292,14 @@ class TlsCallsTest {
             assertEquals(0, badCarriers[i].received(Request.INVITE).size(), why[i] + ": INVITEs at the bad carrier");
             call.ack();
             assertEquals(200, call.bye(WAIT_MS).getStatusCode(), why[i] + ": BYE");
+            String line = "TLS connection to /" + badCarriers[i].host();
+            String reason = logged[i];
+            try (log) {
+                assertTrue(log.await(event -> event.getFormattedMessage().startsWith(line)
+                                && event.getFormattedMessage().contains(reason), Duration.ofSeconds(5)),
+                        why[i] + ": a line saying why, in " + log.events().stream()
+                                .map(event -> event.getFormattedMessage()).toList());
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
@@ -199,9 +200,13 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
      * the call moves on to the next carrier at once.
      */
     private void handshakeFailed(SSLException e) {
+        // a refused certificate says why in its own words; the TLS exceptions around it only say that it failed
         String reason = e.getMessage();
         for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
             reason = cause.getMessage() != null ? cause.getMessage() : reason;
+            if (cause instanceof CertificateException) {
+                break;
+            }
         }
         if (inbound) {
             TransportProperties.LOG.log(Level.INFO, "TLS connection from " + remote + " closed: " + reason);

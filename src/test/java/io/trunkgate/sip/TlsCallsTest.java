@@ -150,6 +150,8 @@ class TlsCallsTest {
                 + carrier.received(Request.ACK).size());
         assertEquals(11, carrier.received(Request.INVITE).size(), "INVITEs (one a re-INVITE) at the carrier");
         assertEquals(5, carrier.received(Request.BYE).size(), "the callers' BYEs at the carrier");
+        assertEquals(1, SipSockets.establishedTo(carrier.host(), carrier.port()),
+                "TLS connections from the gateway to the carrier: one, reused by every call");
         for (SipAgent.Received received : carrier.received(Request.INVITE)) {
             assertEquals("TLS", ((ViaHeader) received.request().getHeader(ViaHeader.NAME)).getTransport(),
                     "the gateway's Via on what reached the carrier");

@@ -98,10 +98,13 @@ class TlsCallsTest {
         TestConfigs config = TestConfigs.onSharedRedis("tls-calls", port).instance("tls-gw")
                 .listen(new SipListener(Transport.TLS, "127.0.0.1", tlsPort, Optional.of(new TlsListenerSettings(
                         gatewayCertificate.certificateFile(), gatewayCertificate.keyFile(), Optional.empty(),
-                        List.of(), Optional.empty()))))
+                        List.of(), Optional.of(ca.certificateFile())))))
                 .peer(new PeerConfig("acme", List.of(), Optional.empty(),
                         List.of(Limit.exact(Duration.ofSeconds(1), 1000)), OptionalInt.empty(),
                         List.of(CertificateMatch.Sha256.parse(callerCertificate.sha256()))))
+                .peer(new PeerConfig("initech", List.of(), Optional.empty(),
+                        List.of(Limit.exact(Duration.ofSeconds(1), 1000)), OptionalInt.empty(),
+                        List.of(CertificateMatch.SubjectAltName.parse("trunk.initech.example"))))
                 .carrier(tlsCarrier("good", carrier))
                 .route("", "good");
         String[] names = {"expired", "self-signed", "other-name"};
@@ -194,6 +197,25 @@ class TlsCallsTest {
             elsewhere.close();
             unknown.close();
             anonymous.close();
+        }
+    }
+
+    @Test
+    void aPeerKnownByANameIsAdmittedOnlyWithACertificateTheClientCaIssued() throws Exception {
+        SipAgent issued = SipAgent.startTls("127.0.0.129", certificates.certificate("initech")
+                .dns("trunk.initech.example").issuedBy(ca).write("initech"), ca.certificate(), false, dir);
+        SipAgent forged = SipAgent.startTls("127.0.0.130", certificates.certificate("initech")
+                .dns("trunk.initech.example").write("forged"), ca.certificate(), false, dir);
+        try {
+            SipAgent.Call call = issued.invite("127.0.0.1", tlsPort, "+4420300");
+            assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode(), "the name, in a certificate the client CA issued");
+            call.ack();
+            assertEquals(200, call.bye(WAIT_MS).getStatusCode());
+            assertEquals(403, forged.invite("127.0.0.1", tlsPort, "+4420301").awaitFinal(WAIT_MS).getStatusCode(),
+                    "the same name in a self-signed certificate");
+        } finally {
+            issued.close();
+            forged.close();
         }
     }
 

@@ -78,7 +78,7 @@ final class CarrierFileReader {
             }
             return Optional.of(Optional.empty());
         }
-        Optional<Path> caFile = GatewayFileReader.existingFile(caField, baseDir);
+        Optional<Path> caFile = caField.readableFile(baseDir);
         if (caField.isPresent() && caFile.isEmpty()) {
             return Optional.empty();
         }

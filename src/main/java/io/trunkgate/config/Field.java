@@ -5,6 +5,8 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -160,6 +162,20 @@ final class Field {
             }
             return match;
         });
+    }
+
+    /** A path, relative to {@code baseDir} (gateway.conf's directory), naming a file the gateway can read. */
+    Optional<Path> readableFile(Path baseDir) {
+        Optional<Path> path = nonEmptyString().map(baseDir::resolve);
+        if (path.isPresent() && !Files.isRegularFile(path.get())) {
+            error("no such file: " + path.get());
+            return Optional.empty();
+        }
+        if (path.isPresent() && !Files.isReadable(path.get())) {
+            error("cannot read " + path.get() + " (permissions?)");
+            return Optional.empty();
+        }
+        return path;
     }
 
     /** The elements of a list, each a field of its own named key[index]. */

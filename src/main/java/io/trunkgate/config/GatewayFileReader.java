@@ -9,15 +9,12 @@ import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
 
 /**
  * gateway.conf: the instance, its SIP listeners, admission answers and admin server. The redis block is
@@ -53,12 +50,12 @@ final class GatewayFileReader {
                 .orElse(Duration.ofSeconds(2));
         Duration overloadDelay = file.optional("sip.overload-delay").duration(Duration.ZERO)
                 .orElse(DEFAULT_OVERLOAD_DELAY);
-        SipSettings sip = new SipSettings(listeners(file, baseDir, tlsFiles), sipWorkers, maxCalls, maxNewCalls, queueTimeout,
-                overloadDelay, sipLimits(file), tcp(file),
+        SipSettings sip = new SipSettings(listeners(file, baseDir, tlsFiles), sipWorkers, maxCalls, maxNewCalls,
+                queueTimeout, overloadDelay, sipLimits(file), tcp(file),
                 file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT),
                 new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
-                                .orElse(DEFAULT_WARM_UP_TIME), true), tls(file));
+                                .orElse(DEFAULT_WARM_UP_TIME), true), TlsListenerReader.settings(file));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook, records(file, stateDir(file)), reroute(file, baseDir),
                 dns(file));
@@ -188,105 +185,12 @@ final class GatewayFileReader {
         Optional<Transport> transport = item.required("transport").choice(Transport.class);
         Optional<String> host = item.required("host").nonEmptyString();
         Optional<Integer> port = item.optional("port").integer(1, MAX_PORT);
-        Optional<TlsListenerSettings> tls = transport.flatMap(t -> tlsFiles(item, t, baseDir, tlsFiles));
+        Optional<TlsListenerSettings> tls = transport.flatMap(t -> TlsListenerReader.read(item, t, baseDir, tlsFiles));
         if (transport.isEmpty() || host.isEmpty() || (transport.get() == Transport.TLS && tls.isEmpty())) {
             return Optional.empty();
         }
         return Optional.of(new SipListener(transport.get(), host.get(), port.orElse(transport.get().defaultPort()),
                 tls));
-    }
-
-    /**
-     * The certificate, key and cipher keys of a TLS listener, each refused on UDP and TCP, and the files loaded
-     * through {@code tlsFiles}, whose problem is reported at the key naming the file at fault.
-     */
-    private static Optional<TlsListenerSettings> tlsFiles(ConfigSection item, Transport transport, Path baseDir,
-                                                          TlsFileCheck tlsFiles) {
-        boolean tls = transport == Transport.TLS;
-        Field certificateField = tls ? item.required("certificate") : item.optional("certificate");
-        Field keyField = tls ? item.required("private-key") : item.optional("private-key");
-        Field passwordField = item.optional("private-key-password");
-        Field ciphersField = item.optional("ciphers");
-        Field clientCaField = item.optional("client-ca");
-        if (!tls) {
-            for (Field field : List.of(certificateField, keyField, passwordField, ciphersField, clientCaField)) {
-                if (field.isPresent()) {
-                    field.error("only a tls listener takes it (this one is " + transport.sipName() + ")");
-                }
-            }
-            return Optional.empty();
-        }
-        Optional<Path> certificate = existingFile(certificateField, baseDir);
-        Optional<Path> key = existingFile(keyField, baseDir);
-        Optional<String> password = passwordField.string().filter(p -> !p.isEmpty());
-        Optional<Path> clientCa = existingFile(clientCaField, baseDir);
-        List<String> ciphers = ciphers(ciphersField);
-        if (certificate.isEmpty() || key.isEmpty() || (clientCaField.isPresent() && clientCa.isEmpty())) {
-            return Optional.empty();
-        }
-        TlsListenerSettings settings = new TlsListenerSettings(certificate.get(), key.get(), password, ciphers,
-                clientCa);
-        Optional<TlsFileCheck.Problem> problem = tlsFiles.listener(settings);
-        problem.ifPresent(p -> {
-            Field at = p.password() ? (passwordField.isPresent() ? passwordField : keyField)
-                    : p.file().equals(key.get()) ? keyField
-                    : clientCa.filter(p.file()::equals).isPresent() ? clientCaField : certificateField;
-            at.error(p.message());
-        });
-        return problem.isEmpty() ? Optional.of(settings) : Optional.empty();
-    }
-
-    /** A file path, relative to gateway.conf's directory, that must name a readable file. */
-    static Optional<Path> existingFile(Field field, Path baseDir) {
-        Optional<Path> path = field.nonEmptyString().map(baseDir::resolve);
-        if (path.isPresent() && !Files.isRegularFile(path.get())) {
-            field.error("no such file: " + path.get());
-            return Optional.empty();
-        }
-        if (path.isPresent() && !Files.isReadable(path.get())) {
-            field.error("cannot read " + path.get() + " (permissions?)");
-            return Optional.empty();
-        }
-        return path;
-    }
-
-    /** Cipher suite names the JDK supports, in the order written; empty = the default set. */
-    private static List<String> ciphers(Field field) {
-        Optional<List<Field>> elements = field.elements();
-        if (elements.isEmpty()) {
-            return List.of();
-        }
-        if (elements.get().isEmpty()) {
-            field.error("must list at least one cipher suite (leave it out for the default set)");
-        }
-        Set<String> supported = supportedCipherSuites();
-        List<String> ciphers = new ArrayList<>();
-        for (Field element : elements.get()) {
-            element.nonEmptyString().map(String::trim).ifPresent(name -> {
-                if (!supported.contains(name)) {
-                    element.error("unknown cipher suite \"" + name + "\" (this JVM supports e.g."
-                            + " TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)");
-                } else if (ciphers.contains(name)) {
-                    element.error("cipher suite " + name + " is listed twice");
-                } else {
-                    ciphers.add(name);
-                }
-            });
-        }
-        return ciphers;
-    }
-
-    private static Set<String> supportedCipherSuites() {
-        try {
-            return Set.of(SSLContext.getDefault().getSupportedSSLParameters().getCipherSuites());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("this JVM has no TLS implementation", e);
-        }
-    }
-
-    private static TlsSettings tls(ConfigSection file) {
-        return new TlsSettings(file.optional("sip.tls.handshake-timeout").duration(Duration.ofMillis(100))
-                .orElse(TlsSettings.DEFAULTS.handshakeTimeout()));
     }
 
     private static TcpLimits tcp(ConfigSection file) {

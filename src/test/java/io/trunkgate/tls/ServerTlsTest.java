@@ -116,7 +116,7 @@ class ServerTlsTest {
         assertProblem(settings(server.certificateFile(), other.keyFile()), other.keyFile(),
                 other.keyFile() + ": does not match the certificate in " + server.certificateFile());
         assertProblem(settings(text, server.keyFile()), text, text + ": not a PEM file: no \"-----BEGIN");
-        assertProblem(settings(der, server.keyFile()), der, der + ": not a PEM file");
+        assertProblem(settings(der, server.keyFile()), der, der + ": not a PEM file: it holds binary data, DER perhaps");
         assertProblem(settings(server.keyFile(), server.keyFile()), server.keyFile(),
                 server.keyFile() + ": no certificate in it");
         assertProblem(settings(server.certificateFile(), server.certificateFile()), server.certificateFile(),

@@ -29,29 +29,23 @@ public final class ClientCertificateTrust extends X509ExtendedTrustManager {
 
     /** Whether {@code chain} verifies against the client CA (without a session to record it in). */
     public boolean verifies(X509Certificate[] chain, String authType) {
-        if (clientCa.isEmpty()) {
-            return false;
-        }
-        try {
-            clientCa.get().checkClientTrusted(chain, authType);
-            return true;
-        } catch (CertificateException | RuntimeException e) {
-            return false;
-        }
+        return verifiesWith(trust -> trust.checkClientTrusted(chain, authType));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        record(chain, engine.getHandshakeSession(), verifies(chain, authType, trust -> trust.checkClientTrusted(
-                chain, authType, engine)));
+        requireChain(chain);
+        record(engine.getHandshakeSession(),
+                verifiesWith(trust -> trust.checkClientTrusted(chain, authType, engine)));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
             throws CertificateException {
+        requireChain(chain);
         SSLSession session = socket instanceof SSLSocket ssl ? ssl.getHandshakeSession() : null;
-        record(chain, session, verifies(chain, authType, trust -> trust.checkClientTrusted(chain, authType, socket)));
+        record(session, verifiesWith(trust -> trust.checkClientTrusted(chain, authType, socket)));
     }
 
     @Override
@@ -63,8 +57,8 @@ public final class ClientCertificateTrust extends X509ExtendedTrustManager {
         void run(X509ExtendedTrustManager trust) throws CertificateException;
     }
 
-    private boolean verifies(X509Certificate[] chain, String authType, Check check) throws CertificateException {
-        requireChain(chain);
+    /** Whether the client CA's PKIX check passes; a refusal here refuses nothing, it is only recorded. */
+    private boolean verifiesWith(Check check) {
         if (clientCa.isEmpty()) {
             return false;
         }
@@ -76,7 +70,7 @@ public final class ClientCertificateTrust extends X509ExtendedTrustManager {
         }
     }
 
-    private static void record(X509Certificate[] chain, SSLSession session, boolean verified) {
+    private static void record(SSLSession session, boolean verified) {
         if (session != null) {
             session.putValue(VERIFIED, verified);
         }

@@ -106,13 +106,12 @@ public final class PemFiles {
     /** The PEM blocks of a file, parsed; refuses a file that holds none. */
     private static List<Object> blocks(Path file) throws TlsMaterialException {
         List<Object> blocks = new ArrayList<>();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
+        // ISO-8859-1 reads any byte: text around the blocks (openssl's "Bag Attributes") may be in any charset
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1);
              PEMParser parser = new PEMParser(reader)) {
             for (Object block = parser.readObject(); block != null; block = parser.readObject()) {
                 blocks.add(block);
             }
-        } catch (java.nio.charset.CharacterCodingException e) {
-            throw notPem(file, "it holds binary data (DER? convert it with openssl x509 -inform der -outform pem)");
         } catch (IOException e) {
             if (!Files.isReadable(file)) {
                 throw new TlsMaterialException(file, file + ": cannot read it (" + e.getMessage() + ")");
@@ -123,9 +122,20 @@ public final class PemFiles {
             throw notPem(file, "a malformed PEM block (" + e.getMessage() + ")");
         }
         if (blocks.isEmpty()) {
-            throw notPem(file, "no \"-----BEGIN ...-----\" block in it");
+            throw notPem(file, looksLikeDer(file)
+                    ? "it holds binary data, DER perhaps (openssl x509 -inform der -outform pem converts it)"
+                    : "no \"-----BEGIN ...-----\" block in it");
         }
         return blocks;
+    }
+
+    /** DER starts with an ASN.1 SEQUENCE tag. */
+    private static boolean looksLikeDer(Path file) {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            return in.read() == 0x30;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static TlsMaterialException notPem(Path file, String why) {

@@ -14,7 +14,9 @@ import io.trunkgate.tls.CertificateStatus;
 import io.trunkgate.tls.ServerTls;
 import io.trunkgate.tls.TlsMaterialException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,11 +49,11 @@ public final class GatewayTls implements TlsEngines {
     private final Clock clock;
     private final Map<Optional<Path>, SSLContext> carrierContexts = new ConcurrentHashMap<>();
 
-    private record Listening(SipListener listener, ServerTls tls) {
+    /** @param bound the listener's address, resolved once ("::1" and "0:0:0:0:0:0:0:1" are one address) */
+    private record Listening(SipListener listener, InetAddress bound, ServerTls tls) {
         boolean at(InetSocketAddress address) {
-            return listener.port() == address.getPort() && (address.getAddress().isAnyLocalAddress()
-                    || listener.host().equals(address.getAddress().getHostAddress())
-                    || address.getAddress().getHostAddress().equals(stripBrackets(listener.host())));
+            return listener.port() == address.getPort()
+                    && (address.getAddress().isAnyLocalAddress() || bound.equals(address.getAddress()));
         }
     }
 
@@ -74,7 +76,14 @@ public final class GatewayTls implements TlsEngines {
         List<Listening> listeners = new ArrayList<>();
         for (SipListener listener : started.sip().listeners()) {
             if (listener.tls().isPresent()) {
-                listeners.add(new Listening(listener, ServerTls.load(listener.tls().get(), clock)));
+                InetAddress bound;
+                try {
+                    bound = InetAddress.getByName(stripBrackets(listener.host()));
+                } catch (UnknownHostException e) {
+                    throw new TlsMaterialException(listener.tls().get().certificate(),
+                            "listener host " + listener.host() + " does not resolve");
+                }
+                listeners.add(new Listening(listener, bound, ServerTls.load(listener.tls().get(), clock)));
             }
         }
         return new GatewayTls(listeners, started.sip().tls().handshakeTimeout(), config, resolver, clock);

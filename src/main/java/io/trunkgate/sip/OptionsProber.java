@@ -101,13 +101,7 @@ public final class OptionsProber implements ProbeSender {
     private Request options(CarrierConfig carrier, SipProvider provider, String transport) throws Exception {
         var addresses = sip.addresses();
         var headers = sip.headers();
-        SipURI target = addresses.createSipURI(null, carrier.uri().host());
-        if (carrier.uri().hostIsAddress() || carrier.uri().portGiven()) {
-            target.setPort(carrier.uri().port());
-        }
-        if (carrier.uri().hostIsAddress() || carrier.uri().transportGiven()) {
-            target.setTransportParam(carrier.uri().transport().sipName());
-        }
+        SipURI target = sip.carrierUri(null, carrier.uri());
         ListeningPoint point = SipMessages.listeningPoint(provider, transport);
         SipURI own = addresses.createSipURI("trunkgate", point.getIPAddress());
         own.setPort(point.getPort());

@@ -121,12 +121,24 @@ public final class SipMessages {
      */
     Request toCarrier(Request invite, String number, SipUri carrier, CarrierAddress address, SipProvider outbound,
                       List<ListeningPoint> recordRoutes) throws Exception {
-        SipURI target = addresses.createSipURI(number.isEmpty() ? null : number, carrier.host());
+        SipURI target = carrierUri(number.isEmpty() ? null : number, carrier);
+        Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);
+        out.removeHeader(RouteHeader.NAME);
+        aim(out, address);
+        return out;
+    }
+
+    /**
+     * {@code user} (null for none) at the carrier's URI as requests to it name it: a host name stays a name, with only
+     * the port and transport it was written with; an IP address gets both; a sips URI stays one.
+     */
+    SipURI carrierUri(String user, SipUri carrier) throws ParseException {
+        SipURI target = addresses.createSipURI(user, carrier.host());
         if (carrier.hostIsAddress() || carrier.portGiven()) {
             target.setPort(carrier.port());
         }
         if (carrier.secure()) {
-            // sips: TLS is the scheme's; a written transport=tcp is kept (RFC 5630: transport=tls is deprecated)
+            // TLS is the scheme's; a written transport=tcp is kept (RFC 5630: transport=tls is deprecated)
             target.setSecure(true);
             if (carrier.transportGiven()) {
                 target.setTransportParam("tcp");
@@ -134,10 +146,7 @@ public final class SipMessages {
         } else if (carrier.hostIsAddress() || carrier.transportGiven()) {
             target.setTransportParam(carrier.transport().sipName());
         }
-        Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);
-        out.removeHeader(RouteHeader.NAME);
-        aim(out, address);
-        return out;
+        return target;
     }
 
     /**

@@ -55,12 +55,8 @@ class BaresipTlsTest {
         int port = SipSockets.freePort();
         int tlsPort = SipSockets.freePort();
         try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("baresip-tls", port).instance("baresip-gw")
-                .listen(new SipListener(Transport.TLS, "127.0.0.1", tlsPort, Optional.of(new TlsListenerSettings(
-                        gatewayCertificate.certificateFile(), gatewayCertificate.keyFile(), Optional.empty(),
-                        List.of(), Optional.empty()))))
-                .peer(new PeerConfig("phone", List.of(), Optional.empty(),
-                        List.of(Limit.exact(Duration.ofSeconds(1), 100)), OptionalInt.empty(),
-                        List.of(CertificateMatch.Sha256.parse(phoneCertificate.sha256()))))
+                .listenTls(tlsPort, gatewayCertificate, Optional.empty())
+                .peerByCertificate("phone", CertificateMatch.Sha256.parse(phoneCertificate.sha256()))
                 .carrier(new CarrierConfig("carrier", SipUri.parse(carrier.uri()), 100, 1, Duration.ofSeconds(1),
                         Set.of(503, 408), true, List.of(), 1000, Duration.ofSeconds(5), Duration.ofMinutes(2),
                         OptionalInt.empty(), Optional.empty(),

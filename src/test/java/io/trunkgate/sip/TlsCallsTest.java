@@ -96,15 +96,9 @@ class TlsCallsTest {
         int port = SipSockets.freePort();
         tlsPort = SipSockets.freePort();
         TestConfigs config = TestConfigs.onSharedRedis("tls-calls", port).instance("tls-gw")
-                .listen(new SipListener(Transport.TLS, "127.0.0.1", tlsPort, Optional.of(new TlsListenerSettings(
-                        gatewayCertificate.certificateFile(), gatewayCertificate.keyFile(), Optional.empty(),
-                        List.of(), Optional.of(ca.certificateFile())))))
-                .peer(new PeerConfig("acme", List.of(), Optional.empty(),
-                        List.of(Limit.exact(Duration.ofSeconds(1), 1000)), OptionalInt.empty(),
-                        List.of(CertificateMatch.Sha256.parse(callerCertificate.sha256()))))
-                .peer(new PeerConfig("initech", List.of(), Optional.empty(),
-                        List.of(Limit.exact(Duration.ofSeconds(1), 1000)), OptionalInt.empty(),
-                        List.of(CertificateMatch.SubjectAltName.parse("trunk.initech.example"))))
+                .listenTls(tlsPort, gatewayCertificate, Optional.of(ca.certificateFile()))
+                .peerByCertificate("acme", CertificateMatch.Sha256.parse(callerCertificate.sha256()))
+                .peerByCertificate("initech", CertificateMatch.SubjectAltName.parse("trunk.initech.example"))
                 .carrier(tlsCarrier("good", carrier))
                 .route("", "good");
         String[] names = {"expired", "self-signed", "other-name"};

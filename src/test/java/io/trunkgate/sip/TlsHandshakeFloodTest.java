@@ -61,12 +61,8 @@ class TlsHandshakeFloodTest {
         List<Socket> flood = new ArrayList<>();
         try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("tls-flood", port).instance("tls-flood-gw")
                 .tcpLimits(new TcpLimits(Duration.ofSeconds(120), Duration.ofSeconds(10), TOTAL, PER_SOURCE))
-                .listen(new SipListener(Transport.TLS, "127.0.0.1", tlsPort, Optional.of(new TlsListenerSettings(
-                        gatewayCertificate.certificateFile(), gatewayCertificate.keyFile(), Optional.empty(),
-                        List.of(), Optional.empty()))))
-                .peer(new PeerConfig("known", List.of(), Optional.empty(),
-                        List.of(Limit.exact(Duration.ofSeconds(1), 1000)), OptionalInt.empty(),
-                        List.of(CertificateMatch.Sha256.parse(peerCertificate.sha256()))))
+                .listenTls(tlsPort, gatewayCertificate, Optional.empty())
+                .peerByCertificate("known", CertificateMatch.Sha256.parse(peerCertificate.sha256()))
                 .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                 .route("", "carrier")
                 .build())) {

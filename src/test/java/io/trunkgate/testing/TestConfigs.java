@@ -1,5 +1,7 @@
 package io.trunkgate.testing;
 
+import io.trunkgate.config.TlsListenerSettings;
+import io.trunkgate.config.CertificateMatch;
 import io.trunkgate.config.AdminSettings;
 import io.trunkgate.config.AdmissionSettings;
 import io.trunkgate.config.CallRecordSettings;
@@ -177,6 +179,18 @@ public final class TestConfigs {
     public TestConfigs listen(SipListener listener) {
         extraListeners.add(listener);
         return this;
+    }
+
+    /** Listens for TLS on 127.0.0.1:{@code port} with {@code certificate}, verifying clients against {@code clientCa}. */
+    public TestConfigs listenTls(int port, TestCertificates.Issued certificate, Optional<Path> clientCa) {
+        return listen(new SipListener(Transport.TLS, "127.0.0.1", port, Optional.of(new TlsListenerSettings(
+                certificate.certificateFile(), certificate.keyFile(), Optional.empty(), List.of(), clientCa))));
+    }
+
+    /** A peer known by its client certificate only, from any source, at most 1,000 calls a second. */
+    public TestConfigs peerByCertificate(String id, CertificateMatch match) {
+        return peer(new PeerConfig(id, List.of(), Optional.empty(), List.of(Limit.exact(Duration.ofSeconds(1), 1000)),
+                OptionalInt.empty(), List.of(match)));
     }
 
     /** Adds {@code peer} as it is. */

@@ -8,7 +8,7 @@ import io.trunkgate.config.TlsListenerSettings;
 import io.trunkgate.testing.TestCertificates;
 import io.trunkgate.testing.TestCertificates.Builder;
 import io.trunkgate.testing.TestCertificates.Issued;
-import io.trunkgate.testing.TlsEngines;
+import io.trunkgate.testing.TlsHandshake;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
@@ -48,7 +48,7 @@ class CarrierTrustTest {
         client.setSSLParameters(CarrierTrust.clientParameters());
         SSLEngine engine = server.context().createSSLEngine();
         engine.setSSLParameters(server.serverParameters());
-        TlsEngines.handshake(client, engine);
+        TlsHandshake.handshake(client, engine);
     }
 
     private void accepted(Builder spec, String host) throws Exception {

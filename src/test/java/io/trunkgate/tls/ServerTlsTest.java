@@ -12,7 +12,7 @@ import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.TestCertificates;
 import io.trunkgate.testing.TestCertificates.Issued;
 import io.trunkgate.testing.TestCertificates.KeyType;
-import io.trunkgate.testing.TlsEngines;
+import io.trunkgate.testing.TlsHandshake;
 import io.trunkgate.tls.internal.ClientCertificateTrust;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +56,7 @@ class ServerTlsTest {
                 .createSSLEngine(host, 5061);
         SSLEngine engine = server.context().createSSLEngine();
         engine.setSSLParameters(server.serverParameters());
-        TlsEngines.handshake(client, engine);
+        TlsHandshake.handshake(client, engine);
         return (X509Certificate) client.getSession().getPeerCertificates()[0];
     }
 
@@ -169,7 +169,7 @@ class ServerTlsTest {
         SSLEngine engine = tls.context().createSSLEngine();
         engine.setSSLParameters(tls.serverParameters());
 
-        TlsEngines.handshake(client, engine);
+        TlsHandshake.handshake(client, engine);
 
         assertEquals("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", client.getSession().getCipherSuite());
         assertEquals("TLSv1.2", client.getSession().getProtocol());
@@ -183,7 +183,7 @@ class ServerTlsTest {
         SSLEngine client = clientContext.createSSLEngine("gw.example", 5061);
         SSLEngine server = tls.context().createSSLEngine();
         server.setSSLParameters(tls.serverParameters());
-        TlsEngines.handshake(client, server);
+        TlsHandshake.handshake(client, server);
         // recorded by the trust manager during the handshake itself (TLS 1.3 included), not worked out afterwards
         assertEquals(clientCert.isPresent(),
                 server.getSession().getValue(ClientCertificateTrust.VERIFIED) instanceof Boolean);

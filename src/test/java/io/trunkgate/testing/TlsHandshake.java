@@ -6,11 +6,11 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 
 /** Runs a real TLS handshake between a client and a server SSLEngine in memory, in the calling thread. */
-public final class TlsEngines {
+public final class TlsHandshake {
 
     private static final int MAX_ROUNDS = 200;
 
-    private TlsEngines() {
+    private TlsHandshake() {
     }
 
     /**

@@ -207,7 +207,7 @@ public final class Gateway implements AutoCloseable {
         // In front of the proxy before it hears anything: JAIN-SIP's listening points receive from their creation,
         // not from the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
         Optional<StartingGate> starting = warmUp.map(plan -> new StartingGate(proxy, services.messages(),
-                plan.address(), active.get()));
+                plan::isWarmUpCall, active.get()));
         if (warmUp.isEmpty()) {
             metrics.ready();
         }
@@ -275,7 +275,8 @@ public final class Gateway implements AutoCloseable {
         }
         Optional<WarmUp.Plan> plan = WarmUp.plan(config);
         if (plan.isEmpty()) {
-            log.warn("warm-up skipped: it needs a UDP listener on IPv4 and a 127.255.255.x address no peer claims");
+            log.warn("warm-up skipped: it needs a UDP listener on IPv4 (sip.listeners); the first calls meet a cold"
+                    + " call path (docs/warm-up.md)");
         }
         return plan;
     }

@@ -7,6 +7,7 @@ import io.trunkgate.sip.wire.NewCallGate;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
 import javax.sip.RequestEvent;
@@ -34,19 +35,20 @@ public final class StartingGate implements SipListener, NewCallGate {
 
     private final SipProxy proxy;
     private final SipMessages messages;
-    private final InetAddress warmUpSource;
+    private final BiPredicate<InetAddress, String> warmUpCall;
     private final ActiveConfig starting;
     private volatile boolean open;
 
     /**
-     * @param warmUpSource the warm-up caller's address, whose calls go on
+     * @param warmUpCall   whether a new call from an address with a Call-ID is one of the warm-up's, which go on
      * @param starting     the configuration the gateway will take traffic with: its peers' INVITEs are shed as
      *                     "starting" (with a call record each), since the warm-up runs on a configuration of its own
      */
-    public StartingGate(SipProxy proxy, SipMessages messages, InetAddress warmUpSource, ActiveConfig starting) {
+    public StartingGate(SipProxy proxy, SipMessages messages, BiPredicate<InetAddress, String> warmUpCall,
+                        ActiveConfig starting) {
         this.proxy = proxy;
         this.messages = messages;
-        this.warmUpSource = warmUpSource;
+        this.warmUpCall = warmUpCall;
         this.starting = starting;
     }
 
@@ -65,7 +67,7 @@ public final class StartingGate implements SipListener, NewCallGate {
         if (open) {
             return proxy.shed(source, certificate, callId, callerTag, waitAhead);
         }
-        if (source.equals(warmUpSource)) {
+        if (warmUpCall.test(source, callId)) {
             return Optional.empty();
         }
         return proxy.shed(source, certificate, callId, callerTag, starting,
@@ -77,7 +79,7 @@ public final class StartingGate implements SipListener, NewCallGate {
         Request request = event.getRequest();
         if (!open && newCallOrProbe(request)) {
             InetAddress source = SipMessages.source(request);
-            if (!source.equals(warmUpSource)) {
+            if (!warmUpCall.test(source, SipMessages.callId(request))) {
                 // a probe (a load balancer's OPTIONS) hears 503 too: not ready for calls yet
                 if (proxy.mayAnswer(source)) {
                     answerStarting((SipProvider) event.getSource(), request);

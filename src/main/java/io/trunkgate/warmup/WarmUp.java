@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * compiles it meanwhile, so a busy hour's rate offered at once is answered in seconds or not at all, and the
  * callers' retransmissions add to the load (docs/warm-up.md). So before the real configuration takes effect and
  * the admin server says ready, the gateway places calls to itself through its real UDP listener: a warm-up caller
- * and carrier on a loopback address no peer claims ({@link WarmUpAgent}), a configuration holding only them,
+ * and carrier on a loopback address of their own ({@link WarmUpAgent}), a configuration holding only them,
  * every step of a real call (admission and pacing scripts in Redis under ids of their own, the dialog, ACK, BYE).
  * Once the configured calls are done, it goes on two calls at a time while the JIT compiler is still busy
  * ({@link CompilerActivity}): at full tilt the calls leave the compiler too little of the cores, and what it had
@@ -44,6 +46,17 @@ public final class WarmUp {
     /** Calls at a time once the configured ones are done: few, so that the compiler gets the cores. */
     private static final int LIGHT_CONCURRENCY = 2;
     private static final String NUMBER = "99999";
+    /** The warm-up caller's and carrier's address: loopback, and far from the 127.0.0.1 everyone uses. */
+    private static final InetAddress ADDRESS = loopback(254);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private static InetAddress loopback(int last) {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, (byte) 255, (byte) 255, (byte) last});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private WarmUp() {
     }
@@ -57,10 +70,20 @@ public final class WarmUp {
         return "~warm-up-" + real.instanceId();
     }
 
-    /** Where the warm-up runs: the first IPv4 UDP listener and a loopback address no peer claims. */
-    public record Plan(InetSocketAddress listener, InetAddress address) {
+    /**
+     * Where the warm-up runs: the first IPv4 UDP listener, a loopback address, and the secret every warm-up Call-ID
+     * starts with. A peer may claim the address (say 127.0.0.0/8): while the gateway starts, only a new call from
+     * there with the secret is let in as a warm-up call, any other hears 503 "gateway starting".
+     */
+    public record Plan(InetSocketAddress listener, InetAddress address, String callIdPrefix) {
+
+        /** Whether a new call from {@code source} with {@code callId} is one of the warm-up's own. */
+        public boolean isWarmUpCall(InetAddress source, String callId) {
+            return source.equals(address) && callId.startsWith(callIdPrefix);
+        }
     }
 
+    /** The plan, unless the gateway has no IPv4 UDP listener to warm up through. */
     public static Optional<Plan> plan(GatewayConfig config) throws UnknownHostException {
         Optional<SipListener> udp = config.sip().listeners().stream()
                 .filter(l -> l.transport() == Transport.UDP && l.host().indexOf(':') < 0)
@@ -70,13 +93,10 @@ public final class WarmUp {
         }
         String host = udp.get().host();
         InetAddress listener = InetAddress.getByName(host.equals("0.0.0.0") ? "127.0.0.1" : host);
-        for (int last = 254; last > 0; last--) {
-            InetAddress candidate = InetAddress.getByAddress(new byte[] {127, (byte) 255, (byte) 255, (byte) last});
-            if (config.peers().values().stream().flatMap(p -> p.sources().stream()).noneMatch(c -> c.contains(candidate))) {
-                return Optional.of(new Plan(new InetSocketAddress(listener, udp.get().port()), candidate));
-            }
-        }
-        return Optional.empty();
+        byte[] secret = new byte[12];
+        RANDOM.nextBytes(secret);
+        return Optional.of(new Plan(new InetSocketAddress(listener, udp.get().port()), ADDRESS,
+                "warm-up-" + HexFormat.of().formatHex(secret) + "-"));
     }
 
     /** A configuration with the warm-up caller as the only peer and the warm-up carrier as the only carrier. */
@@ -102,7 +122,7 @@ public final class WarmUp {
     public static int run(Plan plan, GatewayConfig real, WarmUpSettings settings,
                    java.util.function.Consumer<GatewayConfig> activate) throws IOException, InterruptedException {
         long started = System.nanoTime();
-        try (WarmUpAgent agent = new WarmUpAgent(plan.address(), plan.listener())) {
+        try (WarmUpAgent agent = new WarmUpAgent(plan.address(), plan.listener(), plan.callIdPrefix())) {
             activate.accept(config(real, plan.address(), agent.carrierUri()));
             long deadline = started + settings.maxTime().toNanos();
             agent.run(NUMBER, settings.calls(), () -> false, CONCURRENCY, deadline);

@@ -57,12 +57,15 @@ final class WarmUpAgent implements AutoCloseable {
     private volatile int maxWindow;
     private volatile int placed;
     private final AtomicInteger completed = new AtomicInteger();
+    private final String callIdPrefix;
     private final Thread callerThread;
     private final Thread carrierThread;
     private volatile boolean running = true;
 
-    WarmUpAgent(InetAddress address, InetSocketAddress gateway) throws IOException {
+    /** @param callIdPrefix what each call's Call-ID starts with, so that the starting gateway lets it in */
+    WarmUpAgent(InetAddress address, InetSocketAddress gateway, String callIdPrefix) throws IOException {
         this.gateway = gateway;
+        this.callIdPrefix = callIdPrefix;
         this.host = address.getHostAddress();
         this.sdp = String.format(Locale.ROOT, SDP, host);
         this.callerSocket = new DatagramSocket(new InetSocketAddress(address, 0));
@@ -117,7 +120,7 @@ final class WarmUpAgent implements AutoCloseable {
                 expireStuckCalls();
                 continue;
             }
-            String callId = "warm-up-" + i + "-" + System.nanoTime() + "@" + host;
+            String callId = callIdPrefix + i + "-" + System.nanoTime() + "@" + host;
             WarmUpShape shape = WarmUpShape.of(placed + sent);
             String to = number + i;
             calls.put(callId, new PlacedCall(shape, "sip:" + to + "@" + gatewayHostPort(), System.nanoTime()));

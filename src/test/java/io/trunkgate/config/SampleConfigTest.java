@@ -67,14 +67,6 @@ class SampleConfigTest {
         assertEquals(List.of(new RouteConfig("", List.of("local"))), config.routes());
     }
 
-    /** The start-up warm-up needs a loopback address no peer claims; the sample's peer must leave it one. */
-    @Test
-    void theSamplePeerLeavesTheWarmUpALoopbackAddress() throws Exception {
-        GatewayConfig config = ConfigLoader.load(SAMPLE);
-        InetAddress warmUp = InetAddress.getByName("127.255.255.254");
-        assertTrue(config.peers().values().stream().flatMap(p -> p.sources().stream()).noneMatch(c -> c.contains(warmUp)));
-    }
-
     /** The *.conf.example files beside the sample are not read, and each loads once copied to its *.conf name. */
     @Test
     void theExamplesAreValidOnceCopied(@TempDir Path dir) throws Exception {

@@ -256,6 +256,49 @@ class WarmUpTest {
     }
 
     @Test
+    void aPeerClaimingAllOfLoopbackNeitherStopsTheWarmUpNorGetsACallInMeanwhile() throws Exception {
+        // the warm-up's own address, on another port: the address alone lets nobody in
+        SipAgent intruder = SipAgent.start("127.255.255.254");
+        SipAgent carrier = SipAgent.start("127.0.0.145");
+        int port = RedisServerProcess.freePort();
+        TestConfigs config = TestConfigs.onSharedRedis("warm-up-claimed", port).instance("warm-claimed")
+                .warmUp(new WarmUpSettings(1_000_000, Duration.ofSeconds(10), false))
+                .peer("lab", "127.0.0.0/8", Limit.exact(Duration.ofSeconds(1), 1000))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier");
+        try (LogCapture logs = LogCapture.start()) {
+            CompletableFuture<Gateway> started = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Gateway.start(config.build());
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            try {
+                Response early = intruder.invite("127.0.0.1", port, "+4470").awaitFinal(WAIT_MS);
+                assertEquals(503, early.getStatusCode(), "a call from the warm-up's address while it runs");
+                assertTrue(early.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), early.toString());
+                try (Gateway gateway = started.get(60, TimeUnit.SECONDS)) {
+                    Matcher done = Pattern.compile("warm-up: (\\d+) of (\\d+) calls completed").matcher(
+                            String.join("\n", logs.reactions().stream().map(ILoggingEvent::getFormattedMessage).toList()));
+                    assertTrue(done.find(), "the warm-up's log line");
+                    assertTrue(Integer.parseInt(done.group(1)) >= 100, "warm-up calls completed: " + done.group(1));
+                    assertEquals(0, carrier.received(Request.INVITE).size(), "calls at the carrier during the warm-up");
+                    SipAgent.Call call = intruder.invite("127.0.0.1", port, "+4471");
+                    assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode(), "the same caller once started");
+                    call.ack();
+                    assertEquals(200, call.bye(WAIT_MS).getStatusCode());
+                }
+            } finally {
+                started.thenAccept(Gateway::close);
+            }
+        } finally {
+            intruder.close();
+            carrier.close();
+        }
+    }
+
+    @Test
     void optionsHear503UntilTheWarmUpIsOverFromTheListenersFirstDatagram() throws Exception {
         int port = RedisServerProcess.freePort();
         TestConfigs config = TestConfigs.onSharedRedis("warm-up-probed", port).instance("warm-probed")

@@ -33,8 +33,9 @@ final class PeerFileReader {
         Optional<String> group = groupField.id();
         group.ifPresent(value -> groups.refer(value, groupField.at()));
 
-        List<Limit> limits = LimitsReader.read(file);
+        LimitMode mode = LimitsReader.mode(file);
+        List<Limit> limits = LimitsReader.read(file, mode);
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
-        return id.map(value -> new PeerConfig(value, sources, group, limits, maxConcurrent));
+        return id.map(value -> new PeerConfig(value, sources, group, limits, maxConcurrent, mode));
     }
 }

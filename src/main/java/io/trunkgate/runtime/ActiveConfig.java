@@ -29,11 +29,11 @@ public final class ActiveConfig {
         this.peers = new PeerDirectory(config.peers());
         this.routes = new RouteTable(config.routes(), config.carriers());
         for (PeerConfig peer : config.peers().values()) {
-            peerScopes.put(peer.id(), Scope.peer(peer.id(), peer.limits()).withMaxConcurrent(peer.maxConcurrent()));
+            peerScopes.put(peer.id(), Scope.peer(peer.id(), peer.limits()).withMaxConcurrent(peer.maxConcurrent(), peer.mode()));
         }
         for (GroupConfig group : config.groups().values()) {
             groupScopes.put(group.id(),
-                    Scope.group(group.id(), group.limits()).withMaxConcurrent(group.maxConcurrent()));
+                    Scope.group(group.id(), group.limits()).withMaxConcurrent(group.maxConcurrent(), group.mode()));
         }
     }
 

@@ -301,7 +301,7 @@ public final class Gateway implements AutoCloseable {
         metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
         metrics.trackTransactions(sip::transactions);
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
-        reload.trackConfigured(activeConfig().config());
+        reload.trackConfigured(activeConfig());
         timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
         GatewayConfig config = activeConfig().config();
         TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);

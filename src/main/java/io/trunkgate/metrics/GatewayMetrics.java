@@ -306,6 +306,28 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     /**
+     * One call that the shadow limit or cap {@code limit} ("peer:acme 10/1000ms", "group:g max-concurrent") would
+     * have refused had it been enforced, whether or not an enforced one refused it.
+     */
+    public void callWouldRefuse(String peer, String limit) {
+        wouldRefuseCounter(events.registry(), peer, limit).increment();
+    }
+
+    private static Counter wouldRefuseCounter(MeterRegistry in, String peer, String limit) {
+        return Counter.builder("trunkgate.calls.would.refuse")
+                .description("Calls a shadow limit or cap would have refused, by peer and limit")
+                .tags("peer", peer, "limit", limit).register(in);
+    }
+
+    /**
+     * The shadow limits and caps of each peer (at start and after every reload): their series at 0. Series of
+     * limits removed or enforced since stay until the restart.
+     */
+    public synchronized void shadowLimits(Map<String, List<String>> byPeer) {
+        byPeer.forEach((peer, limits) -> limits.forEach(limit -> wouldRefuseCounter(registry, peer, limit)));
+    }
+
+    /**
      * One INVITE from a source no peer matches, refused (answered or dropped as admission.unknown-peer-code says):
      * counted every time, with an empty peer and the reason {@value #UNKNOWN_SOURCE}.
      */

@@ -3,6 +3,7 @@ package io.trunkgate.sip;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionVerdict;
+import io.trunkgate.limit.WouldRefuse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -19,13 +20,17 @@ final class AdmissionLabels {
 
     /**
      * For the call log: admitted, rejected(merged), rejected(blocked), rejected(peer:p 10/1s),
-     * rejected(redis_unavailable)...
+     * rejected(redis_unavailable)..., followed by " would_refuse=[peer:p 5/1000ms]" when shadow limits were over.
      */
     static String logText(AdmissionVerdict verdict) {
         if (verdict.decision().isEmpty()) {
             return (verdict.admitted() ? "admitted" : "rejected") + "(redis_unavailable)";
         }
-        AdmissionDecision d = verdict.decision().get();
+        List<String> over = wouldRefuse(verdict);
+        return outcomeText(verdict.decision().get()) + (over.isEmpty() ? "" : " would_refuse=" + over);
+    }
+
+    private static String outcomeText(AdmissionDecision d) {
         return switch (d.outcome()) {
             case ADMITTED -> "admitted";
             case DUPLICATE -> "rejected(merged)";
@@ -34,6 +39,14 @@ final class AdmissionLabels {
             case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
                     + d.refusedLimit().map(Object::toString).orElse("?") + ")";
         };
+    }
+
+    /**
+     * The shadow limits and caps that would have refused the call: the call record's {@code wouldRefuse} and the
+     * {@code limit} tags of trunkgate_calls_would_refuse_total.
+     */
+    static List<String> wouldRefuse(AdmissionVerdict verdict) {
+        return verdict.decision().map(d -> d.wouldRefuse().stream().map(WouldRefuse::label).toList()).orElse(List.of());
     }
 
     /** The call record's {@code admission} field. */

@@ -551,6 +551,9 @@ final class InviteCall {
                     routing == null ? "[]" : routing.reroutes(), status,
                     TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos));
         }
+        if (verdict != null) {
+            AdmissionLabels.wouldRefuse(verdict).forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
+        }
         if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
         } else if (verdict != null) {
@@ -568,6 +571,7 @@ final class InviteCall {
                 peer.group().orElse(null),
                 verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),
                 verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
+                verdict == null ? List.of() : AdmissionLabels.wouldRefuse(verdict),
                 routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),
                 attempts.stream().map(RecordFields.Attempt::record).toList(), held.toMillis(), invitedAt,
                 ringingNanos == 0 ? null : TimeUnit.NANOSECONDS.toMillis(ringingNanos - arrivedNanos),

@@ -319,6 +319,12 @@ public final class GatewayMetrics implements AutoCloseable {
                 .tags("peer", peer, "limit", limit).register(in);
     }
 
+    /** How many calls of {@code peer} the shadow limit or cap {@code limit} would have refused since the start. */
+    public long wouldRefused(String peer, String limit) {
+        Counter counter = registry.find("trunkgate.calls.would.refuse").tags("peer", peer, "limit", limit).counter();
+        return counter == null ? 0 : (long) counter.count();
+    }
+
     /**
      * The shadow limits and caps of each peer (at start and after every reload): their series at 0. Series of
      * limits removed or enforced since stay until the restart.

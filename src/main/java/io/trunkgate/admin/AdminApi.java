@@ -86,7 +86,10 @@ public final class AdminApi {
                      double cps, Long wouldRefuse, List<CallView> calls) {
     }
 
-    /** Calls in progress fleet-wide against a max-concurrent cap; {@code mode} and {@code wouldRefuse} as a limit's. */
+    /**
+     * Calls in progress fleet-wide against a max-concurrent cap; {@code mode} and {@code wouldRefuse} as a limit's
+     * (a carrier's cap: null, its would-refuse counts are per peer in the metrics).
+     */
     record ConcurrentView(String scope, long calls, int max, String mode, Long wouldRefuse) {
     }
 
@@ -94,8 +97,12 @@ public final class AdminApi {
                     List<ConcurrentView> concurrent) {
     }
 
-    /** {@code addresses}: each address of a carrier named by a host name, as last resolved (empty otherwise). */
-    record CarrierView(String id, double cps, int burst, long maxWaitMs, double waitMs, int held,
+    /**
+     * {@code addresses}: each address of a carrier named by a host name, as last resolved (empty otherwise);
+     * {@code pacingMode}: {@code enforce}, or {@code shadow} (calls sent at once, {@code waitMs} what the next
+     * would have waited).
+     */
+    record CarrierView(String id, double cps, int burst, long maxWaitMs, String pacingMode, double waitMs, int held,
                        ConcurrentView concurrent, HealthView health, List<AddressView> addresses) {
     }
 
@@ -214,7 +221,8 @@ public final class AdminApi {
                 .sorted(Comparator.comparing(CarrierConfig::id))
                 .map(carrier -> slots.apply(carrier).thenCombine(carrierConcurrent(carrier),
                         (wait, concurrent) -> new CarrierView(carrier.id(), carrier.cps(), carrier.burst(),
-                                carrier.maxWait().toMillis(), wait.toNanos() / 1e6, pacer.heldCount(carrier.id()),
+                                carrier.maxWait().toMillis(), mode(carrier.pacingMode()), wait.toNanos() / 1e6,
+                                pacer.heldCount(carrier.id()),
                                 concurrent, HealthView.of(health.state(carrier.id())),
                                 AddressView.of(health.addresses(carrier)))).toCompletableFuture())
                 .toList();
@@ -310,7 +318,7 @@ public final class AdminApi {
         }
         int max = carrier.maxConcurrent().getAsInt();
         return leases.carrierCalls(carrier.id()).thenApply(calls -> new ConcurrentView("carrier:" + carrier.id(),
-                calls, max, mode(LimitMode.ENFORCE), null));
+                calls, max, mode(carrier.maxConcurrentMode()), null));
     }
 
     private LimitView limitView(String peerId, LimitUsage usage, boolean withCalls) {

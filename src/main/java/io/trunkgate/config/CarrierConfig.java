@@ -24,14 +24,36 @@ import java.util.Set;
  * @param maxConcurrent   the most calls sent to the carrier in progress at once, fleet-wide; a call finding it
  *                        full is treated as over max-wait
  * @param probe           OPTIONS probing of the carrier's health, if configured
+ * @param pacingMode      {@code shadow}: calls are sent at once, their slots still reserved as enforced pacing
+ *                        would, and the wait (or reroute) they would have had is counted ({@code pacing-mode})
+ * @param maxConcurrentMode {@code shadow}: a call finding the carrier full is sent anyway, without a lease, and
+ *                        counted ({@code max-concurrent-mode})
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
                             int maxHeld, Duration answerTimeout, Duration ringTimeout, OptionalInt maxConcurrent,
-                            Optional<ProbeSettings> probe) {
+                            Optional<ProbeSettings> probe, LimitMode pacingMode, LimitMode maxConcurrentMode) {
     public CarrierConfig {
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);
+        pacingMode = pacingMode == null ? LimitMode.ENFORCE : pacingMode;
+        maxConcurrentMode = maxConcurrentMode == null ? LimitMode.ENFORCE : maxConcurrentMode;
+    }
+
+    /** A carrier whose pacing and max-concurrent are enforced. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, probe, LimitMode.ENFORCE, LimitMode.ENFORCE);
+    }
+
+    public boolean shadowPacing() {
+        return pacingMode == LimitMode.SHADOW;
+    }
+
+    public boolean shadowMaxConcurrent() {
+        return maxConcurrentMode == LimitMode.SHADOW;
     }
 
     /** A carrier without a concurrency cap or probing. */

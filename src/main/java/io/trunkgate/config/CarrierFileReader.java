@@ -50,13 +50,17 @@ final class CarrierFileReader {
         Duration ringTimeout = file.optional("ring-timeout").duration(Duration.ofSeconds(1)).orElse(DEFAULT_RING_TIMEOUT);
 
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
+        LimitMode pacingMode = file.optional("pacing-mode").choice(LimitMode.class).orElse(LimitMode.ENFORCE);
+        LimitMode maxConcurrentMode = file.optional("max-concurrent-mode").choice(LimitMode.class)
+                .orElse(LimitMode.ENFORCE);
         Optional<ProbeSettings> probe = file.optional("probe").object().flatMap(CarrierFileReader::probe);
 
         if (id.isEmpty() || uri.isEmpty() || cps.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
-                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe));
+                failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe, pacingMode,
+                maxConcurrentMode));
     }
 
     /** probe { interval, timeout, down-after, up-after, fail-codes }: every key has a default. */

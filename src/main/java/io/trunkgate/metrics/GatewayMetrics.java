@@ -368,6 +368,20 @@ public final class GatewayMetrics implements AutoCloseable {
         pacingDelay(events.registry(), carrier).record(held);
     }
 
+    /**
+     * A call sent at once to a carrier whose pacing is in shadow: how long enforced pacing would have held it (over
+     * the carrier's max-wait: the call would have gone to the next carrier instead).
+     */
+    public void shadowPacingDelay(String carrier, Duration wouldWait) {
+        shadowPacingDelay(events.registry(), carrier).record(wouldWait);
+    }
+
+    private static Timer shadowPacingDelay(MeterRegistry in, String carrier) {
+        return Timer.builder("trunkgate.pacing.shadow.delay")
+                .description("Time a call sent at once would have been held by the carrier's pacing, were it enforced")
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(in);
+    }
+
     private static Timer pacingDelay(MeterRegistry in, String carrier) {
         return Timer.builder("trunkgate.pacing.delay")
                 .description("Time a call was held for pacing, by the carrier it was finally sent to")

@@ -183,6 +183,7 @@ public final class CallRecordWriter implements AutoCloseable {
         fields.put("finalStatus", attempt.finalStatus());
         fields.put("firstProvisionalMs", attempt.firstProvisionalMs());
         fields.put("answerMs", attempt.answerMs());
+        fields.put("shadowWaitMs", attempt.shadowWaitMs());
         return fields;
     }
 

@@ -20,17 +20,13 @@ final class AdmissionLabels {
 
     /**
      * For the call log: admitted, rejected(merged), rejected(blocked), rejected(peer:p 10/1s),
-     * rejected(redis_unavailable)..., followed by " would_refuse=[peer:p 5/1000ms]" when shadow limits were over.
+     * rejected(redis_unavailable)...
      */
     static String logText(AdmissionVerdict verdict) {
         if (verdict.decision().isEmpty()) {
             return (verdict.admitted() ? "admitted" : "rejected") + "(redis_unavailable)";
         }
-        List<String> over = wouldRefuse(verdict);
-        return outcomeText(verdict.decision().get()) + (over.isEmpty() ? "" : " would_refuse=" + over);
-    }
-
-    private static String outcomeText(AdmissionDecision d) {
+        AdmissionDecision d = verdict.decision().get();
         return switch (d.outcome()) {
             case ADMITTED -> "admitted";
             case DUPLICATE -> "rejected(merged)";

@@ -6,7 +6,7 @@
 --
 -- KEYS: admit.lua's KEYS, then last the carrier's pacing key (pace.lua's KEYS[1]).
 -- ARGV: admit.lua's ARGV, then last pace.lua's three: interval_us, burst, max_wait_us.
--- Reply: admit.lua's 7 fields; for an admitted call (ok) then pace.lua's 4:
+-- Reply: admit.lua's 8 fields; for an admitted call (ok) then pace.lua's 4:
 --        reserved 1|0, delay_us, slot_us, now_us.
 
 local function slice(list, from, to)
@@ -20,5 +20,5 @@ if verdict[1] ~= 1 then
   return verdict
 end
 local slot = pace({ KEYS[#KEYS] }, slice(ARGV, #ARGV - 2, #ARGV))
-for i = 1, 4 do verdict[7 + i] = slot[i] end
+for i = 1, 4 do verdict[8 + i] = slot[i] end
 return verdict

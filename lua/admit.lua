@@ -1,14 +1,18 @@
 -- admit.lua: admit one call against every limit of every scope at once, or refuse it without
--- recording anything, so that only admitted calls use capacity. Redis TIME is the clock.
+-- recording anything, so that only admitted calls use capacity. Redis TIME is the clock. A shadow limit
+-- (or cap) refuses nothing: it is reported when it would have refused, and records the call only where it
+-- would have if enforced (the call admitted, and itself not over).
 --
 -- KEYS: for each scope in order, its block key, then one key per limit of that scope; last, the peer's
 --       seen key (members of admitted calls, used when a precision window outlasts every exact window).
 --       Optionally then one lease key per scope (concurrent calls). All keys of one call share one hash tag.
--- ARGV: member, weight, scope count, then for each scope: its limit count n, then n triples
---       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length);
---       optionally then lease_member, lease_ms, and per scope its max-concurrent (0 = none).
+-- ARGV: member, weight, scope count, then for each scope: its limit count n, then n quadruples
+--       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length), mode (0 enforce,
+--       1 shadow); optionally then lease_member, lease_ms, and per scope its max-concurrent (0 = none) and
+--       that cap's mode.
 -- Reply: {admitted 1|0, retry_after_ms, scope (1-based, 0 = none), limit (1-based, 0 = none),
---         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"|"concurrent"}
+--         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"|"concurrent",
+--         would_refuse: the shadow limits over, "scope.limit" joined by spaces (limit 0: the scope's cap), or ""}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
 -- (microseconds; only tests set it, see lua/README.md).
@@ -32,8 +36,9 @@ for s = 1, scope_count do
   local n = tonumber(ARGV[a]); a = a + 1
   for l = 1, n do
     limits[#limits + 1] = { scope = s, index = l, key = KEYS[k], window_ms = tonumber(ARGV[a]),
-      window = tonumber(ARGV[a]) * 1000, max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000 }
-    k = k + 1; a = a + 3
+      window = tonumber(ARGV[a]) * 1000, max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000,
+      shadow = ARGV[a + 3] == '1' }
+    k = k + 1; a = a + 4
   end
 end
 local seen_key = KEYS[k]
@@ -43,30 +48,35 @@ local seen_key = KEYS[k]
 local lease_member, lease_ms, leases = ARGV[a], tonumber(ARGV[a + 1]), {}
 if lease_member then
   for s = 1, scope_count do
-    local cap = tonumber(ARGV[a + 1 + s])
-    if cap > 0 then leases[#leases + 1] = { scope = s, key = KEYS[k + s], cap = cap } end
+    local cap = tonumber(ARGV[a + 2 * s])
+    if cap > 0 then
+      leases[#leases + 1] = { scope = s, key = KEYS[k + s], cap = cap, shadow = ARGV[a + 2 * s + 1] == '1' }
+    end
   end
 end
 local now_ms = math.floor(now / 1000)
 
--- The first capped scope that is full; a call holding its lease already is not counted twice.
+-- The first enforced capped scope that is full; a call holding its lease already is not counted twice. A full
+-- shadow cap is marked over instead (its lease is not taken, as if it had refused the call).
 local function full_scope()
   for _, l in ipairs(leases) do
     redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. now_ms)
-    if not redis.call('ZSCORE', l.key, lease_member) and redis.call('ZCARD', l.key) >= l.cap then return l end
+    local full = not redis.call('ZSCORE', l.key, lease_member) and redis.call('ZCARD', l.key) >= l.cap
+    if full and not l.shadow then return l end
+    l.over = full
   end
 end
 
 local function take_leases()
   for _, l in ipairs(leases) do
-    redis.call('ZADD', l.key, now_ms + lease_ms, lease_member)
+    if not l.over then redis.call('ZADD', l.key, now_ms + lease_ms, lease_member) end
     if redis.call('PTTL', l.key) < lease_ms then redis.call('PEXPIRE', l.key, lease_ms) end
   end
 end
 
 for s, key in ipairs(blocks) do
   local ttl = redis.call('PTTL', key)
-  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked' } end
+  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
 end
 
 -- A sorted set of calls (score = time): drop those older than `from`, at most 64 per call (a quiet spell can
@@ -195,13 +205,17 @@ local function bucketed_retry(l, excess)
   return math.max(redis.call('PTTL', l.key) * 1000, l.window + l.precision)
 end
 
+-- A shadow limit is counted as if enforced; over its max it is only marked (l.over), and takes no part in
+-- refusing, Retry-After or remaining.
 local remaining = nil
 local refused, refused_retry = nil, 0
 for _, l in ipairs(limits) do
   if l.precision == 0 then l.count = exact_count(l) else l.count = bucketed_count(l) end
-  if weight > l.max then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy' } end
+  if weight > l.max and not l.shadow then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy', '' } end
   local left = l.max - l.count - weight
-  if left < 0 then
+  if l.shadow then
+    l.over = left < 0
+  elseif left < 0 then
     local retry
     if l.precision == 0 then retry = exact_retry(l, -left) else retry = bucketed_retry(l, -left) end
     if retry > refused_retry then refused, refused_retry = l, retry end
@@ -211,11 +225,14 @@ for _, l in ipairs(limits) do
 end
 
 -- A copy of an admitted call (same member: Call-ID, From tag, CSeq) is refused for as long as any window may
--- still count the call: a precision window holds a call up to window + precision. The longest exact
--- window keeps members (pruned above) that long if it is the longest; else the seen key keeps them.
+-- still count the call: a precision window holds a call up to window + precision. The longest enforced exact
+-- window keeps members (pruned above) that long if it is the longest; else the seen key keeps them. (A shadow
+-- window does not hold every admitted call.)
 local longest_exact, horizon = nil, 0
 for _, l in ipairs(limits) do
-  if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
+  if l.precision == 0 and not l.shadow and (longest_exact == nil or l.window > longest_exact.window) then
+    longest_exact = l
+  end
   horizon = math.max(horizon, l.window + l.precision)
 end
 local seen, since = nil, nil
@@ -228,27 +245,41 @@ end
 local seen_at = seen and tonumber(redis.call('ZSCORE', seen, member))
 if seen_at and seen_at >= since then
   -- a merged request: not admitted again, nothing recorded, no lease; what is left is max - count
-  local left = nil
-  for _, l in ipairs(limits) do left = math.min(left or l.max, math.max(l.max - l.count, 0)) end
-  return { 0, 0, 0, 0, left, now, 'duplicate' }
+  local left = -1
+  for _, l in ipairs(limits) do
+    if not l.shadow then left = math.max(math.min(left < 0 and l.max or left, l.max - l.count), 0) end
+  end
+  return { 0, 0, 0, 0, left, now, 'duplicate', '' }
+end
+
+-- The shadow limits and caps that would have refused the call, as "scope.limit" (limit 0: the cap).
+local function would_refuse()
+  local over = {}
+  for _, l in ipairs(limits) do if l.over then over[#over + 1] = l.scope .. '.' .. l.index end end
+  for _, l in ipairs(leases) do if l.over then over[#over + 1] = l.scope .. '.0' end end
+  return table.concat(over, ' ')
 end
 
 if refused then
-  return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit' }
+  return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit', would_refuse() }
 end
 
 local full = full_scope()
-if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent' } end
+if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent', would_refuse() } end
 take_leases()
 
 -- Limits of one scope with the same window and precision share a key (and count the same calls): record once.
+-- A shadow limit over its max records nothing (enforced, it would have refused the call); it shares a key only
+-- with shadow limits of the same max (trunkgate's KeyLayout), which are over together.
 local recorded = {}
 for _, l in ipairs(limits) do
-  if not recorded[l.key] and l.precision == 0 then
+  if l.over or recorded[l.key] then
+    -- nothing to record here
+  elseif l.precision == 0 then
     redis.call('ZADD', l.key, now, member)
     for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
     redis.call('PEXPIRE', l.key, l.window_ms + 1)
-  elseif not recorded[l.key] then
+  else
     local b = math.floor(now / l.precision)
     redis.call('HINCRBY', l.key, id(b), weight)
     redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
@@ -264,4 +295,4 @@ if seen == seen_key then
   redis.call('ZADD', seen, now, member)
   redis.call('PEXPIRE', seen, math.ceil(horizon / 1000) + 1)
 end
-return { 1, 0, 0, 0, remaining or -1, now, 'ok' }
+return { 1, 0, 0, 0, remaining or -1, now, 'ok', would_refuse() }

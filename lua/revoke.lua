@@ -1,6 +1,7 @@
 -- revoke.lua: undo one admission made by admit.lua whose decision the gateway never used (the reply came
 -- after the gateway's timeout and the call was refused), so the call counts nowhere. Same KEYS and ARGV as
--- admit.lua without its lease part, plus ARGV[#ARGV] = admitted_us, the now_us of that admission's reply.
+-- admit.lua without its lease part, plus ARGV[#ARGV] = admitted_us, the now_us of that admission's reply; a
+-- limit's mode may also be 2: a shadow limit that was over (its would_refuse), so the call is not in its window.
 -- Reply: {removed}, the number of window keys the call was removed from.
 --
 -- Idempotent: admit.lua records every admission in a dedupe set (the longest exact window when it is the
@@ -21,15 +22,18 @@ for s = 1, tonumber(ARGV[3]) do
   k = k + 1 -- the scope's block key
   local n = tonumber(ARGV[a]); a = a + 1
   for l = 1, n do
-    limits[#limits + 1] = { key = KEYS[k], window = tonumber(ARGV[a]) * 1000, precision = tonumber(ARGV[a + 2]) * 1000 }
-    k = k + 1; a = a + 3
+    limits[#limits + 1] = { key = KEYS[k], window = tonumber(ARGV[a]) * 1000, precision = tonumber(ARGV[a + 2]) * 1000,
+      shadow = ARGV[a + 3] ~= '0', skip = ARGV[a + 3] == '2' }
+    k = k + 1; a = a + 4
   end
 end
 
 -- admit.lua's dedupe set for these limits
 local longest_exact, horizon = nil, 0
 for _, l in ipairs(limits) do
-  if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
+  if l.precision == 0 and not l.shadow and (longest_exact == nil or l.window > longest_exact.window) then
+    longest_exact = l
+  end
   horizon = math.max(horizon, l.window + l.precision)
 end
 local dedupe = seen_key
@@ -47,7 +51,9 @@ end
 
 local removed, done = 0, {}
 for _, l in ipairs(limits) do
-  if not done[l.key] and l.precision == 0 then
+  if l.skip then
+    -- the call was never recorded in this shadow window
+  elseif not done[l.key] and l.precision == 0 then
     removed = removed + remove_member(l.key)
   elseif not done[l.key] then
     -- admit.lua added the weight to bucket floor(admitted / precision) and to its block; gone if pruned.

@@ -116,7 +116,7 @@ def main():
 
     def admit_call(keys, window_ms, max_, precision_ms):
         serial[0] += 1
-        return lambda: r.call("EVALSHA", admit, 3, *keys, "call-%d" % serial[0], 1, 1, 1, window_ms, max_, precision_ms)
+        return lambda: r.call("EVALSHA", admit, 3, *keys, "call-%d" % serial[0], 1, 1, 1, window_ms, max_, precision_ms, 0)
 
     results = []
 

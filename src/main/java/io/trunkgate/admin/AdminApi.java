@@ -9,6 +9,7 @@ import io.trunkgate.config.AdminDurations;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.health.CarrierHealth;
@@ -16,8 +17,10 @@ import io.trunkgate.health.CarrierState;
 import io.trunkgate.history.TrafficHistory;
 import io.trunkgate.limit.BlockRegistry;
 import io.trunkgate.limit.CallLeases;
+import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.WindowUsage.LimitUsage;
 import io.trunkgate.limit.WindowUsage;
+import io.trunkgate.limit.WouldRefuse;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.runtime.ActiveConfig;
@@ -77,20 +80,31 @@ public final class AdminApi {
     record CallView(String member, String admittedAt, double ageMs) {
     }
 
-    record LimitView(String scope, long windowMs, long max, Long precisionMs, long used, long remaining, double cps,
-                     List<CallView> calls) {
+    /**
+     * {@code mode}: {@code enforce} or {@code shadow}; {@code wouldRefuse}: for a shadow limit, the calls it would
+     * have refused at this gateway since it started (null for an enforced one).
+     */
+    record LimitView(String scope, long windowMs, long max, Long precisionMs, String mode, long used, long remaining,
+                     double cps, Long wouldRefuse, List<CallView> calls) {
     }
 
-    /** Calls in progress fleet-wide against a max-concurrent cap. */
-    record ConcurrentView(String scope, long calls, int max) {
+    /**
+     * Calls in progress fleet-wide against a max-concurrent cap; {@code mode} and {@code wouldRefuse} as a limit's
+     * (a carrier's cap: null, its would-refuse counts are per peer in the metrics).
+     */
+    record ConcurrentView(String scope, long calls, int max, String mode, Long wouldRefuse) {
     }
 
     record PeerView(String id, String group, Long blockedForMs, List<LimitView> limits,
                     List<ConcurrentView> concurrent) {
     }
 
-    /** {@code addresses}: each address of a carrier named by a host name, as last resolved (empty otherwise). */
-    record CarrierView(String id, double cps, int burst, long maxWaitMs, double waitMs, int held,
+    /**
+     * {@code addresses}: each address of a carrier named by a host name, as last resolved (empty otherwise);
+     * {@code pacingMode}: {@code enforce}, or {@code shadow} (calls sent at once, {@code waitMs} what the next
+     * would have waited).
+     */
+    record CarrierView(String id, double cps, int burst, long maxWaitMs, String pacingMode, double waitMs, int held,
                        ConcurrentView concurrent, HealthView health, List<AddressView> addresses) {
     }
 
@@ -235,7 +249,8 @@ public final class AdminApi {
                 .sorted(Comparator.comparing(CarrierConfig::id))
                 .map(carrier -> slots.apply(carrier).thenCombine(carrierConcurrent(carrier),
                         (wait, concurrent) -> new CarrierView(carrier.id(), carrier.cps(), carrier.burst(),
-                                carrier.maxWait().toMillis(), wait.toNanos() / 1e6, pacer.heldCount(carrier.id()),
+                                carrier.maxWait().toMillis(), mode(carrier.pacingMode()), wait.toNanos() / 1e6,
+                                pacer.heldCount(carrier.id()),
                                 concurrent, HealthView.of(health.state(carrier.id())),
                                 AddressView.of(health.addresses(carrier)))).toCompletableFuture())
                 .toList();
@@ -298,7 +313,7 @@ public final class AdminApi {
         CompletionStage<Optional<Duration>> blocked = blocks.remaining(peer.id(), peer.group());
         return read.thenCombine(blocked, (limits, block) -> new PeerView(peer.id(), peer.group().orElse(null),
                 block.map(Duration::toMillis).orElse(null),
-                limits.stream().map(l -> limitView(l, listCalls > 0)).toList(), null))
+                limits.stream().map(l -> limitView(peer.id(), l, listCalls > 0)).toList(), null))
                 .thenCombine(peerConcurrent(active, peer), (view, concurrent) -> new PeerView(view.id(), view.group(),
                         view.blockedForMs(), view.limits(), concurrent));
     }
@@ -306,13 +321,23 @@ public final class AdminApi {
     /** The peer's and its group's calls in progress against their caps (null when neither has one). */
     private CompletionStage<List<ConcurrentView>> peerConcurrent(ActiveConfig active, PeerConfig peer) {
         List<CompletableFuture<ConcurrentView>> views = new ArrayList<>();
-        peer.maxConcurrent().ifPresent(max -> views.add(leases.peerCalls(peer.id(), peer.group())
-                .thenApply(calls -> new ConcurrentView("peer:" + peer.id(), calls, max)).toCompletableFuture()));
+        Scope own = active.peerScope(peer);
+        own.maxConcurrent().ifPresent(max -> views.add(leases.peerCalls(peer.id(), peer.group())
+                .thenApply(calls -> concurrentView(peer.id(), own, calls, max)).toCompletableFuture()));
         active.groupScope(peer).ifPresent(group -> group.maxConcurrent().ifPresent(max -> views.add(
-                leases.groupCalls(group.id()).thenApply(calls -> new ConcurrentView("group:" + group.id(), calls, max))
+                leases.groupCalls(group.id()).thenApply(calls -> concurrentView(peer.id(), group, calls, max))
                         .toCompletableFuture())));
         return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
                 .thenApply(done -> views.isEmpty() ? null : views.stream().map(CompletableFuture::join).toList());
+    }
+
+    private ConcurrentView concurrentView(String peerId, Scope scope, long calls, int max) {
+        return new ConcurrentView(scope.toString(), calls, max, mode(scope.capMode()), scope.shadowCap()
+                ? metrics.wouldRefused(peerId, new WouldRefuse(scope, Optional.empty()).label()) : null);
+    }
+
+    private static String mode(LimitMode mode) {
+        return mode.name().toLowerCase(Locale.ROOT);
     }
 
     private CompletionStage<ConcurrentView> carrierConcurrent(CarrierConfig carrier) {
@@ -321,10 +346,10 @@ public final class AdminApi {
         }
         int max = carrier.maxConcurrent().getAsInt();
         return leases.carrierCalls(carrier.id()).thenApply(calls -> new ConcurrentView("carrier:" + carrier.id(),
-                calls, max));
+                calls, max, mode(carrier.maxConcurrentMode()), null));
     }
 
-    private static LimitView limitView(LimitUsage usage, boolean withCalls) {
+    private LimitView limitView(String peerId, LimitUsage usage, boolean withCalls) {
         Limit limit = usage.limit();
         List<CallView> calls = !withCalls || !limit.isExact() ? null : usage.calls().stream()
                 .map(c -> new CallView(c.member(), Instant.EPOCH.plusNanos(c.admittedMicros() * 1000).toString(),
@@ -332,8 +357,10 @@ public final class AdminApi {
                 .toList();
         double windowSeconds = limit.window().toNanos() / 1e9;
         return new LimitView(usage.scope().toString(), limit.window().toMillis(), limit.max(),
-                limit.precision().map(Duration::toMillis).orElse(null), usage.used(),
-                Math.max(0, limit.max() - usage.used()), usage.used() / windowSeconds, calls);
+                limit.precision().map(Duration::toMillis).orElse(null), mode(limit.mode()), usage.used(),
+                Math.max(0, limit.max() - usage.used()), usage.used() / windowSeconds,
+                limit.shadow() ? metrics.wouldRefused(peerId, new WouldRefuse(usage.scope(), Optional.of(limit)).label())
+                        : null, calls);
     }
 
     private static PeerConfig knownPeer(ActiveConfig active, String id) {

@@ -25,26 +25,51 @@ import java.util.Set;
  *                        full is treated as over max-wait
  * @param probe           OPTIONS probing of the carrier's health, if configured
  * @param tls             how the carrier's certificate is trusted: present exactly when its URI is reached over TLS
+ * @param pacingMode      {@code shadow}: calls are sent at once, their slots still reserved as enforced pacing
+ *                        would, and the wait (or reroute) they would have had is counted ({@code pacing-mode})
+ * @param maxConcurrentMode {@code shadow}: a call finding the carrier full is sent anyway, without a lease, and
+ *                        counted ({@code max-concurrent-mode})
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
                             int maxHeld, Duration answerTimeout, Duration ringTimeout, OptionalInt maxConcurrent,
-                            Optional<ProbeSettings> probe, Optional<CarrierTls> tls) {
+                            Optional<ProbeSettings> probe, Optional<CarrierTls> tls, LimitMode pacingMode,
+                            LimitMode maxConcurrentMode) {
     public CarrierConfig {
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);
+        pacingMode = pacingMode == null ? LimitMode.ENFORCE : pacingMode;
+        maxConcurrentMode = maxConcurrentMode == null ? LimitMode.ENFORCE : maxConcurrentMode;
         if (tls.isPresent() != (uri.transport() == Transport.TLS)) {
             throw new IllegalArgumentException("carrier " + id + ": TLS settings "
                     + (tls.isPresent() ? "given for a " + uri.transport().sipName() + " URI" : "missing"));
         }
     }
 
+    /** A carrier whose pacing and max-concurrent are enforced. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe,
+                         Optional<CarrierTls> tls) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, probe, tls, LimitMode.ENFORCE, LimitMode.ENFORCE);
+    }
+
     /** A carrier trusting the system CAs when its URI is reached over TLS. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe,
+                         LimitMode pacingMode, LimitMode maxConcurrentMode) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, probe, systemCasIfTls(uri), pacingMode, maxConcurrentMode);
+    }
+
+    /** A carrier trusting the system CAs when reached over TLS, its pacing and max-concurrent enforced. */
     public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
                          boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
                          Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe) {
         this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
-                ringTimeout, maxConcurrent, probe, systemCasIfTls(uri));
+                ringTimeout, maxConcurrent, probe, systemCasIfTls(uri), LimitMode.ENFORCE, LimitMode.ENFORCE);
     }
 
     /** A carrier without a concurrency cap or probing. */
@@ -52,7 +77,7 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
                          boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
                          Duration ringTimeout) {
         this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
-                ringTimeout, OptionalInt.empty(), Optional.empty(), systemCasIfTls(uri));
+                ringTimeout, OptionalInt.empty(), Optional.empty());
     }
 
     /** A carrier without probing. */
@@ -60,11 +85,19 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
                          boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
                          Duration ringTimeout, OptionalInt maxConcurrent) {
         this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
-                ringTimeout, maxConcurrent, Optional.empty(), systemCasIfTls(uri));
+                ringTimeout, maxConcurrent, Optional.empty());
     }
 
     private static Optional<CarrierTls> systemCasIfTls(SipUri uri) {
         return uri.transport() == Transport.TLS ? Optional.of(CarrierTls.SYSTEM_CAS) : Optional.empty();
+    }
+
+    public boolean shadowPacing() {
+        return pacingMode == LimitMode.SHADOW;
+    }
+
+    public boolean shadowMaxConcurrent() {
+        return maxConcurrentMode == LimitMode.SHADOW;
     }
 
     /** The spacing of the carrier's calls at {@code cps}, in whole microseconds (see {@link #intervalMicros(int)}). */

@@ -51,6 +51,9 @@ final class CarrierFileReader {
         Duration ringTimeout = file.optional("ring-timeout").duration(Duration.ofSeconds(1)).orElse(DEFAULT_RING_TIMEOUT);
 
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
+        LimitMode pacingMode = file.optional("pacing-mode").choice(LimitMode.class).orElse(LimitMode.ENFORCE);
+        LimitMode maxConcurrentMode = file.optional("max-concurrent-mode").choice(LimitMode.class)
+                .orElse(LimitMode.ENFORCE);
         Optional<ProbeSettings> probe = file.optional("probe").object().flatMap(CarrierFileReader::probe);
 
         Optional<Optional<CarrierTls>> tls = tls(file, uri, baseDir, tlsFiles);
@@ -60,7 +63,7 @@ final class CarrierFileReader {
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
                 failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe,
-                tls.get()));
+                tls.get(), pacingMode, maxConcurrentMode));
     }
 
     /**

@@ -14,8 +14,9 @@ final class GroupFileReader {
         Field idField = file.required("id");
         Optional<String> id = idField.id();
         id.ifPresent(value -> groups.define(value, idField.at()));
-        List<Limit> limits = LimitsReader.read(file);
+        LimitMode mode = LimitsReader.mode(file);
+        List<Limit> limits = LimitsReader.read(file, mode);
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
-        return id.map(value -> new GroupConfig(value, limits, maxConcurrent));
+        return id.map(value -> new GroupConfig(value, limits, maxConcurrent, mode));
     }
 }

@@ -7,9 +7,11 @@ import java.util.Optional;
  * One rolling-window limit: never more than {@code max} admitted units in any interval of length
  * {@code window}. Without a precision the window is exact (a sliding log of admitted calls); with a
  * precision it is kept as sub-buckets of that length, which bounds memory and errs towards admitting
- * fewer calls, never more.
+ * fewer calls, never more. In {@link LimitMode#SHADOW} it refuses nothing and only counts the calls it would
+ * refuse. {@link #toString} leaves the mode out: it names the limit in logs, records and metric labels, the same
+ * before and after the limit is switched between modes.
  */
-public record Limit(Duration window, long max, Optional<Duration> precision) {
+public record Limit(Duration window, long max, Optional<Duration> precision, LimitMode mode) {
 
     /**
      * The most buckets a precision window may have (window / precision): lua/admit.lua reads at most 66 block
@@ -25,6 +27,7 @@ public record Limit(Duration window, long max, Optional<Duration> precision) {
             throw new IllegalArgumentException("max must be at least 1: " + max);
         }
         precision = precision == null ? Optional.empty() : precision;
+        mode = mode == null ? LimitMode.ENFORCE : mode;
         precision.ifPresent(p -> {
             if (p.toMillis() <= 0 || p.compareTo(window) > 0 || !wholeMillis(p)) {
                 throw new IllegalArgumentException("precision must be whole milliseconds between 1ms and the window: " + p);
@@ -35,6 +38,11 @@ public record Limit(Duration window, long max, Optional<Duration> precision) {
                         + "; the smallest precision allowed is " + smallestPrecision(window).toMillis() + "ms");
             }
         });
+    }
+
+    /** An enforced limit. */
+    public Limit(Duration window, long max, Optional<Duration> precision) {
+        this(window, max, precision, LimitMode.ENFORCE);
     }
 
     /** Whether {@code d} is a whole number of milliseconds (the scripts take milliseconds). */
@@ -58,6 +66,20 @@ public record Limit(Duration window, long max, Optional<Duration> precision) {
 
     public static Limit bucketed(Duration window, long max, Duration precision) {
         return new Limit(window, max, Optional.of(precision));
+    }
+
+    /** This limit in {@code mode}. */
+    public Limit in(LimitMode mode) {
+        return new Limit(window, max, precision, mode);
+    }
+
+    public boolean shadow() {
+        return mode == LimitMode.SHADOW;
+    }
+
+    /** Whether {@code other} is the same window (length and precision), whatever its max and mode. */
+    public boolean sameWindow(Limit other) {
+        return window.equals(other.window) && precision.equals(other.precision);
     }
 
     public boolean isExact() {

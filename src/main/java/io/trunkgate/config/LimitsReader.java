@@ -13,10 +13,19 @@ final class LimitsReader {
     private LimitsReader() {
     }
 
-    static List<Limit> read(ConfigSection file) {
+    /** The file's {@code mode} (enforce when absent): the mode of its limits that set none, and of its max-concurrent. */
+    static LimitMode mode(ConfigSection file) {
+        return file.optional("mode").choice(LimitMode.class).orElse(LimitMode.ENFORCE);
+    }
+
+    /** The limits, each in its own {@code mode}, else in {@code fileMode}. */
+    static List<Limit> read(ConfigSection file, LimitMode fileMode) {
         List<Limit> limits = new ArrayList<>();
         for (Field element : file.optional("limits").elements().orElse(List.of())) {
-            element.object().flatMap(LimitsReader::limit).ifPresent(limits::add);
+            element.object().flatMap(item -> {
+                LimitMode mode = item.optional("mode").choice(LimitMode.class).orElse(fileMode);
+                return limit(item).map(limit -> limit.in(mode));
+            }).ifPresent(limits::add);
         }
         return limits;
     }

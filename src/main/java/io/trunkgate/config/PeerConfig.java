@@ -12,25 +12,39 @@ import java.util.OptionalInt;
  * @param certificates  client certificates that identify it; with {@code sources} as well, a request must match
  *                      both; empty = matched by source address alone
  * @param maxConcurrent the most calls of this peer in progress at once, fleet-wide ({@code max-concurrent})
+ * @param mode          the file's {@code mode}: its max-concurrent's (its limits carry their own, this by default)
  */
 public record PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
-                         OptionalInt maxConcurrent, List<CertificateMatch> certificates) {
+                         OptionalInt maxConcurrent, List<CertificateMatch> certificates, LimitMode mode) {
     public PeerConfig {
         sources = List.copyOf(sources);
         limits = List.copyOf(limits);
         certificates = List.copyOf(certificates);
+        mode = mode == null ? LimitMode.ENFORCE : mode;
         if (sources.isEmpty() && certificates.isEmpty()) {
             throw new IllegalArgumentException("peer " + id + " has neither sources nor certificates to match");
         }
     }
 
+    /** A peer whose max-concurrent is enforced. */
+    public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
+                      OptionalInt maxConcurrent, List<CertificateMatch> certificates) {
+        this(id, sources, group, limits, maxConcurrent, certificates, LimitMode.ENFORCE);
+    }
+
+    /** A peer matched by source address alone. */
+    public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
+                      OptionalInt maxConcurrent, LimitMode mode) {
+        this(id, sources, group, limits, maxConcurrent, List.of(), mode);
+    }
+
     public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits,
                       OptionalInt maxConcurrent) {
-        this(id, sources, group, limits, maxConcurrent, List.of());
+        this(id, sources, group, limits, maxConcurrent, List.of(), LimitMode.ENFORCE);
     }
 
     public PeerConfig(String id, List<Cidr> sources, Optional<String> group, List<Limit> limits) {
-        this(id, sources, group, limits, OptionalInt.empty(), List.of());
+        this(id, sources, group, limits, OptionalInt.empty(), List.of(), LimitMode.ENFORCE);
     }
 
     /** Whether a TLS client certificate is needed to match this peer. */

@@ -31,13 +31,14 @@ final class PeerFileReader {
         Optional<String> group = groupField.id();
         group.ifPresent(value -> groups.refer(value, groupField.at()));
 
-        List<Limit> limits = LimitsReader.read(file);
+        LimitMode mode = LimitsReader.mode(file);
+        List<Limit> limits = LimitsReader.read(file, mode);
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
         if (sources.isEmpty() && certificates.isEmpty()) {
             return Optional.empty();
         }
         return id.map(value -> new PeerConfig(value, Written.values(sources), group, limits, maxConcurrent,
-                Written.values(certificates)));
+                Written.values(certificates), mode));
     }
 
     /**

@@ -307,7 +307,7 @@ public final class Gateway implements AutoCloseable {
         metrics.trackTransactions(sip::transactions);
         metrics.trackCertificateExpiry(tls.statuses());
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
-        reload.trackConfigured(activeConfig().config());
+        reload.trackConfigured(activeConfig());
         timers.scheduleWithFixedDelay(this::sampleCarrierAddresses, 0, ADDRESS_SAMPLE_SECONDS, TimeUnit.SECONDS);
         GatewayConfig config = activeConfig().config();
         TrafficHistory history = new TrafficHistory(HISTORY_SECONDS);

@@ -58,7 +58,7 @@ final class Reload implements ConfigReloader.Applier {
                             + " file?); removing the token takes a restart")));
         }
         ActiveConfig next = active.updateAndGet(current -> new ActiveConfig(config, current.generation() + 1));
-        trackConfigured(config);
+        trackConfigured(next);
         carryOverMovedPeers(previous.config(), config);
         resolveAhead(resolver, config);
         tls.carriersReloaded();
@@ -71,10 +71,12 @@ final class Reload implements ConfigReloader.Applier {
     }
 
     /** The per-peer and per-carrier metric series of {@code config}'s peers and carriers. */
-    void trackConfigured(GatewayConfig config) {
+    void trackConfigured(ActiveConfig active) {
+        GatewayConfig config = active.config();
         metrics.trackCarriers(config.carriers().keySet(), pacer::heldCount);
         metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
         metrics.configured(config.peers().keySet(), config.carriers().keySet());
+        metrics.shadowLimits(active.shadowLimits());
     }
 
     /** Looks the carriers' host names up now, so that their first calls find the answers waiting. */

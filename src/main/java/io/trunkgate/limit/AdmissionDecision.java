@@ -3,6 +3,7 @@ package io.trunkgate.limit;
 import io.trunkgate.config.Limit;
 import io.trunkgate.pace.Reservation;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -18,10 +19,22 @@ import java.util.Optional;
  * @param serverTimeMicros the Redis server time the decision was made at, in microseconds since the epoch
  * @param firstSlot        for an admitted call whose request asked for it, the carrier slot reserved with the
  *                         admission (reserved or not, as lua/pace.lua decided)
+ * @param wouldRefuse      the shadow limits and caps that would have refused the call, had they been enforced
+ *                         (for an admitted call, a call over an enforced limit or cap; empty for the other outcomes)
  */
 public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
                                 Optional<Limit> refusedLimit, long remaining, long serverTimeMicros,
-                                Optional<Reservation> firstSlot) {
+                                Optional<Reservation> firstSlot, List<WouldRefuse> wouldRefuse) {
+
+    public AdmissionDecision {
+        wouldRefuse = List.copyOf(wouldRefuse);
+    }
+
+    public AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
+                             Optional<Limit> refusedLimit, long remaining, long serverTimeMicros,
+                             Optional<Reservation> firstSlot) {
+        this(outcome, retryAfter, refusedBy, refusedLimit, remaining, serverTimeMicros, firstSlot, List.of());
+    }
 
     public AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
                              Optional<Limit> refusedLimit, long remaining, long serverTimeMicros) {

@@ -1,6 +1,7 @@
 package io.trunkgate.limit;
 
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -9,8 +10,9 @@ import java.util.OptionalInt;
  * Whose limits a call is checked against: a peer, or the group of peers it belongs to.
  *
  * @param maxConcurrent the most calls of the scope in progress at once, fleet-wide (each holds a lease)
+ * @param capMode       whether the max-concurrent cap refuses calls or only counts those it would refuse
  */
-public record Scope(Kind kind, String id, List<Limit> limits, OptionalInt maxConcurrent) {
+public record Scope(Kind kind, String id, List<Limit> limits, OptionalInt maxConcurrent, LimitMode capMode) {
 
     public enum Kind { PEER, GROUP }
 
@@ -19,9 +21,14 @@ public record Scope(Kind kind, String id, List<Limit> limits, OptionalInt maxCon
         Objects.requireNonNull(id, "id");
         limits = List.copyOf(limits);
         maxConcurrent = maxConcurrent == null ? OptionalInt.empty() : maxConcurrent;
+        capMode = capMode == null ? LimitMode.ENFORCE : capMode;
         if (maxConcurrent.isPresent() && maxConcurrent.getAsInt() < 1) {
             throw new IllegalArgumentException("max-concurrent must be at least 1: " + maxConcurrent);
         }
+    }
+
+    public Scope(Kind kind, String id, List<Limit> limits, OptionalInt maxConcurrent) {
+        this(kind, id, limits, maxConcurrent, LimitMode.ENFORCE);
     }
 
     public Scope(Kind kind, String id, List<Limit> limits) {
@@ -36,9 +43,19 @@ public record Scope(Kind kind, String id, List<Limit> limits, OptionalInt maxCon
         return new Scope(Kind.GROUP, id, limits);
     }
 
-    /** This scope with a cap on calls in progress. */
+    /** This scope with an enforced cap on calls in progress. */
     public Scope withMaxConcurrent(OptionalInt max) {
-        return new Scope(kind, id, limits, max);
+        return withMaxConcurrent(max, LimitMode.ENFORCE);
+    }
+
+    /** This scope with a cap on calls in progress, enforced or in shadow. */
+    public Scope withMaxConcurrent(OptionalInt max, LimitMode mode) {
+        return new Scope(kind, id, limits, max, mode);
+    }
+
+    /** Whether the scope's max-concurrent cap only counts the calls it would refuse. */
+    public boolean shadowCap() {
+        return capMode == LimitMode.SHADOW;
     }
 
     @Override

@@ -307,6 +307,34 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     /**
+     * One call that the shadow limit or cap {@code limit} ("peer:acme 10/1000ms", "group:g max-concurrent") would
+     * have refused had it been enforced, whether or not an enforced one refused it.
+     */
+    public void callWouldRefuse(String peer, String limit) {
+        wouldRefuseCounter(events.registry(), peer, limit).increment();
+    }
+
+    private static Counter wouldRefuseCounter(MeterRegistry in, String peer, String limit) {
+        return Counter.builder("trunkgate.calls.would.refuse")
+                .description("Calls a shadow limit or cap would have refused, by peer and limit")
+                .tags("peer", peer, "limit", limit).register(in);
+    }
+
+    /** How many calls of {@code peer} the shadow limit or cap {@code limit} would have refused since the start. */
+    public long wouldRefused(String peer, String limit) {
+        Counter counter = registry.find("trunkgate.calls.would.refuse").tags("peer", peer, "limit", limit).counter();
+        return counter == null ? 0 : (long) counter.count();
+    }
+
+    /**
+     * The shadow limits and caps of each peer (at start and after every reload): their series at 0. Series of
+     * limits removed or enforced since stay until the restart.
+     */
+    public synchronized void shadowLimits(Map<String, List<String>> byPeer) {
+        byPeer.forEach((peer, limits) -> limits.forEach(limit -> wouldRefuseCounter(registry, peer, limit)));
+    }
+
+    /**
      * One INVITE from a source no peer matches, refused (answered or dropped as admission.unknown-peer-code says):
      * counted every time, with an empty peer and the reason {@value #UNKNOWN_SOURCE}.
      */
@@ -339,6 +367,20 @@ public final class GatewayMetrics implements AutoCloseable {
     /** One call sent to a carrier after being held {@code held} in total for pacing slots. */
     public void callSent(String carrier, Duration held) {
         pacingDelay(events.registry(), carrier).record(held);
+    }
+
+    /**
+     * A call sent at once to a carrier whose pacing is in shadow: how long enforced pacing would have held it (over
+     * the carrier's max-wait: the call would have gone to the next carrier instead).
+     */
+    public void shadowPacingDelay(String carrier, Duration wouldWait) {
+        shadowPacingDelay(events.registry(), carrier).record(wouldWait);
+    }
+
+    private static Timer shadowPacingDelay(MeterRegistry in, String carrier) {
+        return Timer.builder("trunkgate.pacing.shadow.delay")
+                .description("Time a call sent at once would have been held by the carrier's pacing, were it enforced")
+                .tag("carrier", carrier).serviceLevelObjectives(PACING_BUCKETS).register(in);
     }
 
     private static Timer pacingDelay(MeterRegistry in, String carrier) {

@@ -12,6 +12,8 @@ import java.util.List;
  * @param admission   {@code admitted}, {@code merged}, {@code rejected}, {@code blocked}, {@code shed} or
  *                    {@code redis_unavailable}
  * @param refusedBy   the limit that refused the call ("peer:acme 10/1000ms"), or null
+ * @param wouldRefuse the shadow limits and caps that would have refused the call had they been enforced
+ *                    ("peer:acme 10/1000ms", "peer:acme max-concurrent"); empty when none
  * @param carriers    carriers routing chose, in order (including those given up before an INVITE was sent)
  * @param reroutes    each move to another carrier, as "from->to:reason"
  * @param attempts    each INVITE sent to a carrier, in order
@@ -30,12 +32,14 @@ import java.util.List;
  * @param hangupReason the Reason header(s) of the BYE that ended an answered call, or null
  */
 public record CallRecord(String callId, String gateway, Caller caller, String peer, String group,
-                         String admission, String refusedBy, List<String> carriers, List<String> reroutes,
+                         String admission, String refusedBy, List<String> wouldRefuse, List<String> carriers,
+                         List<String> reroutes,
                          List<Attempt> attempts, long heldMs, Instant invitedAt, Long pddMs, Long setupMs,
                          Instant answeredAt, Instant endedAt, long durationMs, int finalStatus, String reason,
                          String endedBy, String hungUpBy, String hangupReason) {
 
     public CallRecord {
+        wouldRefuse = List.copyOf(wouldRefuse);
         carriers = List.copyOf(carriers);
         reroutes = List.copyOf(reroutes);
         attempts = List.copyOf(attempts);
@@ -72,9 +76,11 @@ public record CallRecord(String callId, String gateway, Caller caller, String pe
      * @param finalStatus        the carrier's final response, 0 for none (silence, or the call ended first)
      * @param firstProvisionalMs from sending to the carrier's first provisional response (100 included), or null
      * @param answerMs           from sending to the carrier's 2xx, or null
+     * @param shadowWaitMs       for a carrier whose pacing is in shadow, how long the call would have waited for its
+     *                           slot had the pacing been enforced (sent at once instead); null otherwise
      */
     public record Attempt(String carrier, String address, long slotWaitMs, Instant sentAt, int finalStatus,
-                          Long firstProvisionalMs, Long answerMs) {
+                          Long firstProvisionalMs, Long answerMs, Long shadowWaitMs) {
     }
 
     /** The carrier of the last attempt: the one that answered, or the last one tried; null if none was. */
@@ -88,7 +94,7 @@ public record CallRecord(String callId, String gateway, Caller caller, String pe
      */
     public CallRecord ended(Instant at, String endedBy, String hungUpBy, String hangupReason) {
         long duration = answeredAt == null ? 0 : Math.max(0, Duration.between(answeredAt, at).toMillis());
-        return new CallRecord(callId, gateway, caller, peer, group, admission, refusedBy, carriers, reroutes,
+        return new CallRecord(callId, gateway, caller, peer, group, admission, refusedBy, wouldRefuse, carriers, reroutes,
                 attempts, heldMs, invitedAt, pddMs, setupMs, answeredAt, at, duration, finalStatus, reason, endedBy,
                 hungUpBy, hangupReason);
     }

@@ -154,6 +154,7 @@ public final class CallRecordWriter implements AutoCloseable {
         fields.put("group", record.group());
         fields.put("admission", record.admission());
         fields.put("refusedBy", record.refusedBy());
+        fields.put("wouldRefuse", record.wouldRefuse());
         fields.put("carriers", record.carriers());
         fields.put("reroutes", record.reroutes());
         fields.put("attempts", record.attempts().stream().map(CallRecordWriter::fields).toList());
@@ -182,6 +183,7 @@ public final class CallRecordWriter implements AutoCloseable {
         fields.put("finalStatus", attempt.finalStatus());
         fields.put("firstProvisionalMs", attempt.firstProvisionalMs());
         fields.put("answerMs", attempt.answerMs());
+        fields.put("shadowWaitMs", attempt.shadowWaitMs());
         return fields;
     }
 

@@ -202,7 +202,7 @@ public final class CallRouting {
                 case RELEASED -> {
                     address = addressesLeft.removeFirst();
                     yield CompletableFuture.<RoutingStep>completedFuture(
-                            new RoutingStep.Send(carrier, address, result.delay()));
+                            new RoutingStep.Send(carrier, address, result.delay(), result.shadow()));
                 }
                 case CANCELLED -> CompletableFuture.<RoutingStep>completedFuture(new RoutingStep.Cancelled());
                 case OVER_MAX_WAIT -> {

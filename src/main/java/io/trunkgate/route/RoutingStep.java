@@ -2,6 +2,7 @@ package io.trunkgate.route;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.pace.PacingResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -11,9 +12,11 @@ public sealed interface RoutingStep {
 
     /**
      * The carrier's slot has come: send the call now, to {@code address} (one of the carrier's). {@code held} is
-     * how long it waited for the slot.
+     * how long it waited for the slot; {@code shadow} what the carrier's shadow pacing or max-concurrent would have
+     * done to it.
      */
-    record Send(CarrierConfig carrier, CarrierAddress address, Duration held) implements RoutingStep {
+    record Send(CarrierConfig carrier, CarrierAddress address, Duration held, PacingResult.Shadow shadow)
+            implements RoutingStep {
     }
 
     /**

@@ -2,11 +2,15 @@ package io.trunkgate.runtime;
 
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.GroupConfig;
+import io.trunkgate.config.Limit;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.Scope;
+import io.trunkgate.limit.WouldRefuse;
 import io.trunkgate.route.RouteTable;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -29,11 +33,11 @@ public final class ActiveConfig {
         this.peers = new PeerDirectory(config.peers());
         this.routes = new RouteTable(config.routes(), config.carriers());
         for (PeerConfig peer : config.peers().values()) {
-            peerScopes.put(peer.id(), Scope.peer(peer.id(), peer.limits()).withMaxConcurrent(peer.maxConcurrent()));
+            peerScopes.put(peer.id(), Scope.peer(peer.id(), peer.limits()).withMaxConcurrent(peer.maxConcurrent(), peer.mode()));
         }
         for (GroupConfig group : config.groups().values()) {
             groupScopes.put(group.id(),
-                    Scope.group(group.id(), group.limits()).withMaxConcurrent(group.maxConcurrent()));
+                    Scope.group(group.id(), group.limits()).withMaxConcurrent(group.maxConcurrent(), group.mode()));
         }
     }
 
@@ -72,6 +76,26 @@ public final class ActiveConfig {
 
     public Optional<Scope> groupScope(PeerConfig peer) {
         return peer.group().map(groupScopes::get);
+    }
+
+    /**
+     * Per peer, the shadow limits and caps its calls meet (its own and its group's), as {@link WouldRefuse#label}s:
+     * the series of trunkgate_calls_would_refuse_total.
+     */
+    public Map<String, List<String>> shadowLimits() {
+        Map<String, List<String>> labels = new HashMap<>();
+        for (PeerConfig peer : config.peers().values()) {
+            List<String> shadow = new ArrayList<>();
+            for (Scope scope : admissionRequest(peer, "-").scopes()) {
+                scope.limits().stream().filter(Limit::shadow)
+                        .forEach(limit -> shadow.add(new WouldRefuse(scope, Optional.of(limit)).label()));
+                if (scope.maxConcurrent().isPresent() && scope.shadowCap()) {
+                    shadow.add(new WouldRefuse(scope, Optional.empty()).label());
+                }
+            }
+            labels.put(peer.id(), shadow);
+        }
+        return labels;
     }
 
     /** One call of {@code peer} to admit against its own and its group's limits. */

@@ -3,6 +3,7 @@ package io.trunkgate.sip;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionVerdict;
+import io.trunkgate.limit.WouldRefuse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -34,6 +35,14 @@ final class AdmissionLabels {
             case LIMITED, TOO_HEAVY -> "rejected(" + d.refusedBy().map(Object::toString).orElse("?") + " "
                     + d.refusedLimit().map(Object::toString).orElse("?") + ")";
         };
+    }
+
+    /**
+     * The shadow limits and caps that would have refused the call: the call record's {@code wouldRefuse} and the
+     * {@code limit} tags of trunkgate_calls_would_refuse_total.
+     */
+    static List<String> wouldRefuse(AdmissionVerdict verdict) {
+        return verdict.decision().map(d -> d.wouldRefuse().stream().map(WouldRefuse::label).toList()).orElse(List.of());
     }
 
     /** The call record's {@code admission} field. */

@@ -6,6 +6,7 @@ import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.AdmissionVerdict;
+import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.records.CallRecord;
@@ -92,6 +93,8 @@ final class InviteCall {
     private final CallRecord.Caller caller;
     /** Each INVITE sent to a carrier, in order. */
     private final List<RecordFields.Attempt> attempts = new ArrayList<>();
+    /** Carriers' shadow pacing and caps that would have refused an attempt ("carrier:x max-wait"). */
+    private final List<String> carrierWouldRefuse = new ArrayList<>();
     /** When the first provisional response above 100 went to the caller (post-dial delay), or 0. */
     private long ringingNanos;
     /**
@@ -240,7 +243,8 @@ final class InviteCall {
             enter(CallPhase.TRYING);
             client = legs.send(out, this);
             attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis(),
-                    services.time()));
+                    carrier.shadowPacing() ? send.shadow().wouldWait().toMillis() : null, services.time()));
+            noteShadow(send);
             if (firstAttempt) {
                 long overhead = services.time().nanoTime() - holdStartedNanos - send.held().toNanos();
                 services.metrics().admissionToSend(carrier.id(), Duration.ofNanos(Math.max(0, overhead)));
@@ -252,6 +256,27 @@ final class InviteCall {
             log.warn("call={} cannot forward to {} at {}: {}", logId, carrier.id(), target, e.toString());
             failover(RerouteReason.FAILURE_RESPONSE, Response.SERVICE_UNAVAILABLE);
         }
+    }
+
+    /** What the carrier's shadow pacing or max-concurrent would have done to this attempt: counted and recorded. */
+    private void noteShadow(RoutingStep.Send send) {
+        PacingResult.Shadow shadow = send.shadow();
+        if (carrier.shadowPacing()) {
+            services.metrics().shadowPacingDelay(carrier.id(), shadow.wouldWait());
+        }
+        if (shadow.overMaxWait()) {
+            carrierWouldRefuse.add("carrier:" + carrier.id() + " max-wait");
+        }
+        if (shadow.overCap()) {
+            carrierWouldRefuse.add("carrier:" + carrier.id() + " max-concurrent");
+        }
+    }
+
+    /** Every shadow limit that would have refused this call: at admission, then at the carriers it went to. */
+    private List<String> wouldRefuse() {
+        List<String> all = new ArrayList<>(verdict == null ? List.of() : AdmissionLabels.wouldRefuse(verdict));
+        all.addAll(carrierWouldRefuse);
+        return all;
     }
 
     synchronized void onResponse(CallLegs.Leg from, Response response) {
@@ -545,12 +570,15 @@ final class InviteCall {
             services.records().accept(record(status, null).ended(services.time().now(), "failed",
                     hungUpBy == null ? "callee" : hungUpBy, null));
         }
+        List<String> wouldRefuse = wouldRefuse();
         if (active.logsEachCall()) {
-            callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms",
+            callLog.info("call={} peer={} admission={} carrier={} held={}ms reroutes={} final={} took={}ms{}",
                     logId, peer.id(), admission, carrier == null ? "-" : carrier.id(), held.toMillis(),
                     routing == null ? "[]" : routing.reroutes(), status,
-                    TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos));
+                    TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos),
+                    wouldRefuse.isEmpty() ? "" : " would_refuse=" + wouldRefuse);
         }
+        wouldRefuse.forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
         if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
         } else if (verdict != null) {
@@ -568,6 +596,7 @@ final class InviteCall {
                 peer.group().orElse(null),
                 verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),
                 verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
+                wouldRefuse(),
                 routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),
                 attempts.stream().map(RecordFields.Attempt::record).toList(), held.toMillis(), invitedAt,
                 ringingNanos == 0 ? null : TimeUnit.NANOSECONDS.toMillis(ringingNanos - arrivedNanos),

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The carrier pacer as one call sees it: before a capped carrier's slot is reserved, the call takes a lease
  * there (dropping the lease at the carrier it tried before); a full carrier answers {@code AT_CAPACITY}, and a
- * call that is not sent after all gives its lease back. Without Redis the call goes on without a lease.
+ * call that is not sent after all gives its lease back. Without Redis the call goes on without a lease, and so
+ * does a call finding a carrier full whose max-concurrent is in shadow (marked {@code overCap}: enforced, it would
+ * have taken no lease there).
  */
 final class LeasedCarrierPacer implements CarrierPacer {
 
@@ -75,16 +77,18 @@ final class LeasedCarrierPacer implements CarrierPacer {
                             LogFields.value(callId), carrier.id(),
                             error.getMessage());
                 }
-                if (error == null && !taken) {
+                boolean full = error == null && !taken;
+                if (full && !carrier.shadowMaxConcurrent()) {
                     result.complete(new PacingResult(PacingResult.Status.AT_CAPACITY, Duration.ZERO));
                     return null;
                 }
-                pace(carrier);
+                pace(carrier, full);
                 return null;
             });
         }
 
-        private void pace(CarrierConfig carrier) {
+        /** {@code overCap}: the carrier was full and its max-concurrent is in shadow: sent without a lease. */
+        private void pace(CarrierConfig carrier, boolean overCap) {
             HeldCall held;
             synchronized (this) {
                 if (cancelled) {
@@ -101,6 +105,8 @@ final class LeasedCarrierPacer implements CarrierPacer {
                 }
                 if (error != null) {
                     result.completeExceptionally(error);
+                } else if (overCap) {
+                    result.complete(new PacingResult(outcome.status(), outcome.delay(), outcome.shadow().withOverCap()));
                 } else {
                     result.complete(outcome);
                 }

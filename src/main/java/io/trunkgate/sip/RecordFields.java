@@ -79,6 +79,7 @@ final class RecordFields {
         private final String carrier;
         private final String address;
         private final long slotWaitMs;
+        private final Long shadowWaitMs;
         private final CallTime time;
         private final Instant sentAt;
         private final long sentNanos;
@@ -86,11 +87,12 @@ final class RecordFields {
         private Long firstProvisionalMs;
         private Long answerMs;
 
-        /** Sent now, by {@code time}. */
-        Attempt(String carrier, String address, long slotWaitMs, CallTime time) {
+        /** Sent now, by {@code time}; {@code shadowWaitMs} null unless the carrier's pacing is in shadow. */
+        Attempt(String carrier, String address, long slotWaitMs, Long shadowWaitMs, CallTime time) {
             this.carrier = carrier;
             this.address = address;
             this.slotWaitMs = slotWaitMs;
+            this.shadowWaitMs = shadowWaitMs;
             this.time = time;
             this.sentAt = time.now();
             this.sentNanos = time.nanoTime();
@@ -113,7 +115,7 @@ final class RecordFields {
 
         CallRecord.Attempt record() {
             return new CallRecord.Attempt(carrier, address, slotWaitMs, sentAt, finalStatus, firstProvisionalMs,
-                    answerMs);
+                    answerMs, shadowWaitMs);
         }
     }
 }

@@ -248,7 +248,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         // Shed before parsing: the source is known, the numbers are not.
         services.records().write(new CallRecord(callId, active.config().instanceId(),
                 CallRecord.Caller.at(source.getHostAddress(), callerTag), peerId, peer.get().group().orElse(null), "shed",
-                shed.get().tag(), List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
+                shed.get().tag(), List.of(), List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
                 Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, shed.get().text()),
                 "failed", "gateway", null));
         return Optional.of(shed.get().text());

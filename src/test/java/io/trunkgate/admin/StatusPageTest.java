@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
@@ -67,7 +68,7 @@ class StatusPageTest {
         gateway = Gateway.start(new TestConfigs(redis, sipPort).instance("status-page")
                 .peer("acme", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
                 .peer("globex", "127.0.0.74", Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1)),
-                        Limit.exact(Duration.ofSeconds(1), 2))
+                        Limit.exact(Duration.ofSeconds(1), 2), Limit.exact(Duration.ofSeconds(1), 1).in(LimitMode.SHADOW))
                 .maxConcurrent("acme", 50)
                 .carrier("carrier-a", carrierA, 30, wait, wait)
                 .maxConcurrent("carrier-a", 100)
@@ -189,7 +190,11 @@ class StatusPageTest {
         String dom = renderedPage();
         assertTrue(dom.contains("<tr data-peer=\"acme\">"), dom);
         assertTrue(dom.contains("<tr data-peer=\"globex\">"), dom);
-        assertEquals(4, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's two");
+        assertEquals(5, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's three");
+        // the burst of four in one second: the shadow 1/s would have refused the second (admitted) and both
+        // calls the enforced 2/s refused
+        assertTrue(dom.contains("<td class=\"shadow\">1 / 1s (peer:globex) shadow: would refuse 3</td>"),
+                "globex's shadow limit beside its enforced ones: " + dom);
         assertTrue(dom.contains("<td class=\"num\">5 / 300</td>"), "acme's 1 min window holds its five calls: " + dom);
         assertTrue(dom.contains("<td class=\"num\">5 / 50 (peer:acme)</td>"), "acme's calls up: " + dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-a\">"), dom);

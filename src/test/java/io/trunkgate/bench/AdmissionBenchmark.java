@@ -215,7 +215,7 @@ public final class AdmissionBenchmark {
                 PREFIX + ":" + tag + ":peer:__rand_int__:1000",
                 PREFIX + ":" + tag + ":peer:__rand_int__:60000",
                 PREFIX + ":" + tag + ":seen:peer:__rand_int__",
-                "m__rand_int__:__rand_int__", "1", "1", "2", "1000", "1000000", "0", "60000", "10000000", "0"));
+                "m__rand_int__:__rand_int__", "1", "1", "2", "1000", "1000000", "0", "0", "60000", "10000000", "0", "0"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

@@ -109,6 +109,24 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void badModes() {
+        files.write("peers/acme.conf", "id = acme\nmatch.sources = [\"192.0.2.1\"]\nmode = dry-run\nlimits = [\n"
+                + "  { window = 1s, max = 10, mode = shadow }\n  { window = 1m, max = 300, mode = log }\n]\n");
+        files.write("groups/wholesale.conf", "id = wholesale\nmode = 1\n");
+        files.write("carriers/a.conf", CARRIER_A + "pacing-mode = off\nmax-concurrent-mode = [shadow]\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("peers/acme.conf"), 3, "mode", "must be one of enforce, shadow (got \"dry-run\")");
+        assertError(errors, files.path("peers/acme.conf"), 6, "limits[1].mode",
+                "must be one of enforce, shadow (got \"log\")");
+        assertError(errors, files.path("groups/wholesale.conf"), 2, "mode", "must be one of enforce, shadow");
+        assertError(errors, files.path("carriers/a.conf"), 4, "pacing-mode", "must be one of enforce, shadow");
+        assertError(errors, files.path("carriers/a.conf"), 5, "max-concurrent-mode", "expected a string");
+        assertEquals(5, errors.size(), errors.toString());
+    }
+
+    @Test
     void badDurations() {
         files.write("peers/acme.conf", "id = acme\nmatch.sources = [\"192.0.2.1\"]\nlimits = [\n"
                 + "  { window = 1s, max = 10 }\n  { window = 1x, max = 300 }\n  { window = 60, max = 300 }\n]\n");

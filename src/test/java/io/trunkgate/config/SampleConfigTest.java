@@ -93,7 +93,8 @@ class SampleConfigTest {
         assertEquals(List.of(Cidr.parse("198.51.100.0/24"), Cidr.parse("203.0.113.7")), acme.sources());
         assertEquals(Optional.of("wholesale"), acme.group());
         assertEquals(List.of(Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300),
-                Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1))), acme.limits());
+                Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1)),
+                Limit.exact(Duration.ofSeconds(1), 8).in(LimitMode.SHADOW)), acme.limits());
         assertTrue(config.peers().get("globex").sources().get(1).contains(InetAddress.getByName("2001:db8:100::5")));
         assertEquals(OptionalInt.of(100), config.groups().get("wholesale").maxConcurrent());
         assertEquals(Set.of("local", "local-backup", "carrier-a", "carrier-b", "carrier-c"), config.carriers().keySet());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -308,6 +309,76 @@ abstract class AdmissionConformance {
         AdmissionDecision full = admit(limiter, AdmissionRequest.of(callId, peer));
         assertEquals(Outcome.DUPLICATE, full.outcome());
         assertEquals(0, full.remaining());
+    }
+
+    /** The labels of the shadow limits that would have refused each call, one string per call. */
+    private static List<String> offer(AdmissionLimiter limiter, Scope peer, Optional<Scope> group, int calls,
+                                      List<Outcome> outcomes) {
+        List<String> over = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            AdmissionDecision d = admit(limiter, new AdmissionRequest(call(), 1, peer, group));
+            outcomes.add(d.outcome());
+            over.add(d.wouldRefuse().stream().map(WouldRefuse::label).reduce((x, y) -> x + ", " + y).orElse(""));
+        }
+        return over;
+    }
+
+    @Test
+    void aShadowLimitAdmitsEveryCallAndCountsWhatItWouldIfEnforced() {
+        AdmissionLimiter limiter = limiter(0);
+        Limit shadow = Limit.exact(Duration.ofSeconds(20), 3).in(LimitMode.SHADOW);
+        String id = newPeer();
+        Scope peer = Scope.peer(id, List.of(shadow));
+        List<Outcome> outcomes = new ArrayList<>();
+        List<String> over = offer(limiter, peer, Optional.empty(), 5, outcomes);
+        assertEquals(Collections.nCopies(5, Outcome.ADMITTED), outcomes, "a shadow limit refuses nothing");
+        String label = "peer:" + id + " 3/20000ms";
+        assertEquals(List.of("", "", "", label, label), over, "the calls over its max are reported");
+
+        // Its window holds the 3 calls it would have admitted, not all 5: enforced now, it is full, and the
+        // Retry-After follows the first call (an enforced window of 5 would wait for the third).
+        Scope enforced = Scope.peer(id, List.of(shadow.in(LimitMode.ENFORCE)));
+        AdmissionDecision refused = admit(limiter, AdmissionRequest.of(call(), enforced));
+        assertEquals(Outcome.LIMITED, refused.outcome());
+        assertEquals(List.of(), refused.wouldRefuse());
+        Scope raised = Scope.peer(id, List.of(Limit.exact(Duration.ofSeconds(20), 4)));
+        assertEquals(Outcome.ADMITTED, admit(limiter, AdmissionRequest.of(call(), raised)).outcome(),
+                "the window held 3 calls: a max of 4 admits one more");
+    }
+
+    @Test
+    void aShadowLimitBesideAnEnforcedOneOfTheSameWindowCountsOnlyTheCallsItWouldAdmit() {
+        AdmissionLimiter limiter = limiter(1);
+        String id = newPeer();
+        Limit enforced = Limit.bucketed(Duration.ofSeconds(20), 4, Duration.ofSeconds(1));
+        Limit shadow = Limit.bucketed(Duration.ofSeconds(20), 2, Duration.ofSeconds(1)).in(LimitMode.SHADOW);
+        Scope peer = Scope.peer(id, List.of(enforced, shadow));
+        List<Outcome> outcomes = new ArrayList<>();
+        List<String> over = offer(limiter, peer, Optional.empty(), 6, outcomes);
+        assertEquals(List.of(Outcome.ADMITTED, Outcome.ADMITTED, Outcome.ADMITTED, Outcome.ADMITTED, Outcome.LIMITED,
+                Outcome.LIMITED), outcomes, "the enforced limit alone decides");
+        String label = "peer:" + id + " 2/20000ms@1000ms";
+        assertEquals(List.of("", "", label, label, label, label), over,
+                "a call an enforced limit refuses is still reported by the shadow limit over its max");
+
+    }
+
+    @Test
+    void aGroupsShadowLimitReportsTheGroupAndAnEnforcedRefusalLeavesItsWindowAlone() {
+        AdmissionLimiter limiter = limiter(2);
+        String groupId = newPeer();
+        Scope group = Scope.group(groupId, List.of(Limit.exact(Duration.ofSeconds(20), 2).in(LimitMode.SHADOW)));
+        Scope a = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(20), 1)));
+        Scope b = Scope.peer(newPeer(), List.of());
+        List<Outcome> outcomes = new ArrayList<>();
+        List<String> over = new ArrayList<>();
+        over.addAll(offer(limiter, a, Optional.of(group), 3, outcomes));
+        over.addAll(offer(limiter, b, Optional.of(group), 2, outcomes));
+        assertEquals(List.of(Outcome.ADMITTED, Outcome.LIMITED, Outcome.LIMITED, Outcome.ADMITTED, Outcome.ADMITTED),
+                outcomes);
+        String label = "group:" + groupId + " 2/20000ms";
+        assertEquals(List.of("", "", "", "", label), over,
+                "the calls peer a's own limit refused were not counted in the group's shadow window");
     }
 
     private static void sleepUntil(long startNanos, long offsetMillis) throws InterruptedException {

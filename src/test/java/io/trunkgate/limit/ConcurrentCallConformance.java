@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
@@ -127,6 +128,27 @@ abstract class ConcurrentCallConformance {
         a.release(first);
         assertEquals(1L, awaitCount(() -> b.peerCalls(peer.id(), Optional.empty()), 1));
         assertEquals(Outcome.ADMITTED, admit(limiter(1, b), call(), peer).outcome());
+    }
+
+    @Test
+    void aShadowCapAdmitsEveryCallReportsThoseOverItAndHoldsOnlyTheLeasesItWouldHaveGiven() {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        Scope peer = cappedPeer(2).withMaxConcurrent(OptionalInt.of(2), LimitMode.SHADOW);
+        AdmissionLimiter limiter = limiter(0, a);
+        List<List<WouldRefuse>> over = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            AdmissionDecision d = admit(limiter, call(), peer);
+            assertEquals(Outcome.ADMITTED, d.outcome(), "a shadow cap refuses nothing");
+            over.add(d.wouldRefuse());
+        }
+        WouldRefuse cap = new WouldRefuse(peer, Optional.empty());
+        assertEquals(List.of(List.of(), List.of(), List.of(cap), List.of(cap)), over);
+        assertEquals("peer:" + peer.id() + " max-concurrent", cap.label());
+        assertEquals(2L, a.peerCalls(peer.id(), Optional.empty()).toCompletableFuture().join(),
+                "the calls over the cap took no lease, as they would not have if it were enforced");
+
+        Scope enforced = peer.withMaxConcurrent(OptionalInt.of(2), LimitMode.ENFORCE);
+        assertEquals(Outcome.CONCURRENT, admit(limiter, call(), enforced).outcome(), "switched to enforce: full");
     }
 
     @Test

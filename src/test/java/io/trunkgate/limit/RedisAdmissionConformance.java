@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
 import io.trunkgate.limit.internal.RedisBlockRegistry;
@@ -181,6 +182,23 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
         limiter.revoke(a, first).toCompletableFuture().join(); // late and repeated: that admission is gone already
         AdmissionDecision other = admit(limiter, AdmissionRequest.of(call(), peer));
         assertEquals(1, other.remaining(), "the newer admission of the call still counts");
+    }
+
+    @Test
+    void aRevokedAdmissionLeavesAShadowWindowThatDidNotCountItAlone() {
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(fleet.client(0), PREFIX);
+        Limit shadow = Limit.bucketed(Duration.ofSeconds(30), 1, Duration.ofSeconds(1)).in(LimitMode.SHADOW);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 10), shadow));
+        AdmissionDecision counted = admit(limiter, AdmissionRequest.of(call(), peer));
+        AdmissionRequest over = AdmissionRequest.of(call(), peer);
+        AdmissionDecision notCounted = admit(limiter, over);
+        assertEquals(List.of(new WouldRefuse(peer, Optional.of(shadow))), notCounted.wouldRefuse());
+        limiter.revoke(over, notCounted).toCompletableFuture().join();
+        List<WindowUsage.LimitUsage> usage = new WindowUsageReader(fleet.client(0), PREFIX)
+                .read(peer, Optional.empty(), 0).toCompletableFuture().join();
+        assertEquals(List.of(1L, 1L), usage.stream().map(WindowUsage.LimitUsage::used).toList(),
+                "the revoked call left the enforced window; the shadow window still holds the first call");
+        assertTrue(counted.wouldRefuse().isEmpty());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.gateway.GatewayThreads;
 import io.trunkgate.pace.internal.TimerCarrierPacer;
 import io.trunkgate.testing.Await;
@@ -133,6 +134,35 @@ abstract class PacingConformance {
         assertTrue(replies.get(2).delay().toMillis() > 750 && replies.get(2).delay().toMillis() <= 1000,
                 replies.get(2).toString());
         assertEquals(replies.get(2).slotMicros(), replies.get(3).slotMicros(), "a refusal takes no slot");
+    }
+
+    @Test
+    void shadowPacingSendsAtOnceAndLeavesTheLedgerAsEnforcedPacingWould() throws Exception {
+        // slots 2 s apart (far beyond this test's own delays), max-wait 3 s: the third call would wait 4 s
+        CarrierConfig enforced = Carriers.carrier(0.5, 1, Duration.ofSeconds(3));
+        CarrierConfig shadow = new CarrierConfig(enforced.id(), enforced.uri(), enforced.cps(), enforced.burst(),
+                enforced.maxWait(), enforced.failoverCodes(), enforced.failoverOnTimeout(), enforced.alternates(),
+                enforced.maxHeld(), enforced.answerTimeout(), enforced.ringTimeout(), enforced.maxConcurrent(),
+                enforced.probe(), LimitMode.SHADOW, LimitMode.ENFORCE);
+        try (CarrierPacer pacer = new TimerCarrierPacer(reserver(2), threads.pacerTimer())) {
+            List<PacingResult> results = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                results.add(pacer.hold(shadow).result().toCompletableFuture().get(5, TimeUnit.SECONDS));
+            }
+            for (PacingResult result : results) {
+                assertEquals(PacingResult.Status.RELEASED, result.status(), "sent at once");
+                assertEquals(Duration.ZERO, result.delay());
+            }
+            assertEquals(List.of(false, false, true), results.stream().map(r -> r.shadow().overMaxWait()).toList(),
+                    "the third would have waited over max-wait: " + results);
+            assertTrue(results.get(1).shadow().wouldWait().toMillis() > 1000, "the second would have waited: " + results);
+
+            // Enforced now: the ledger holds the two slots shadow pacing reserved (the third reserved none), so the
+            // next call's slot is 4 s after the first: over max-wait, or held, never sent at once.
+            PacingResult next = pacer.hold(enforced).result().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertTrue(next.status() == PacingResult.Status.OVER_MAX_WAIT || next.delay().toMillis() > 0,
+                    "the slots reserved in shadow still count: " + next);
+        }
     }
 
     @Test

@@ -9,13 +9,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trunkgate.config.RedisSettings;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Await;
+import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
+import java.util.Map;
 import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
 import javax.sip.message.Response;
@@ -49,6 +52,8 @@ class ConcurrentCallsTest {
     private SipAgent ringing;
     private SipAgent busy;
     private SipAgent capped;
+    /** A carrier capped at one call whose max-concurrent is in shadow. */
+    private SipAgent shadowCapped;
     private SipAgent alternate;
     /** Answers with a session timer of 1 s (refresher uac) that nobody refreshes. */
     private SipAgent timed;
@@ -64,6 +69,7 @@ class ConcurrentCallsTest {
         busy = agents.start("127.0.0.66");
         busy.behave(SipAgent.Behaviour.BUSY_486);
         capped = agents.start("127.0.0.67");
+        shadowCapped = agents.start("127.0.0.70");
         alternate = agents.start("127.0.0.68");
         timed = agents.start("127.0.0.69");
         timed.sessionExpires(1);
@@ -86,11 +92,14 @@ class ConcurrentCallsTest {
                 .carrier("busy", busy, 1000, wait, wait)
                 .carrier("capped", capped, 1000, wait, wait, "alternate").maxConcurrent("capped", 1)
                 .carrier("alternate", alternate, 1000, wait, wait)
+                .carrier("shadow-capped", shadowCapped, 1000, wait, wait, "alternate").maxConcurrent("shadow-capped", 1)
+                .carrierModes("shadow-capped", LimitMode.ENFORCE, LimitMode.SHADOW)
                 .carrier("timed", timed, 1000, wait, wait)
                 .route("+5", "timed")
                 .route("+7", "ringing")
                 .route("+8", "busy")
                 .route("+9", "capped")
+                .route("+6", "shadow-capped")
                 .route("", "answering");
     }
 
@@ -191,6 +200,22 @@ class ConcurrentCallsTest {
             response = call.next(WAIT_MS);
         }
         assertNotNull(response, "no 180 from the ringing carrier");
+    }
+
+    @Test
+    void aCarrierWithAShadowCapOfOneTakesTheSecondCallWithoutALeaseAndCountsIt() throws Exception {
+        SipAgent.Call one = answered(wide, firstConfig, "+600");
+        SipAgent.Call two = answered(wide, firstConfig, "+601");
+        assertEquals(1, shadowCapped.received("INVITE", two.callId()), "sent to the full carrier all the same");
+        assertEquals(0, alternate.received("INVITE", two.callId()));
+        AdminClient admin = new AdminClient(first.adminAddress());
+        assertEquals(1, concurrent(admin.get("/api/carriers").json().get("carriers"), "shadow-capped").get("calls")
+                .asLong(), "the second call holds no lease, as enforced it would not");
+        assertEquals(1.0, Await.until(Duration.ofSeconds(5), () -> Metrics.value(admin.get("/metrics").body(),
+                "trunkgate_calls_would_refuse_total", Map.of("peer", "wide", "limit",
+                        "carrier:shadow-capped max-concurrent")).orElse(-1), count -> count == 1.0));
+        assertEquals(200, shadowCapped.byeFromCallee(one.callId(), WAIT_MS).getStatusCode());
+        assertEquals(200, shadowCapped.byeFromCallee(two.callId(), WAIT_MS).getStatusCode());
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.GroupConfig;
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.RedisDownPolicy;
@@ -124,6 +125,15 @@ public final class TestConfigs {
                                Duration ringTimeout, String... alternates) {
         carriers.put(id, new CarrierConfig(id, SipUri.parse(agent.uri()), cps, 1, maxWait, Set.of(503, 408),
                 true, List.of(alternates), 1000, answerTimeout, ringTimeout));
+        return this;
+    }
+
+    /** The carrier already added, with its pacing and its max-concurrent in these modes. */
+    public TestConfigs carrierModes(String carrierId, LimitMode pacing, LimitMode maxConcurrent) {
+        CarrierConfig c = carriers.get(carrierId);
+        carriers.put(carrierId, new CarrierConfig(c.id(), c.uri(), c.cps(), c.burst(), c.maxWait(), c.failoverCodes(),
+                c.failoverOnTimeout(), c.alternates(), c.maxHeld(), c.answerTimeout(), c.ringTimeout(),
+                c.maxConcurrent(), c.probe(), pacing, maxConcurrent));
         return this;
     }
 

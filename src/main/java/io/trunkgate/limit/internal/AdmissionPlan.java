@@ -2,8 +2,12 @@ package io.trunkgate.limit.internal;
 
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.Scope;
+import io.trunkgate.limit.WouldRefuse;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The KEYS and the limit part of ARGV of admit.lua for one set of scopes, built once per peer
@@ -12,6 +16,12 @@ import java.util.List;
  */
 record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitArgs, List<Object> leaseKeys,
                      List<Object> caps) {
+
+    /** A limit's or cap's mode in ARGV; revoke.lua also takes {@link #NOT_RECORDED}. */
+    private static final String ENFORCE = "0";
+    private static final String SHADOW = "1";
+    /** For revoke.lua: a shadow limit that was over, so the admission did not record the call in its window. */
+    private static final String NOT_RECORDED = "2";
 
     static AdmissionPlan build(KeyLayout layout, String tag, List<Scope> scopes) {
         List<Object> keys = new ArrayList<>();
@@ -27,9 +37,11 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
                 args.add(Long.toString(limit.window().toMillis()));
                 args.add(Long.toString(limit.max()));
                 args.add(Long.toString(limit.precision().map(java.time.Duration::toMillis).orElse(0L)));
+                args.add(limit.shadow() ? SHADOW : ENFORCE);
             }
             leaseKeys.add(layout.leaseKey(tag, scope.kind(), scope.id()));
             caps.add(Integer.toString(scope.maxConcurrent().orElse(0)));
+            caps.add(scope.shadowCap() ? SHADOW : ENFORCE);
         }
         keys.add(layout.seenKey(tag, scopes.get(0).id()));
         boolean capped = scopes.stream().anyMatch(scope -> scope.maxConcurrent().isPresent());
@@ -41,12 +53,13 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
         return !leaseKeys.isEmpty();
     }
 
-    /** The lease sets of the capped scopes, where an admitted call holds a lease. */
-    List<String> cappedLeaseKeys() {
-        List<String> capped = new ArrayList<>();
+    /** The lease sets of the capped scopes, where an admitted call holds a lease, each with its cap. */
+    Map<String, Integer> cappedLeaseKeys() {
+        Map<String, Integer> capped = new LinkedHashMap<>();
         for (int i = 0; i < leaseKeys.size(); i++) {
-            if (!"0".equals(caps.get(i))) {
-                capped.add((String) leaseKeys.get(i));
+            int cap = Integer.parseInt((String) caps.get(2 * i));
+            if (cap > 0) {
+                capped.put((String) leaseKeys.get(i), cap);
             }
         }
         return capped;
@@ -68,6 +81,25 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
         args[1] = Integer.toString(weight);
         for (int i = 0; i < limitArgs.size(); i++) {
             args[2 + i] = limitArgs.get(i);
+        }
+        return args;
+    }
+
+    /**
+     * ARGV of revoke.lua for an admission whose shadow limits {@code over} would have refused it: {@link #args},
+     * with those limits' mode {@link #NOT_RECORDED}.
+     */
+    Object[] revokeArgs(String member, int weight, List<WouldRefuse> over) {
+        Object[] args = args(member, weight);
+        int at = 3; // member, weight, scope count
+        for (Scope scope : scopes) {
+            at++; // the scope's limit count
+            for (Limit limit : scope.limits()) {
+                if (over.contains(new WouldRefuse(scope, Optional.of(limit)))) {
+                    args[at + 3] = NOT_RECORDED;
+                }
+                at += 4;
+            }
         }
         return args;
     }

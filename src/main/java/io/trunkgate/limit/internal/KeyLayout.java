@@ -13,6 +13,7 @@ import java.util.Optional;
  * <pre>
  *   {prefix}:{g:wholesale}:peer:acme:1000          exact 1 s window of peer acme (sorted set)
  *   {prefix}:{g:wholesale}:peer:acme:86400000:60000:v2 1 d window at 1 min precision (hash, with block sums)
+ *   {prefix}:{g:wholesale}:peer:acme:1000:s8       a shadow 8/s beside an enforced limit of the same window
  *   {prefix}:{g:wholesale}:group:wholesale:1000     the group's own window
  *   {prefix}:{g:wholesale}:block:peer:acme          manual block (string with a TTL)
  *   {prefix}:{g:wholesale}:seen:peer:acme           calls admitted, for dedupe beyond the exact windows (sorted set)
@@ -31,8 +32,17 @@ public record KeyLayout(String prefix) {
         return "g:" + groupId;
     }
 
+    /**
+     * The window key of a limit. Limits of a scope with the same window and precision share it (they count the
+     * same calls), except a shadow limit beside a limit of that window that is enforced or has another max: it
+     * records calls the others do not, so it keeps its own ({@code :s<max>} after the window). A lone shadow limit
+     * has the key it would have if enforced, so switching it to enforce keeps what its window counted.
+     */
     public String limitKey(String tag, Scope scope, Limit limit) {
-        String base = scopeKey(tag, scope.kind(), scope.id()) + ":" + limit.window().toMillis();
+        boolean ownKey = limit.shadow() && scope.limits().stream()
+                .anyMatch(other -> other.sameWindow(limit) && (!other.shadow() || other.max() != limit.max()));
+        String base = scopeKey(tag, scope.kind(), scope.id()) + ":" + limit.window().toMillis()
+                + (ownKey ? ":s" + limit.max() : "");
         // ":v2": the hash with block sums (lua/README.md); hashes of the layout before it are left to expire
         return limit.precision().map(p -> base + ":" + p.toMillis() + ":v2").orElse(base);
     }

@@ -1,11 +1,13 @@
 package io.trunkgate.limit.internal;
 
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.Scope;
+import io.trunkgate.limit.WouldRefuse;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,7 +24,8 @@ import java.util.function.LongSupplier;
 /**
  * The in-memory fallback while Redis is unreachable: the windows of admit.lua, each at this instance's
  * share of its max (max / fleet size, rounded down), so the fleet together stays within every limit.
- * Blocks and retransmission detection live in Redis and are not seen here.
+ * Blocks and retransmission detection live in Redis and are not seen here. Shadow limits are counted as admit.lua
+ * counts them: a call they would refuse is reported, and recorded only in the windows that would have admitted it.
  */
 public final class LocalAdmissionLimiter implements AdmissionLimiter {
 
@@ -39,15 +42,24 @@ public final class LocalAdmissionLimiter implements AdmissionLimiter {
     public synchronized CompletionStage<AdmissionDecision> admit(AdmissionRequest request) {
         long now = clockMicros.getAsLong();
         List<Window> all = new ArrayList<>();
+        List<WouldRefuse> over = new ArrayList<>();
         long remaining = -1;
         Window refused = null;
         long refusedRetry = 0;
         for (Scope scope : request.scopes()) {
             for (Limit limit : scope.limits()) {
-                Window window = windows.computeIfAbsent(scope + "|" + limit, k -> Window.of(scope, limit));
-                all.add(window);
+                Window window = windows.computeIfAbsent(windowName(scope, limit), k -> Window.of(scope, limit));
                 long share = limit.max() / fleetSize;
                 long left = share - window.count(now) - request.weight();
+                if (limit.shadow()) {
+                    if (left < 0) {
+                        over.add(new WouldRefuse(scope, Optional.of(limit)));
+                    } else {
+                        all.add(window);
+                    }
+                    continue;
+                }
+                all.add(window);
                 if (left < 0) {
                     long retry = window.retryAfter(now, -left);
                     if (retry > refusedRetry || refused == null) {
@@ -62,11 +74,20 @@ public final class LocalAdmissionLimiter implements AdmissionLimiter {
         if (refused != null) {
             return CompletableFuture.completedFuture(new AdmissionDecision(Outcome.LIMITED,
                     Duration.ofMillis((refusedRetry + 999) / 1000), Optional.of(refused.scope),
-                    Optional.of(refused.limit), 0, now));
+                    Optional.of(refused.limit), 0, now, Optional.empty(), over));
         }
         all.forEach(window -> window.record(now, request.weight()));
         return CompletableFuture.completedFuture(new AdmissionDecision(Outcome.ADMITTED, Duration.ZERO,
-                Optional.empty(), Optional.empty(), remaining, now));
+                Optional.empty(), Optional.empty(), remaining, now, Optional.empty(), over));
+    }
+
+    /**
+     * A window's name: its scope and limit, the same in either mode (switching a limit to enforce keeps what it
+     * counted), except for a shadow limit beside an enforced one that is otherwise the same (as KeyLayout does).
+     */
+    private static String windowName(Scope scope, Limit limit) {
+        boolean ownWindow = limit.shadow() && scope.limits().contains(limit.in(LimitMode.ENFORCE));
+        return scope + "|" + limit + (ownWindow ? "|shadow" : "");
     }
 
     /** One limit's window in memory; times in microseconds. */

@@ -7,12 +7,12 @@ import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.LimiterUnavailableException;
 import io.trunkgate.limit.Scope;
+import io.trunkgate.limit.WouldRefuse;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.redis.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,7 +63,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         return reply.thenApply(r -> decode(plan, r, request))
                 .thenApply(decision -> {
                     if (decision.admitted() && plan.leased()) {
-                        leases.ifPresent(l -> l.admitted(request.callKey(), caps(plan)));
+                        leases.ifPresent(l -> l.admitted(request.callKey(), caps(plan, decision)));
                     }
                     return decision;
                 })
@@ -77,7 +77,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
      */
     public CompletionStage<Void> revoke(AdmissionRequest request, AdmissionDecision decision) {
         AdmissionPlan plan = plan(request);
-        Object[] admitArgs = plan.args(CallMember.of(request.callKey()), request.weight());
+        Object[] admitArgs = plan.revokeArgs(CallMember.of(request.callKey()), request.weight(), decision.wouldRefuse());
         Object[] args = Arrays.copyOf(admitArgs, admitArgs.length + 1);
         args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
         leases.ifPresent(l -> l.release(request.callKey()));
@@ -139,7 +139,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
             for (Limit limit : scope.limits()) {
                 long windowMs = limit.window().toMillis();
                 long precisionMs = limit.precision().map(Duration::toMillis).orElse(0L);
-                if (precisionMs == 0 && windowMs > longestExactMs) {
+                if (precisionMs == 0 && !limit.shadow() && windowMs > longestExactMs) {
                     longestExact = layout.limitKey(tag, scope, limit);
                     longestExactMs = windowMs;
                 }
@@ -152,15 +152,14 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         return horizonMs > 0 ? Optional.of(layout.seenKey(tag, peer.id())) : Optional.empty();
     }
 
-    /** The lease sets of the plan's capped scopes, where an admitted call holds a lease, each with its cap. */
-    private static Map<String, Integer> caps(AdmissionPlan plan) {
-        Map<String, Integer> caps = new LinkedHashMap<>();
-        for (int i = 0; i < plan.leaseKeys().size(); i++) {
-            int cap = Integer.parseInt((String) plan.caps().get(i));
-            if (cap > 0) {
-                caps.put((String) plan.leaseKeys().get(i), cap);
-            }
-        }
+    /**
+     * The lease sets where the admitted call holds a lease, each with its cap: those of the plan's capped scopes,
+     * less a shadow cap that was full (admit.lua took no lease there, as its refusal would not have).
+     */
+    private static Map<String, Integer> caps(AdmissionPlan plan, AdmissionDecision decision) {
+        Map<String, Integer> caps = plan.cappedLeaseKeys();
+        decision.wouldRefuse().stream().filter(w -> w.limit().isEmpty())
+                .forEach(w -> caps.remove((String) plan.leaseKeys().get(plan.scopes().indexOf(w.scope()))));
         return caps;
     }
 
@@ -212,9 +211,25 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         Optional<Scope> scope = scopeIndex > 0 ? Optional.of(plan.scopes().get(scopeIndex - 1)) : Optional.empty();
         Optional<Limit> limit = scope.filter(s -> limitIndex > 0).map(s -> s.limits().get(limitIndex - 1));
         Duration retryAfter = retryMs > 0 ? Duration.ofMillis(retryMs) : Duration.ZERO;
-        Optional<Reservation> slot = reply.size() > 7
-                ? request.firstSlot().map(r -> r.reservation(reply.subList(7, 11))) : Optional.empty();
-        return new AdmissionDecision(outcome, retryAfter, scope, limit, remaining, now, slot);
+        Optional<Reservation> slot = reply.size() > 8
+                ? request.firstSlot().map(r -> r.reservation(reply.subList(8, 12))) : Optional.empty();
+        return new AdmissionDecision(outcome, retryAfter, scope, limit, remaining, now, slot,
+                wouldRefuse(plan, (String) reply.get(7)));
+    }
+
+    /** admit.lua's would_refuse: "scope.limit" pairs (1-based; limit 0 = the scope's cap) joined by spaces. */
+    private static List<WouldRefuse> wouldRefuse(AdmissionPlan plan, String text) {
+        if (text.isEmpty()) {
+            return List.of();
+        }
+        List<WouldRefuse> over = new ArrayList<>();
+        for (String pair : text.split(" ")) {
+            int dot = pair.indexOf('.');
+            Scope scope = plan.scopes().get(Integer.parseInt(pair.substring(0, dot)) - 1);
+            int index = Integer.parseInt(pair.substring(dot + 1));
+            over.add(new WouldRefuse(scope, index == 0 ? Optional.empty() : Optional.of(scope.limits().get(index - 1))));
+        }
+        return over;
     }
 
     private static String rootMessage(Throwable error) {

@@ -23,7 +23,9 @@ import java.util.function.LongSupplier;
  * reservation comes back, on the thread that delivered the reservation): a hand-off to another pool would add
  * its own scheduling delay to each release and let two calls a slot apart reach the carrier back to back. What
  * the caller does with a release must therefore be short and must not block (the SIP stack sends without
- * waiting, TCP connects included). A call cancelled while held gives its slot back to the ledger.
+ * waiting, TCP connects included). A call cancelled while held gives its slot back to the ledger. A carrier in
+ * shadow pacing has each call's slot reserved as usual and the call released at once, with the wait it would have
+ * had ({@link PacingResult.Shadow}).
  */
 public final class TimerCarrierPacer implements CarrierPacer {
 
@@ -98,6 +100,11 @@ public final class TimerCarrierPacer implements CarrierPacer {
         }
         if (error != null) {
             call.fail(error);
+        } else if (carrier.shadowPacing()) {
+            // Sent at once; the slot stays reserved (the carrier's ledger moves on as enforced pacing would move it),
+            // and a slot over max-wait reserved nothing, as enforced.
+            call.complete(new PacingResult(Status.RELEASED, Duration.ZERO,
+                    new PacingResult.Shadow(reservation.delay(), !reservation.reserved(), false)));
         } else if (!reservation.reserved()) {
             call.complete(new PacingResult(Status.OVER_MAX_WAIT, reservation.delay()));
         } else {

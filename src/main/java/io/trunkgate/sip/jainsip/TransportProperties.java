@@ -48,6 +48,9 @@ public final class TransportProperties {
                 ListenerFactory.class.getName());
         stack.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", AnsweringParserFactory.class.getName());
         stack.setProperty("javax.sip.ROUTER_PATH", FlowRouter.class.getName());
+        // TLS is TlsLayer's, with engines from TlsEngines: JAIN-SIP's key stores and TLS policy are not used
+        stack.setProperty("gov.nist.javax.sip.SECURITY_MANAGER_PROVIDER", NoKeyStores.class.getName());
+        stack.setProperty("gov.nist.javax.sip.TLS_SECURITY_POLICY", "gov.nist.javax.sip.stack.DefaultTlsSecurityPolicy");
         // 0 turns off JAIN-SIP's own idle sweep, which CappedTcpListener's replaces.
         stack.setProperty("gov.nist.javax.sip.NIO_MAX_SOCKET_IDLE_TIME", "0");
         stack.setProperty(IDLE_TIMEOUT_MS, Long.toString(tcp.idleTimeout().toMillis()));

@@ -18,6 +18,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -39,6 +40,12 @@ final class WarmUpAgent implements AutoCloseable {
     private static final long CALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long IN_FLIGHT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final long WAIT_POLL_MS = 5;
+    /**
+     * An INVITE nothing was heard about is sent again after this (RFC 3261's T1), at most {@link #RESENDS} times: a
+     * busy gateway drops a new INVITE that waited this long for a worker, counting on the sender to send it again.
+     */
+    private static final long RESEND_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final int RESENDS = 4;
     private static final String SDP = "v=0\r\no=warm-up 1 1 IN IP4 %1$s\r\ns=-\r\nc=IN IP4 %1$s\r\nt=0 0\r\n"
             + "m=audio 40000 RTP/AVP 0 8 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:8 PCMA/8000\r\n"
             + "a=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n";
@@ -118,19 +125,17 @@ final class WarmUpAgent implements AutoCloseable {
         for (int i = 0; (i < count || more.getAsBoolean()) && System.nanoTime() < deadlineNanos; ) {
             if (!window.tryAcquire(POLL_MS, TimeUnit.MILLISECONDS)) {
                 expireStuckCalls();
+                resendUnheardInvites();
                 continue;
             }
             String callId = callIdPrefix + i + "-" + System.nanoTime() + "@" + host;
             WarmUpShape shape = WarmUpShape.of(placed + sent);
             String to = number + i;
-            calls.put(callId, new PlacedCall(shape, "sip:" + to + "@" + gatewayHostPort(), System.nanoTime()));
-            try {
-                send(callerSocket, shape.invite(to, callId, host + ":" + callerSocket.getLocalPort(),
-                        gatewayHostPort(), branch(callId), "c" + Integer.toHexString(callId.hashCode()),
-                        sdp), gateway);
-            } catch (IOException e) {
-                log.debug("warm-up INVITE not sent: {}", e.toString());
-            }
+            String invite = shape.invite(to, callId, host + ":" + callerSocket.getLocalPort(), gatewayHostPort(),
+                    branch(callId), "c" + Integer.toHexString(callId.hashCode()), sdp);
+            PlacedCall call = new PlacedCall(shape, "sip:" + to + "@" + gatewayHostPort(), invite, System.nanoTime());
+            calls.put(callId, call);
+            sendInvite(call);
             i++;
             sent++;
         }
@@ -140,8 +145,30 @@ final class WarmUpAgent implements AutoCloseable {
         long lastWait = Math.max(deadlineNanos, System.nanoTime() + IN_FLIGHT_GRACE_NANOS);
         while (completed.get() + failed.get() < placed && System.nanoTime() < lastWait) {
             Thread.sleep(WAIT_POLL_MS);
+            resendUnheardInvites();
         }
         return completed.get();
+    }
+
+    private void sendInvite(PlacedCall call) {
+        try {
+            send(callerSocket, call.invite(), gateway);
+        } catch (IOException e) {
+            log.debug("warm-up INVITE not sent: {}", e.toString());
+        }
+    }
+
+    /** The INVITEs that have heard nothing back (not even 100 Trying) for {@link #RESEND_NANOS}, sent again. */
+    private void resendUnheardInvites() {
+        long now = System.nanoTime();
+        for (PlacedCall call : calls.values()) {
+            if (!call.heard().get() && now - call.lastSentNanos().get() >= RESEND_NANOS
+                    && call.resends().get() < RESENDS) {
+                call.resends().incrementAndGet();
+                call.lastSentNanos().set(now);
+                sendInvite(call);
+            }
+        }
     }
 
     /** The call's place in the window goes to the next call, and the window grows by one up to its maximum. */
@@ -227,6 +254,9 @@ final class WarmUpAgent implements AutoCloseable {
         }
         int status = message.status();
         PlacedCall call = calls.get(callId);
+        if (call != null && cseq.endsWith("INVITE")) {
+            call.heard().set(true);
+        }
         if (status >= 300 && cseq.endsWith("INVITE")) {
             if (call != null) {
                 send(callerSocket, ackOfFailure(message, callId, call.requestUri()), from);
@@ -439,10 +469,13 @@ final class WarmUpAgent implements AutoCloseable {
      * it still holds a place in the window (given back once: when it ends, or earlier when it is stuck), and the
      * BYE its carrier sends once the ACK is in, for a call the callee hangs up.
      */
-    private record PlacedCall(WarmUpShape shape, String requestUri, long sentNanos, AtomicBoolean holdsPlace,
-                              AtomicReference<String> calleeBye) {
-        PlacedCall(WarmUpShape shape, String requestUri, long sentNanos) {
-            this(shape, requestUri, sentNanos, new AtomicBoolean(true), new AtomicReference<>());
+    /** @param heard whether any response to its INVITE came back, after which the gateway retransmits for it */
+    private record PlacedCall(WarmUpShape shape, String requestUri, String invite, long sentNanos,
+                              AtomicBoolean holdsPlace, AtomicReference<String> calleeBye, AtomicBoolean heard,
+                              AtomicLong lastSentNanos, AtomicInteger resends) {
+        PlacedCall(WarmUpShape shape, String requestUri, String invite, long sentNanos) {
+            this(shape, requestUri, invite, sentNanos, new AtomicBoolean(true), new AtomicReference<>(),
+                    new AtomicBoolean(), new AtomicLong(sentNanos), new AtomicInteger());
         }
 
         boolean givePlaceBack() {

@@ -1,0 +1,136 @@
+package io.trunkgate.whatif;
+
+import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.config.PeerConfig;
+import io.trunkgate.limit.AdmissionDecision;
+import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.ReplayAdmission;
+import io.trunkgate.redis.RedisConnection;
+import io.trunkgate.redis.RedisRuntime;
+import io.trunkgate.runtime.ActiveConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Replays recorded calls through a configuration: each call, in the order of its arrival, is admitted or refused by
+ * lua/admit.lua on a scratch redis-server whose script clock is set to the call's arrival time, so a day of records
+ * replays in minutes. Calls whose recorded decision the scripts cannot reproduce are not replayed, and counted by
+ * reason: calls shed before admission, calls an operator block refused, calls decided by the Redis-down policy,
+ * calls refused by a max-concurrent cap (caps are not replayed: their scripts read Redis's own clock, and a record
+ * does not say when its call's lease was released before it ended).
+ */
+public final class WhatIf {
+
+    /** Prefix of the keys on the scratch server. */
+    private static final String PREFIX = "what-if";
+
+    private WhatIf() {
+    }
+
+    /** Replays the calls of {@code records} that arrived in [{@code from}, {@code to}) through {@code config}. */
+    public static WhatIfReport replay(GatewayConfig config, List<Path> records, Optional<Instant> from,
+                                      Optional<Instant> to) throws IOException {
+        RecordsFile.Contents contents = RecordsFile.read(records, from, to);
+        List<RecordedCall> calls = new ArrayList<>(contents.calls());
+        calls.sort(Comparator.comparing(RecordedCall::invitedAt));
+        RedisConnection scratch = new RedisConnection(RedisConnection.Mode.EMBEDDED, List.of(), Optional.empty(),
+                Optional.empty(), Duration.ofSeconds(10), 0);
+        try (RedisRuntime redis = RedisRuntime.open(scratch, null)) {
+            ReplayAdmission admission = ReplayAdmission.on(redis.client(), PREFIX);
+            Tally tally = new Tally(new ActiveConfig(config, 1), admission);
+            calls.forEach(tally::replay);
+            return tally.report(contents.broken());
+        }
+    }
+
+    /** The figures as calls are replayed, one at a time. */
+    private static final class Tally {
+        private final ActiveConfig config;
+        private final ReplayAdmission admission;
+        private final Map<String, Figures> peers = new TreeMap<>();
+        private final List<String> differences = new ArrayList<>();
+        private int differenceCount;
+        private final Map<String, Integer> notReplayed = new TreeMap<>();
+
+        Tally(ActiveConfig config, ReplayAdmission admission) {
+            this.config = config;
+            this.admission = admission;
+        }
+
+        void replay(RecordedCall call) {
+            Optional<String> skip = unreproducible(call);
+            if (skip.isPresent()) {
+                notReplayed.merge(skip.get(), 1, Integer::sum);
+                return;
+            }
+            Optional<PeerConfig> peer = config.peers().find(call.source());
+            if (peer.isEmpty()) {
+                notReplayed.merge("no peer of this configuration matches the source", 1, Integer::sum);
+                return;
+            }
+            AdmissionDecision decision = admission.admitAt(config.admissionRequest(peer.get(), call.callKey()),
+                    call.invitedMicros()).toCompletableFuture().join();
+            Figures figures = peers.computeIfAbsent(peer.get().id(), id -> new Figures());
+            figures.offered++;
+            String replayed = switch (decision.outcome()) {
+                case ADMITTED -> "admitted";
+                case DUPLICATE -> "merged";
+                default -> "rejected";
+            };
+            if (decision.outcome() == Outcome.ADMITTED) {
+                figures.admitted++;
+            } else if (decision.outcome() != Outcome.DUPLICATE) {
+                figures.refusedBy.merge(decision.refusedBy().map(Object::toString).orElse("?") + " "
+                        + decision.refusedLimit().map(Object::toString).orElse("?"), 1L, Long::sum);
+            }
+            decision.wouldRefuse().forEach(w -> figures.wouldRefuse.merge(w.label(), 1L, Long::sum));
+            figures.recordedAdmitted += call.admission().equals("admitted") ? 1 : 0;
+            figures.recordedRefused += call.admission().equals("rejected") ? 1 : 0;
+            if (replayed.equals(call.admission())) {
+                figures.sameDecision++;
+            } else if (differenceCount++ < WhatIfReport.LISTED) {
+                differences.add(call.where() + ": recorded " + call.admission() + ", replayed " + replayed);
+            }
+        }
+
+        /** Why the scripts cannot give a call the decision it got, if they cannot. */
+        private static Optional<String> unreproducible(RecordedCall call) {
+            return switch (call.admission()) {
+                case "shed" -> Optional.of("shed before admission: starting, overload or shutdown");
+                case "blocked" -> Optional.of("refused by an operator block: blocks are not replayed");
+                case "redis_unavailable" -> Optional.of("Redis was unreachable: decided by admission.redis-down");
+                case "rejected" -> call.refusedBy() != null && call.refusedBy().endsWith(" max-concurrent")
+                        ? Optional.of("refused by a max-concurrent cap: caps are not replayed") : Optional.empty();
+                case "admitted", "merged" -> Optional.empty();
+                default -> Optional.of("admission \"" + call.admission() + "\" unknown");
+            };
+        }
+
+        WhatIfReport report(List<String> broken) {
+            Map<String, WhatIfReport.PeerFigures> figures = new TreeMap<>();
+            peers.forEach((id, f) -> figures.put(id, new WhatIfReport.PeerFigures(f.offered, f.admitted,
+                    new TreeMap<>(f.refusedBy), new TreeMap<>(f.wouldRefuse), f.recordedAdmitted, f.recordedRefused,
+                    f.sameDecision)));
+            return new WhatIfReport(figures, differences, notReplayed,
+                    broken.subList(0, Math.min(broken.size(), WhatIfReport.LISTED)), broken.size());
+        }
+    }
+
+    private static final class Figures {
+        long offered;
+        long admitted;
+        final Map<String, Long> refusedBy = new TreeMap<>();
+        final Map<String, Long> wouldRefuse = new TreeMap<>();
+        long recordedAdmitted;
+        long recordedRefused;
+        long sameDecision;
+    }
+}

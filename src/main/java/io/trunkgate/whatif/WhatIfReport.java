@@ -1,0 +1,60 @@
+package io.trunkgate.whatif;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a replay found: per peer (under the configuration replayed) the calls offered, admitted and refused by which
+ * limit, the shadow limits that would have refused, and beside them what the records say happened; the calls that
+ * were not replayed and why; the lines that were not records.
+ *
+ * @param peers       by peer id
+ * @param differences the calls whose replayed decision differs from the recorded one ("file:line: recorded X,
+ *                    replayed Y"), at most {@link #LISTED}
+ * @param notReplayed how many calls were not replayed, by reason
+ * @param brokenLines lines that are not call records, "file:line: why", at most {@link #LISTED}
+ * @param brokenCount how many lines were not call records
+ */
+public record WhatIfReport(Map<String, PeerFigures> peers, List<String> differences, Map<String, Integer> notReplayed,
+                           List<String> brokenLines, int brokenCount) {
+
+    /** How many differences and broken lines are listed (all are counted). */
+    static final int LISTED = 20;
+
+    /**
+     * One peer's figures.
+     *
+     * @param offered          calls replayed
+     * @param admitted         admitted by the replay
+     * @param refusedBy        refused by the replay, by limit ("peer:acme 10/1000ms")
+     * @param wouldRefuse      calls shadow limits would have refused, by limit
+     * @param recordedAdmitted of the calls replayed, those the records say were admitted
+     * @param recordedRefused  of the calls replayed, those the records say were refused over a limit
+     * @param sameDecision     calls replayed whose decision (admitted, refused, merged) is the recorded one
+     */
+    public record PeerFigures(long offered, long admitted, Map<String, Long> refusedBy, Map<String, Long> wouldRefuse,
+                              long recordedAdmitted, long recordedRefused, long sameDecision) {
+    }
+
+    /** Calls replayed, over all peers. */
+    public long replayed() {
+        return peers.values().stream().mapToLong(PeerFigures::offered).sum();
+    }
+
+    /** Calls replayed whose decision is the recorded one, over all peers. */
+    public long sameDecisions() {
+        return peers.values().stream().mapToLong(PeerFigures::sameDecision).sum();
+    }
+
+    /** The report as JSON. */
+    public String json() {
+        try {
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the report as JSON", e);
+        }
+    }
+}

@@ -15,7 +15,7 @@
 --         would_refuse: the shadow limits over, "scope.limit" joined by spaces (limit 0: the scope's cap), or ""}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md).
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test) end

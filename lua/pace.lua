@@ -10,7 +10,7 @@
 -- Reply: {reserved 1|0, delay_us (slot - now, also when not reserved), slot_us, now_us}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md).
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test) end

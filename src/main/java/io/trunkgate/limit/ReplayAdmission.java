@@ -1,7 +1,7 @@
 package io.trunkgate.limit;
 
 import io.trunkgate.limit.internal.ClockedAdmission;
-import java.util.concurrent.CompletionStage;
+import java.util.List;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -11,8 +11,11 @@ import org.redisson.api.RedissonClient;
  */
 public interface ReplayAdmission {
 
-    /** Admits or refuses {@code request} as if it arrived at {@code micros} (microseconds since the epoch). */
-    CompletionStage<AdmissionDecision> admitAt(AdmissionRequest request, long micros);
+    /**
+     * Admits or refuses each request, in order, as if it arrived at its time (microseconds since the epoch, one per
+     * request), in one pipelined round trip.
+     */
+    List<AdmissionDecision> admitAt(List<AdmissionRequest> requests, List<Long> micros);
 
     /**
      * Replays on {@code redis}, which must be a server of its own: the script's clock is set there (the key

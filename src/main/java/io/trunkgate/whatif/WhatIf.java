@@ -4,6 +4,7 @@ import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
+import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.ReplayAdmission;
 import io.trunkgate.redis.RedisConnection;
 import io.trunkgate.redis.RedisRuntime;
@@ -31,6 +32,8 @@ public final class WhatIf {
 
     /** Prefix of the keys on the scratch server. */
     private static final String PREFIX = "what-if";
+    /** Calls sent to the scratch server in one pipelined round trip. */
+    private static final int BATCH = 2000;
 
     private WhatIf() {
     }
@@ -46,7 +49,9 @@ public final class WhatIf {
         try (RedisRuntime redis = RedisRuntime.open(scratch, null)) {
             ReplayAdmission admission = ReplayAdmission.on(redis.client(), PREFIX);
             Tally tally = new Tally(new ActiveConfig(config, 1), admission);
-            calls.forEach(tally::replay);
+            for (int first = 0; first < calls.size(); first += BATCH) {
+                tally.replay(calls.subList(first, Math.min(calls.size(), first + BATCH)));
+            }
             return tally.report(contents.broken());
         }
     }
@@ -65,20 +70,35 @@ public final class WhatIf {
             this.admission = admission;
         }
 
-        void replay(RecordedCall call) {
-            Optional<String> skip = unreproducible(call);
-            if (skip.isPresent()) {
-                notReplayed.merge(skip.get(), 1, Integer::sum);
-                return;
+        /** Replays {@code calls} (in order of arrival) in one round trip. */
+        void replay(List<RecordedCall> calls) {
+            List<RecordedCall> replayed = new ArrayList<>();
+            List<PeerConfig> peersOf = new ArrayList<>();
+            List<AdmissionRequest> requests = new ArrayList<>();
+            List<Long> times = new ArrayList<>();
+            for (RecordedCall call : calls) {
+                Optional<String> skip = unreproducible(call);
+                Optional<PeerConfig> peer = config.peers().find(call.source());
+                if (skip.isEmpty() && peer.isEmpty()) {
+                    skip = Optional.of("no peer of this configuration matches the source");
+                }
+                if (skip.isPresent()) {
+                    notReplayed.merge(skip.get(), 1, Integer::sum);
+                    continue;
+                }
+                replayed.add(call);
+                peersOf.add(peer.get());
+                requests.add(config.admissionRequest(peer.get(), call.callKey()));
+                times.add(call.invitedMicros());
             }
-            Optional<PeerConfig> peer = config.peers().find(call.source());
-            if (peer.isEmpty()) {
-                notReplayed.merge("no peer of this configuration matches the source", 1, Integer::sum);
-                return;
+            List<AdmissionDecision> decisions = requests.isEmpty() ? List.of() : admission.admitAt(requests, times);
+            for (int i = 0; i < decisions.size(); i++) {
+                tally(replayed.get(i), peersOf.get(i), decisions.get(i));
             }
-            AdmissionDecision decision = admission.admitAt(config.admissionRequest(peer.get(), call.callKey()),
-                    call.invitedMicros()).toCompletableFuture().join();
-            Figures figures = peers.computeIfAbsent(peer.get().id(), id -> new Figures());
+        }
+
+        private void tally(RecordedCall call, PeerConfig peer, AdmissionDecision decision) {
+            Figures figures = peers.computeIfAbsent(peer.id(), id -> new Figures());
             figures.offered++;
             String replayed = switch (decision.outcome()) {
                 case ADMITTED -> "admitted";

@@ -6,6 +6,7 @@ import io.trunkgate.config.ConfigError;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
+import io.trunkgate.whatif.HtmlReport;
 import io.trunkgate.whatif.WhatIf;
 import io.trunkgate.whatif.WhatIfReport;
 import java.io.IOException;
@@ -45,6 +46,9 @@ final class WhatIfCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the report as JSON")
     boolean json;
 
+    @Option(names = "--html", description = "also write the report, with a chart per peer, to this HTML file")
+    Path html;
+
     @Override
     public Integer call() throws IOException {
         Path gatewayConf = Files.isDirectory(config) ? config.resolve("gateway.conf") : config;
@@ -70,6 +74,9 @@ final class WhatIfCommand implements Callable<Integer> {
         root.setLevel(Level.WARN);
         try {
             WhatIfReport report = WhatIf.replay(loaded, records, Optional.ofNullable(from), Optional.ofNullable(to));
+            if (html != null) {
+                Files.writeString(html, HtmlReport.of(report));
+            }
             System.out.println(json ? report.json() : table(report));
             return 0;
         } finally {

@@ -6,6 +6,7 @@ import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.ReplayAdmission;
+import io.trunkgate.limit.Scope;
 import io.trunkgate.redis.RedisConnection;
 import io.trunkgate.redis.RedisRuntime;
 import io.trunkgate.runtime.ActiveConfig;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -98,8 +100,9 @@ public final class WhatIf {
         }
 
         private void tally(RecordedCall call, PeerConfig peer, AdmissionDecision decision) {
-            Figures figures = peers.computeIfAbsent(peer.id(), id -> new Figures());
+            Figures figures = peers.computeIfAbsent(peer.id(), id -> new Figures(limitRates(peer)));
             figures.offered++;
+            long second = Math.floorDiv(call.invitedMicros(), 1_000_000L);
             String replayed = switch (decision.outcome()) {
                 case ADMITTED -> "admitted";
                 case DUPLICATE -> "merged";
@@ -107,7 +110,9 @@ public final class WhatIf {
             };
             if (decision.outcome() == Outcome.ADMITTED) {
                 figures.admitted++;
+                figures.perSecond.computeIfAbsent(second, s -> new long[2])[0]++;
             } else if (decision.outcome() != Outcome.DUPLICATE) {
+                figures.perSecond.computeIfAbsent(second, s -> new long[2])[1]++;
                 figures.refusedBy.merge(decision.refusedBy().map(Object::toString).orElse("?") + " "
                         + decision.refusedLimit().map(Object::toString).orElse("?"), 1L, Long::sum);
             }
@@ -134,17 +139,36 @@ public final class WhatIf {
             };
         }
 
+        /** The calls per second each limit of the peer and its group allows, by limit. */
+        private Map<String, Double> limitRates(PeerConfig peer) {
+            Map<String, Double> rates = new TreeMap<>();
+            for (Scope scope : config.admissionRequest(peer, "-").scopes()) {
+                scope.limits().forEach(limit -> rates.put(scope + " " + limit + (limit.shadow() ? " (shadow)" : ""),
+                        limit.max() * 1e9 / limit.window().toNanos()));
+            }
+            return rates;
+        }
+
         WhatIfReport report(List<String> broken) {
+            long first = peers.values().stream().filter(f -> !f.perSecond.isEmpty())
+                    .mapToLong(f -> f.perSecond.firstKey()).min().orElse(0);
+            long last = peers.values().stream().filter(f -> !f.perSecond.isEmpty())
+                    .mapToLong(f -> f.perSecond.lastKey()).max().orElse(0);
+            long bucket = Math.max(1, (last - first + WhatIfReport.Timeline.BUCKETS) / WhatIfReport.Timeline.BUCKETS);
+            int buckets = (int) ((last - first) / bucket + 1);
             Map<String, WhatIfReport.PeerFigures> figures = new TreeMap<>();
             peers.forEach((id, f) -> figures.put(id, new WhatIfReport.PeerFigures(f.offered, f.admitted,
                     new TreeMap<>(f.refusedBy), new TreeMap<>(f.wouldRefuse), f.recordedAdmitted, f.recordedRefused,
-                    f.sameDecision)));
+                    f.sameDecision, f.timeline(first, bucket, buckets))));
             return new WhatIfReport(figures, differences, notReplayed,
                     broken.subList(0, Math.min(broken.size(), WhatIfReport.LISTED)), broken.size());
         }
     }
 
     private static final class Figures {
+        final Map<String, Double> limitRates;
+        /** Calls admitted [0] and refused [1] in each second (epoch seconds) that had any. */
+        final TreeMap<Long, long[]> perSecond = new TreeMap<>();
         long offered;
         long admitted;
         final Map<String, Long> refusedBy = new TreeMap<>();
@@ -152,5 +176,23 @@ public final class WhatIf {
         long recordedAdmitted;
         long recordedRefused;
         long sameDecision;
+
+        Figures(Map<String, Double> limitRates) {
+            this.limitRates = limitRates;
+        }
+
+        WhatIfReport.Timeline timeline(long first, long bucket, int buckets) {
+            Long[] admitted = new Long[buckets];
+            Long[] refused = new Long[buckets];
+            Arrays.fill(admitted, 0L);
+            Arrays.fill(refused, 0L);
+            perSecond.forEach((second, counts) -> {
+                int i = (int) ((second - first) / bucket);
+                admitted[i] += counts[0];
+                refused[i] += counts[1];
+            });
+            return new WhatIfReport.Timeline(Instant.ofEpochSecond(first).toString(), bucket, List.of(admitted),
+                    List.of(refused), limitRates);
+        }
     }
 }

@@ -34,9 +34,23 @@ public record WhatIfReport(Map<String, PeerFigures> peers, List<String> differen
      * @param recordedAdmitted of the calls replayed, those the records say were admitted
      * @param recordedRefused  of the calls replayed, those the records say were refused over a limit
      * @param sameDecision     calls replayed whose decision (admitted, refused, merged) is the recorded one
+     * @param timeline         the replayed calls over time
      */
     public record PeerFigures(long offered, long admitted, Map<String, Long> refusedBy, Map<String, Long> wouldRefuse,
-                              long recordedAdmitted, long recordedRefused, long sameDecision) {
+                              long recordedAdmitted, long recordedRefused, long sameDecision, Timeline timeline) {
+    }
+
+    /**
+     * A peer's replayed calls over time, in buckets of {@code bucketSeconds} from {@code start}: at most
+     * {@link #BUCKETS} buckets, one second each when the calls span less.
+     *
+     * @param admitted the calls admitted in each bucket
+     * @param refused  the calls refused in each bucket
+     * @param limits   the calls per second each limit of the peer and its group allows (max / window), by limit
+     */
+    public record Timeline(String start, long bucketSeconds, List<Long> admitted, List<Long> refused,
+                           Map<String, Double> limits) {
+        static final int BUCKETS = 1440;
     }
 
     /** Calls replayed, over all peers. */

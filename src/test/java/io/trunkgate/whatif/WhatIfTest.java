@@ -6,9 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.testing.GeneratedRecords;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.htmlunit.BrowserVersion;
+import org.htmlunit.WebClient;
+import org.htmlunit.html.DomElement;
+import org.htmlunit.html.DomNode;
+import org.htmlunit.html.HtmlPage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,6 +68,31 @@ class WhatIfTest {
         long refused = a.refusedBy().getOrDefault("peer:a 5/1000ms", 0L);
         assertTrue(refused > a.recordedRefused(), "a max of 5 refuses more than 10 did: " + a);
         assertTrue(a.wouldRefuse().getOrDefault("peer:a 3/1000ms", 0L) > refused, a.toString());
+    }
+
+    @Test
+    void theHtmlReportOpensInABrowserWithAChartPerPeerAgainstItsLimits() throws Exception {
+        Path records = records(3_000);
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records),
+                Optional.empty(), Optional.empty());
+        Path html = dir.resolve("what-if.html");
+        Files.writeString(html, HtmlReport.of(report));
+        try (WebClient browser = new WebClient(BrowserVersion.CHROME)) {
+            browser.getOptions().setThrowExceptionOnScriptError(true);
+            HtmlPage page = browser.getPage(html.toUri().toURL());
+            List<String> charts = new ArrayList<>();
+            for (DomNode svg : page.querySelectorAll("svg.chart")) {
+                String peer = ((DomElement) svg).getAttribute("data-peer");
+                charts.add(peer);
+                List<DomNode> lines = page.querySelectorAll("svg[data-peer='" + peer + "'] polyline");
+                assertEquals(2, lines.size(), "admitted and refused");
+                String points = ((DomElement) lines.get(1)).getAttribute("points");
+                assertTrue(points.split(" ").length > 10, "a point per bucket: " + points);
+            }
+            assertEquals(List.of("a", "b", "c"), charts, "one chart per peer");
+            // peer a: its two limits; b: its own and its group's; c: the group's
+            assertEquals(5, page.querySelectorAll("svg.chart line.limit").size());
+        }
     }
 
     @Test

@@ -98,6 +98,16 @@ final class WhatIfCommand implements Callable<Integer> {
             p.wouldRefuse().forEach((limit, n) -> text.append(id + ": would refuse (shadow) " + limit + ": " + n
                     + "\n"));
         });
+        if (!report.carriers().isEmpty()) {
+            List<String[]> carriers = new ArrayList<>();
+            carriers.add(new String[] {"carrier", "sent", "over max-wait", "no carrier left", "delay ms",
+                    "recorded sent", "recorded over max-wait", "recorded delay ms"});
+            report.carriers().forEach((id, c) -> carriers.add(new String[] {id, Long.toString(c.sent()),
+                    Long.toString(c.overMaxWait()), Long.toString(c.noCarrierLeft()), c.delayMs().toString(),
+                    Long.toString(c.recordedSent()), Long.toString(c.recordedOverMaxWait()),
+                    c.recordedDelayMs().toString()}));
+            text.append(Table.of(carriers)).append('\n');
+        }
         text.append("same decision as recorded: " + report.sameDecisions() + " of " + report.replayed() + " ("
                 + percent(report.sameDecisions(), report.replayed()) + ")\n");
         report.differences().forEach(d -> text.append("  " + d + "\n"));

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * The what-if report as one self-contained HTML file: the figures, and per peer a chart (inline SVG, no script) of
- * the calls admitted and refused per second over time against the rate each of its limits allows.
+ * the calls admitted and refused per second over time against the rate each of its limits allows; per carrier, of
+ * the calls sent and rerouted over max-wait against its cps.
  */
 public final class HtmlReport {
 
@@ -40,13 +41,28 @@ public final class HtmlReport {
                 .append(p.refusedBy().values().stream().mapToLong(Long::longValue).sum()).append("</td><td>")
                 .append(p.recordedAdmitted()).append("</td><td>").append(p.recordedRefused()).append("</td></tr>\n"));
         html.append("</table>\n");
-        report.peers().forEach((id, p) -> chart(html, id, p));
+        report.peers().forEach((id, p) -> chart(html, "peer", id, p.timeline(), "admitted/s", "refused/s"));
+        if (!report.carriers().isEmpty()) {
+            html.append("<table><tr><th>carrier</th><th>sent</th><th>over max-wait</th><th>no carrier left</th>"
+                    + "<th>delay ms</th><th>recorded sent</th><th>recorded over max-wait</th><th>recorded delay ms</th>"
+                    + "</tr>\n");
+            report.carriers().forEach((id, c) -> html.append("<tr><td>").append(escape(id)).append("</td><td>")
+                    .append(c.sent()).append("</td><td>").append(c.overMaxWait()).append("</td><td>")
+                    .append(c.noCarrierLeft()).append("</td><td>").append(escape(c.delayMs().toString()))
+                    .append("</td><td>").append(c.recordedSent()).append("</td><td>").append(c.recordedOverMaxWait())
+                    .append("</td><td>").append(escape(c.recordedDelayMs().toString())).append("</td></tr>\n"));
+            html.append("</table>\n");
+        }
+        report.carriers().forEach((id, c) -> chart(html, "carrier", id, c.timeline(), "sent/s", "over max-wait/s"));
         return html.append("</body></html>\n").toString();
     }
 
-    /** Calls admitted (green) and refused (red) per second, each limit's rate dashed, one point per bucket. */
-    private static void chart(StringBuilder html, String peer, WhatIfReport.PeerFigures figures) {
-        WhatIfReport.Timeline t = figures.timeline();
+    /**
+     * Calls admitted or sent (green) and refused or rerouted (red) per second, each limit's rate dashed, one point
+     * per bucket; {@code kind} "peer" or "carrier" names the chart's {@code data-} attribute.
+     */
+    private static void chart(StringBuilder html, String kind, String id, WhatIfReport.Timeline t, String okLabel,
+                              String refusedLabel) {
         int n = t.admitted().size();
         double top = 1;
         for (int i = 0; i < n; i++) {
@@ -58,7 +74,8 @@ public final class HtmlReport {
         top *= 1.1;
         double plotWidth = WIDTH - LEFT - RIGHT;
         double plotHeight = HEIGHT - TOP - BOTTOM;
-        html.append("<h2>").append(escape(peer)).append("</h2>\n<svg class=\"chart\" data-peer=\"").append(escape(peer))
+        html.append("<h2>").append(kind).append(' ').append(escape(id)).append("</h2>\n<svg class=\"chart\" data-")
+                .append(kind).append("=\"").append(escape(id))
                 .append("\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"")
                 .append(HEIGHT).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT).append("\">\n");
         html.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafbfc\""
@@ -77,9 +94,9 @@ public final class HtmlReport {
         }
         line(html, "admitted", "#3c8d5a", t.admitted(), t.bucketSeconds(), top, plotWidth, plotHeight);
         line(html, "refused", "#c0392b", t.refused(), t.bucketSeconds(), top, plotWidth, plotHeight);
-        html.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\" fill=\"#3c8d5a\">admitted/s</text>"
-                + "<text x=\"%.0f\" y=\"%d\">refused/s</text>\n", LEFT + plotWidth + 6, HEIGHT - 40,
-                LEFT + plotWidth + 6, HEIGHT - 26));
+        html.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\" fill=\"#3c8d5a\">%s</text>"
+                + "<text x=\"%.0f\" y=\"%d\">%s</text>\n", LEFT + plotWidth + 6, HEIGHT - 40, okLabel,
+                LEFT + plotWidth + 6, HEIGHT - 26, refusedLabel));
         html.append("</svg>\n");
     }
 

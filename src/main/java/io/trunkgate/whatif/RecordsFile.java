@@ -68,9 +68,22 @@ final class RecordsFile {
         String fromTag = record.path("fromTag").asText("");
         String callKey = callId + '\n' + fromTag + '\n' + (cseq == null || cseq.isNull() ? "" : cseq.asText());
         JsonNode refusedBy = record.get("refusedBy");
+        List<RecordedCall.Attempt> attempts = new ArrayList<>();
+        for (JsonNode attempt : record.path("attempts")) {
+            attempts.add(new RecordedCall.Attempt(text(attempt, "carrier"), attempt.path("slotWaitMs").asLong()));
+        }
+        List<String> overMaxWait = new ArrayList<>();
+        for (JsonNode reroute : record.path("reroutes")) {
+            // "from->to:reason"
+            String text = reroute.asText();
+            if (text.endsWith(":over_max_wait") && text.contains("->")) {
+                overMaxWait.add(text.substring(0, text.indexOf("->")));
+            }
+        }
         return new RecordedCall(where, Instant.parse(text(record, "invitedAt")), callKey,
                 InetAddress.getByName(host), text(record, "peer"), text(record, "admission"),
-                refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText());
+                refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText(),
+                record.path("requestUser").asText(""), attempts, overMaxWait);
     }
 
     private static String text(JsonNode record, String field) {

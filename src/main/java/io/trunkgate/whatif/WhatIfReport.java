@@ -12,14 +12,16 @@ import java.util.Map;
  * were not replayed and why; the lines that were not records.
  *
  * @param peers       by peer id
+ * @param carriers    by carrier id: the admitted calls paced through each carrier's slots
  * @param differences the calls whose replayed decision differs from the recorded one ("file:line: recorded X,
  *                    replayed Y"), at most {@link #LISTED}
  * @param notReplayed how many calls were not replayed, by reason
  * @param brokenLines lines that are not call records, "file:line: why", at most {@link #LISTED}
  * @param brokenCount how many lines were not call records
  */
-public record WhatIfReport(Map<String, PeerFigures> peers, List<String> differences, Map<String, Integer> notReplayed,
-                           List<String> brokenLines, int brokenCount) {
+public record WhatIfReport(Map<String, PeerFigures> peers, Map<String, CarrierFigures> carriers,
+                           List<String> differences, Map<String, Integer> notReplayed, List<String> brokenLines,
+                           int brokenCount) {
 
     /** How many differences and broken lines are listed (all are counted). */
     static final int LISTED = 20;
@@ -41,7 +43,26 @@ public record WhatIfReport(Map<String, PeerFigures> peers, List<String> differen
     }
 
     /**
-     * A peer's replayed calls over time, in buckets of {@code bucketSeconds} from {@code start}: at most
+     * One carrier's figures: the admitted calls routed to it (by the number they were routed on), their slots
+     * reserved through lua/pace.lua at their arrival times.
+     *
+     * @param sent              calls that got a slot within the carrier's max-wait
+     * @param overMaxWait       calls whose slot was beyond max-wait: rerouted to the next carrier of their chain
+     * @param noCarrierLeft     of those, calls that had no carrier left (answered 503)
+     * @param delayMs           the pacing delay of the calls sent: p50, p95, p99 and max, in ms
+     * @param recordedSent      calls the records say were sent to the carrier (each attempt)
+     * @param recordedOverMaxWait calls the records say left the carrier over max-wait
+     * @param recordedDelayMs   the recorded slot waits of the attempts at the carrier: p50, p95, p99, max, in ms
+     * @param timeline          calls sent ("admitted") and rerouted over max-wait ("refused") over time, against
+     *                          the carrier's cps
+     */
+    public record CarrierFigures(long sent, long overMaxWait, long noCarrierLeft, Map<String, Long> delayMs,
+                                 long recordedSent, long recordedOverMaxWait, Map<String, Long> recordedDelayMs,
+                                 Timeline timeline) {
+    }
+
+    /**
+     * A peer's (or carrier's) replayed calls over time, in buckets of {@code bucketSeconds} from {@code start}: at most
      * {@link #BUCKETS} buckets, one second each when the calls span less.
      *
      * @param admitted the calls admitted in each bucket

@@ -18,7 +18,9 @@ import java.util.TreeMap;
  * Call records (docs/records.md) of generated traffic, decided by a model of the limits written apart from
  * lua/admit.lua (exact windows as a log of admission times, a precision window as per-bucket counts, a copy of an
  * admitted call merged), and the configuration that model enforces: peer a {1s, 10} and {1m, 300}; b {1s, 5} and c
- * none, both in group g {10s, 60 at 1s}. For what-if tests and bench/what-if.sh.
+ * none, both in group g {10s, 60 at 1s}; numbers starting +44 go to carrier x (5 cps, max-wait 1 s), then y (50 cps),
+ * the others to y. The records say nothing of carriers (no attempts): only admission is modelled. For what-if tests
+ * and bench/what-if.sh.
  */
 public final class GeneratedRecords {
 
@@ -88,6 +90,10 @@ public final class GeneratedRecords {
                 + "limits = [ { window = 1s, max = 5 } ]\n");
         write(dir, "peers/c.conf", "id = c\nmatch.sources = [\"10.0.0.3\"]\ngroup = g\n");
         write(dir, "groups/g.conf", "id = g\nlimits = [ { window = 10s, max = 60, precision = 1s } ]\n");
+        write(dir, "carriers/x.conf", "id = x\nuri = \"sip:192.0.2.10\"\ncps = 5\nmax-wait = 1s\n");
+        write(dir, "carriers/y.conf", "id = y\nuri = \"sip:192.0.2.11\"\ncps = 50\nmax-wait = 1s\n");
+        write(dir, "routes.conf",
+                "routes = [ { prefix = \"+44\", carriers = [x, y] }, { prefix = \"\", carriers = [y] } ]\n");
         return dir;
     }
 
@@ -103,6 +109,7 @@ public final class GeneratedRecords {
     private static String record(String callId, int peer, long micros, String admission, String refusedBy) {
         return "{\"callId\":\"" + callId + "\",\"fromTag\":\"t" + callId + "\",\"cseq\":1,\"gateway\":\"gw\","
                 + "\"sourceAddress\":\"10.0.0." + peer + ":5060\",\"peer\":\"" + "abc".charAt(peer - 1) + "\","
+                + "\"requestUser\":\"" + (callId.hashCode() % 3 == 0 ? "+1555" : "+44207") + "\","
                 + "\"admission\":\"" + admission + "\",\"refusedBy\":" + (refusedBy == null ? "null"
                 : "\"" + refusedBy + "\"") + ",\"invitedAt\":\"" + Instant.EPOCH.plusNanos(micros * 1000) + "\"}";
     }

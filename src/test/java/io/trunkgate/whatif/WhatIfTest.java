@@ -81,7 +81,7 @@ class WhatIfTest {
             browser.getOptions().setThrowExceptionOnScriptError(true);
             HtmlPage page = browser.getPage(html.toUri().toURL());
             List<String> charts = new ArrayList<>();
-            for (DomNode svg : page.querySelectorAll("svg.chart")) {
+            for (DomNode svg : page.querySelectorAll("svg[data-peer]")) {
                 String peer = ((DomElement) svg).getAttribute("data-peer");
                 charts.add(peer);
                 List<DomNode> lines = page.querySelectorAll("svg[data-peer='" + peer + "'] polyline");
@@ -91,8 +91,27 @@ class WhatIfTest {
             }
             assertEquals(List.of("a", "b", "c"), charts, "one chart per peer");
             // peer a: its two limits; b: its own and its group's; c: the group's
-            assertEquals(5, page.querySelectorAll("svg.chart line.limit").size());
+            assertEquals(5, page.querySelectorAll("svg[data-peer] line.limit").size());
+            assertEquals(2, page.querySelectorAll("svg[data-carrier] line.limit").size(), "x's and y's cps");
         }
+    }
+
+    @Test
+    void admittedCallsArePacedThroughTheirCarriersAndThoseBeyondMaxWaitGoToTheNext() throws Exception {
+        Path records = records(20_000);
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records),
+                Optional.empty(), Optional.empty());
+        WhatIfReport.CarrierFigures x = report.carriers().get("x");
+        WhatIfReport.CarrierFigures y = report.carriers().get("y");
+        long admitted = report.peers().values().stream().mapToLong(WhatIfReport.PeerFigures::admitted).sum();
+        assertEquals(admitted, x.sent() + y.sent() + y.noCarrierLeft(), "each admitted call sent once, or dropped");
+        assertTrue(x.overMaxWait() > 0, "bursts over x's 5 cps went on to y: " + x);
+        assertEquals(0, x.noCarrierLeft(), "y was left after x");
+        assertTrue(x.delayMs().get("max") <= 1000, "never held beyond max-wait: " + x.delayMs());
+        assertTrue(x.delayMs().get("p99") > 0, "bursts were paced: " + x.delayMs());
+        // never more than 5 a second at x: over the calls' span, at most 5 per second plus the first
+        long spanSeconds = x.timeline().admitted().size() * x.timeline().bucketSeconds();
+        assertTrue(x.sent() <= 5 * spanSeconds + 1, x.sent() + " sent in " + spanSeconds + " s");
     }
 
     @Test

@@ -15,14 +15,15 @@
 --         would_refuse: the shadow limits over, "scope.limit" joined by spaces (limit 0: the scope's cap), or ""}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
+-- real clock: on a test clock, which runs apart from it, a window's key keeps at least min_ttl (10 min) of it.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
-  if test then return tonumber(test) end
+  if test then return tonumber(test), 600000 end
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return tonumber(t[1]) * 1000000 + tonumber(t[2]), 0
 end
-local now = clock(KEYS[1])
+local now, min_ttl = clock(KEYS[1])
 local member = ARGV[1]
 local weight = tonumber(ARGV[2])
 
@@ -278,7 +279,7 @@ for _, l in ipairs(limits) do
   elseif l.precision == 0 then
     redis.call('ZADD', l.key, now, member)
     for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
-    redis.call('PEXPIRE', l.key, l.window_ms + 1)
+    redis.call('PEXPIRE', l.key, math.max(l.window_ms + 1, min_ttl))
   else
     local b = math.floor(now / l.precision)
     redis.call('HINCRBY', l.key, id(b), weight)
@@ -287,12 +288,12 @@ for _, l in ipairs(limits) do
     -- 'o' moves back too when the clock stepped back, so these buckets are pruned in their turn
     local o = tonumber(redis.call('HGET', l.key, 'o'))
     if not o or b < o then redis.call('HSET', l.key, 'o', id(b)) end
-    redis.call('PEXPIRE', l.key, l.window_ms + l.precision / 1000)
+    redis.call('PEXPIRE', l.key, math.max(l.window_ms + l.precision / 1000, min_ttl))
   end
   recorded[l.key] = true
 end
 if seen == seen_key then
   redis.call('ZADD', seen, now, member)
-  redis.call('PEXPIRE', seen, math.ceil(horizon / 1000) + 1)
+  redis.call('PEXPIRE', seen, math.max(math.ceil(horizon / 1000) + 1, min_ttl))
 end
 return { 1, 0, 0, 0, remaining or -1, now, 'ok', would_refuse() }

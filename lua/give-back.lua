@@ -9,7 +9,7 @@
 -- Reply: {given_back 1|0 (0 = noted in the returned set, or nothing to give back), tat_us stored now (0 = none)}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md).
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test) end

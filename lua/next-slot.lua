@@ -6,7 +6,7 @@
 -- Reply: {wait_us, now_us}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md).
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test) end

@@ -10,14 +10,15 @@
 -- Reply: {reserved 1|0, delay_us (slot - now, also when not reserved), slot_us, now_us}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). The key's TTL runs on
+-- Redis's real clock: on a test clock, which runs apart from it, it is at least min_ttl (10 min) of it.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
-  if test then return tonumber(test) end
+  if test then return tonumber(test), 600000 end
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return tonumber(t[1]) * 1000000 + tonumber(t[2]), 0
 end
-local now = clock(KEYS[1])
+local now, min_ttl = clock(KEYS[1])
 local interval = tonumber(ARGV[1])
 local tolerance = (tonumber(ARGV[2]) - 1) * interval
 local max_wait = tonumber(ARGV[3])
@@ -35,10 +36,12 @@ if stepped then tat = furthest end
 local slot = math.max(now, tat - tolerance)
 local delay = slot - now
 if delay > max_wait then
-  if stepped then redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', math.ceil((tat - now) / 1000) + 1000) end
+  if stepped then
+    redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', math.max(math.ceil((tat - now) / 1000) + 1000, min_ttl))
+  end
   return { 0, delay, slot, now }
 end
 
 tat = tat + interval
-redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', math.ceil((tat - now) / 1000) + 1000)
+redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', math.max(math.ceil((tat - now) / 1000) + 1000, min_ttl))
 return { 1, delay, slot, now }

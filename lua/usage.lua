@@ -8,7 +8,7 @@
 -- window as admit.lua would count them now; calls: for exact windows, newest first, member, admitted_us, ...
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; only tests set it, see lua/README.md).
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md).
 local function clock(key)
   local test = key and redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test) end

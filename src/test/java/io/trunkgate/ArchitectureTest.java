@@ -86,6 +86,7 @@ class ArchitectureTest {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Command line").definedBy("io.trunkgate.cli..")
                 .layer("Composition root").definedBy("io.trunkgate.gateway..")
+                .layer("What-if").definedBy("io.trunkgate.whatif..")
                 .layer("Start-up").definedBy("io.trunkgate.warmup..")
                 .layer("Front ends").definedBy("io.trunkgate.sip..", "io.trunkgate.admin..")
                 .layer("Runtime services").definedBy("io.trunkgate.runtime..")
@@ -97,15 +98,17 @@ class ArchitectureTest {
                 .layer("Redis").definedBy("io.trunkgate.redis..")
                 .whereLayer("Command line").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Composition root").mayOnlyBeAccessedByLayers("Command line")
+                .whereLayer("What-if").mayOnlyBeAccessedByLayers("Command line")
                 .whereLayer("Start-up").mayOnlyBeAccessedByLayers("Composition root")
                 .whereLayer("Front ends").mayOnlyBeAccessedByLayers("Composition root")
-                .whereLayer("Runtime services").mayOnlyBeAccessedByLayers("Composition root", "Front ends")
-                .whereLayer("Ports").mayOnlyBeAccessedByLayers("Composition root", "Start-up", "Front ends",
-                        "Runtime services")
+                .whereLayer("Runtime services").mayOnlyBeAccessedByLayers("Composition root", "What-if",
+                        "Front ends")
+                .whereLayer("Ports").mayOnlyBeAccessedByLayers("Composition root", "What-if", "Start-up",
+                        "Front ends", "Runtime services")
                 .whereLayer("Configuration").mayOnlyBeAccessedByLayers("Command line", "Composition root",
-                        "Start-up", "Front ends", "Runtime services", "Ports")
-                .whereLayer("Redis").mayOnlyBeAccessedByLayers("Composition root", "Front ends", "Runtime services",
-                        "Ports", "Configuration")
+                        "What-if", "Start-up", "Front ends", "Runtime services", "Ports")
+                .whereLayer("Redis").mayOnlyBeAccessedByLayers("Composition root", "What-if", "Front ends",
+                        "Runtime services", "Ports", "Configuration")
                 .check(main);
     }
 }

@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "trunkgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "SIP call-admission gateway: fleet-wide CPS limits and carrier pacing in Redis.",
-        subcommands = {RunCommand.class, CheckConfigCommand.class, AdminCommands.Status.class,
+        subcommands = {RunCommand.class, CheckConfigCommand.class, WhatIfCommand.class, AdminCommands.Status.class,
                 AdminCommands.Peers.class, AdminCommands.Carriers.class, AdminCommands.Block.class,
                 AdminCommands.Unblock.class, AdminCommands.CarrierDown.class, AdminCommands.CarrierUp.class,
                 AdminCommands.Drain.class, AdminCommands.Reload.class, CommandLine.HelpCommand.class},

@@ -10,7 +10,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -83,7 +85,20 @@ public final class LuaScript {
         });
     }
 
-    private <R> CompletionStage<R> evalSha(RScript script, String routingKey, List<Object> keys, Object[] args) {
+    /** Loads the script into {@code redis} (one server), so that {@link #runIn} finds it. */
+    public void load(RedissonClient redis) {
+        redis.getScript(StringCodec.INSTANCE).scriptLoad(source);
+    }
+
+    /**
+     * Adds a run of the script to {@code batch}, whose server holds it ({@link #load}): the reply completes when the
+     * batch has run.
+     */
+    public CompletionStage<List<Object>> runIn(RBatch batch, List<Object> keys, Object... args) {
+        return this.<List<Object>>evalSha(batch.getScript(StringCodec.INSTANCE), (String) keys.get(0), keys, args);
+    }
+
+    private <R> CompletionStage<R> evalSha(RScriptAsync script, String routingKey, List<Object> keys, Object[] args) {
         return script.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, keys, args);
     }
 

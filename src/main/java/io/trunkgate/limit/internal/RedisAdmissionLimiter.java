@@ -25,7 +25,7 @@ import org.redisson.api.RedissonClient;
 /** Admission through lua/admit.lua: one script call per decision, whatever the number of limits. */
 public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
-    private static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
+    static final LuaScript ADMIT = LuaScript.fromResource("admit.lua");
     private static final LuaScript ADMIT_PACE = LuaScript.composed("admit-pace.lua", "admit.lua", "pace.lua");
     private static final LuaScript REVOKE = LuaScript.fromResource("revoke.lua");
     private static final LuaScript TAKE_KEYS = LuaScript.fromResource("take-keys.lua");
@@ -163,7 +163,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
         return caps;
     }
 
-    private AdmissionPlan plan(AdmissionRequest request) {
+    AdmissionPlan plan(AdmissionRequest request) {
         List<Scope> scopes = request.scopes();
         AdmissionPlan plan = plans.get(request.peer().id());
         if (plan == null || !plan.scopes().equals(scopes)) {

@@ -18,7 +18,7 @@ import org.redisson.api.RedissonClient;
  */
 public final class RedisSlotReserver implements SlotReserver {
 
-    private static final LuaScript PACE = LuaScript.fromResource("pace.lua");
+    static final LuaScript PACE = LuaScript.fromResource("pace.lua");
     private static final LuaScript NEXT_SLOT = LuaScript.fromResource("next-slot.lua");
     private static final LuaScript GIVE_BACK = LuaScript.fromResource("give-back.lua");
 

@@ -1,0 +1,119 @@
+package io.trunkgate.whatif;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The what-if report as one self-contained HTML file: the figures, and per peer a chart (inline SVG, no script) of
+ * the calls admitted and refused per second over time against the rate each of its limits allows; per carrier, of
+ * the calls sent and rerouted over max-wait against its cps.
+ */
+public final class HtmlReport {
+
+    private static final int WIDTH = 960;
+    private static final int HEIGHT = 220;
+    private static final int LEFT = 50;
+    private static final int RIGHT = 190;
+    private static final int TOP = 10;
+    private static final int BOTTOM = 30;
+
+    private HtmlReport() {
+    }
+
+    public static String of(WhatIfReport report) {
+        StringBuilder html = new StringBuilder("""
+                <!DOCTYPE html>
+                <html lang="en"><head><meta charset="utf-8"><title>trunkgate what-if</title>
+                <style>
+                  body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d2330; }
+                  table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: right; }
+                  td:first-child, th:first-child { text-align: left; }
+                  svg text { font: 11px system-ui, sans-serif; fill: #555; }
+                </style></head><body>
+                <h1>What if: recorded calls replayed through the configuration</h1>
+                """);
+        html.append("<p>Same decision as recorded: ").append(report.sameDecisions()).append(" of ")
+                .append(report.replayed()).append(" calls replayed.</p>\n<table><tr><th>peer</th><th>offered</th>"
+                        + "<th>admitted</th><th>refused</th><th>recorded admitted</th><th>recorded refused</th></tr>\n");
+        report.peers().forEach((id, p) -> html.append("<tr><td>").append(escape(id)).append("</td><td>")
+                .append(p.offered()).append("</td><td>").append(p.admitted()).append("</td><td>")
+                .append(p.refusedBy().values().stream().mapToLong(Long::longValue).sum()).append("</td><td>")
+                .append(p.recordedAdmitted()).append("</td><td>").append(p.recordedRefused()).append("</td></tr>\n"));
+        html.append("</table>\n");
+        report.peers().forEach((id, p) -> chart(html, "peer", id, p.timeline(), "admitted/s", "refused/s"));
+        if (!report.carriers().isEmpty()) {
+            html.append("<table><tr><th>carrier</th><th>sent</th><th>over max-wait</th><th>no carrier left</th>"
+                    + "<th>delay ms</th><th>recorded sent</th><th>recorded over max-wait</th><th>recorded delay ms</th>"
+                    + "</tr>\n");
+            report.carriers().forEach((id, c) -> html.append("<tr><td>").append(escape(id)).append("</td><td>")
+                    .append(c.sent()).append("</td><td>").append(c.overMaxWait()).append("</td><td>")
+                    .append(c.noCarrierLeft()).append("</td><td>").append(escape(c.delayMs().toString()))
+                    .append("</td><td>").append(c.recordedSent()).append("</td><td>").append(c.recordedOverMaxWait())
+                    .append("</td><td>").append(escape(c.recordedDelayMs().toString())).append("</td></tr>\n"));
+            html.append("</table>\n");
+        }
+        report.carriers().forEach((id, c) -> chart(html, "carrier", id, c.timeline(), "sent/s", "over max-wait/s"));
+        return html.append("</body></html>\n").toString();
+    }
+
+    /**
+     * Calls admitted or sent (green) and refused or rerouted (red) per second, each limit's rate dashed, one point
+     * per bucket; {@code kind} "peer" or "carrier" names the chart's {@code data-} attribute.
+     */
+    private static void chart(StringBuilder html, String kind, String id, WhatIfReport.Timeline t, String okLabel,
+                              String refusedLabel) {
+        int n = t.admitted().size();
+        double top = 1;
+        for (int i = 0; i < n; i++) {
+            top = Math.max(top, (t.admitted().get(i) + t.refused().get(i)) / (double) t.bucketSeconds());
+        }
+        for (double rate : t.limits().values()) {
+            top = Math.max(top, rate);
+        }
+        top *= 1.1;
+        double plotWidth = WIDTH - LEFT - RIGHT;
+        double plotHeight = HEIGHT - TOP - BOTTOM;
+        html.append("<h2>").append(kind).append(' ').append(escape(id)).append("</h2>\n<svg class=\"chart\" data-")
+                .append(kind).append("=\"").append(escape(id))
+                .append("\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"")
+                .append(HEIGHT).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT).append("\">\n");
+        html.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafbfc\""
+                + " stroke=\"#e3e5ea\"/>\n", LEFT, TOP, plotWidth, plotHeight));
+        html.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">%.1f/s</text><text x=\"4\" y=\"%.0f\">0</text>\n",
+                TOP + 10, top, TOP + plotHeight));
+        html.append("<text x=\"").append(LEFT).append("\" y=\"").append(HEIGHT - 8).append("\">")
+                .append(escape(t.start())).append(" · ").append(t.bucketSeconds()).append(" s per point</text>\n");
+        int row = 0;
+        for (Map.Entry<String, Double> limit : t.limits().entrySet()) {
+            double y = TOP + plotHeight - limit.getValue() / top * plotHeight;
+            html.append(String.format(Locale.ROOT, "<line class=\"limit\" x1=\"%d\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\""
+                    + " stroke=\"#7a8194\" stroke-dasharray=\"4 3\"/>\n", LEFT, LEFT + plotWidth, y, y));
+            html.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\">%s: %.1f/s</text>\n",
+                    LEFT + plotWidth + 6, TOP + 12 + 14 * row++, escape(limit.getKey()), limit.getValue()));
+        }
+        line(html, "admitted", "#3c8d5a", t.admitted(), t.bucketSeconds(), top, plotWidth, plotHeight);
+        line(html, "refused", "#c0392b", t.refused(), t.bucketSeconds(), top, plotWidth, plotHeight);
+        html.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\" fill=\"#3c8d5a\">%s</text>"
+                + "<text x=\"%.0f\" y=\"%d\">%s</text>\n", LEFT + plotWidth + 6, HEIGHT - 40, okLabel,
+                LEFT + plotWidth + 6, HEIGHT - 26, refusedLabel));
+        html.append("</svg>\n");
+    }
+
+    private static void line(StringBuilder html, String series, String color, List<Long> counts, long bucketSeconds,
+                             double top, double plotWidth, double plotHeight) {
+        StringBuilder points = new StringBuilder();
+        int n = counts.size();
+        for (int i = 0; i < n; i++) {
+            double x = LEFT + (n == 1 ? 0 : i * plotWidth / (n - 1));
+            double y = TOP + plotHeight - counts.get(i) / (double) bucketSeconds / top * plotHeight;
+            points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+        }
+        html.append("<polyline class=\"").append(series).append("\" fill=\"none\" stroke=\"").append(color)
+                .append("\" points=\"").append(points.toString().trim()).append("\"/>\n");
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

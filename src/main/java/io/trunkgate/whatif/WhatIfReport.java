@@ -1,0 +1,95 @@
+package io.trunkgate.whatif;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a replay found: per peer (under the configuration replayed) the calls offered, admitted and refused by which
+ * limit, the shadow limits that would have refused, and beside them what the records say happened; the calls that
+ * were not replayed and why; the lines that were not records.
+ *
+ * @param peers       by peer id
+ * @param carriers    by carrier id: the admitted calls paced through each carrier's slots
+ * @param differences the calls whose replayed decision differs from the recorded one ("file:line: recorded X,
+ *                    replayed Y"), at most {@link #LISTED}
+ * @param notReplayed how many calls were not replayed, by reason
+ * @param brokenLines lines that are not call records, "file:line: why", at most {@link #LISTED}
+ * @param brokenCount how many lines were not call records
+ */
+public record WhatIfReport(Map<String, PeerFigures> peers, Map<String, CarrierFigures> carriers,
+                           List<String> differences, Map<String, Integer> notReplayed, List<String> brokenLines,
+                           int brokenCount) {
+
+    /** How many differences and broken lines are listed (all are counted). */
+    static final int LISTED = 20;
+
+    /**
+     * One peer's figures.
+     *
+     * @param offered          calls replayed
+     * @param admitted         admitted by the replay
+     * @param refusedBy        refused by the replay, by limit ("peer:acme 10/1000ms")
+     * @param wouldRefuse      calls shadow limits would have refused, by limit
+     * @param recordedAdmitted of the calls replayed, those the records say were admitted
+     * @param recordedRefused  of the calls replayed, those the records say were refused over a limit
+     * @param sameDecision     calls replayed whose decision (admitted, refused, merged) is the recorded one
+     * @param timeline         the replayed calls over time
+     */
+    public record PeerFigures(long offered, long admitted, Map<String, Long> refusedBy, Map<String, Long> wouldRefuse,
+                              long recordedAdmitted, long recordedRefused, long sameDecision, Timeline timeline) {
+    }
+
+    /**
+     * One carrier's figures: the admitted calls routed to it (by the number they were routed on), their slots
+     * reserved through lua/pace.lua at their arrival times.
+     *
+     * @param sent              calls that got a slot within the carrier's max-wait
+     * @param overMaxWait       calls whose slot was beyond max-wait: rerouted to the next carrier of their chain
+     * @param noCarrierLeft     of those, calls that had no carrier left (answered 503)
+     * @param delayMs           the pacing delay of the calls sent: p50, p95, p99 and max, in ms
+     * @param recordedSent      calls the records say were sent to the carrier (each attempt)
+     * @param recordedOverMaxWait calls the records say left the carrier over max-wait
+     * @param recordedDelayMs   the recorded slot waits of the attempts at the carrier: p50, p95, p99, max, in ms
+     * @param timeline          calls sent ("admitted") and rerouted over max-wait ("refused") over time, against
+     *                          the carrier's cps
+     */
+    public record CarrierFigures(long sent, long overMaxWait, long noCarrierLeft, Map<String, Long> delayMs,
+                                 long recordedSent, long recordedOverMaxWait, Map<String, Long> recordedDelayMs,
+                                 Timeline timeline) {
+    }
+
+    /**
+     * A peer's (or carrier's) replayed calls over time, in buckets of {@code bucketSeconds} from {@code start}: at most
+     * {@link #BUCKETS} buckets, one second each when the calls span less.
+     *
+     * @param admitted the calls admitted in each bucket
+     * @param refused  the calls refused in each bucket
+     * @param limits   the calls per second each limit of the peer and its group allows (max / window), by limit
+     */
+    public record Timeline(String start, long bucketSeconds, List<Long> admitted, List<Long> refused,
+                           Map<String, Double> limits) {
+        static final int BUCKETS = 1440;
+    }
+
+    /** Calls replayed, over all peers. */
+    public long replayed() {
+        return peers.values().stream().mapToLong(PeerFigures::offered).sum();
+    }
+
+    /** Calls replayed whose decision is the recorded one, over all peers. */
+    public long sameDecisions() {
+        return peers.values().stream().mapToLong(PeerFigures::sameDecision).sum();
+    }
+
+    /** The report as JSON. */
+    public String json() {
+        try {
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the report as JSON", e);
+        }
+    }
+}

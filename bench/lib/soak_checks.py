@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+"""The checks of bench/soak.sh, run on its work directory after the load.
+
+    soak_checks.py WORK --peer-max N --carrier-cps N --carrier-burst N --lease-s S --call-max-s S --load-s S
+                   [--svg FILE] [--summary FILE]
+
+Reads what soak.sh left in WORK: the faults as they happened (faults.tsv), the callers' call logs (START/END
+lines of bench/sipp/soak-uac.xml) and error logs, the carriers' arrivals (ARRIVE lines of soak-uas.xml), every
+gateway's call records (records-*.jsonl) and log, the leases in Redis (samples/leases*.txt), heap after GC and
+open descriptors (samples/heap_fds.tsv) and the gateways' metrics after the calls ended. Prints one PASS/FAIL
+line per check with its figures, then per fault kind the calls failed, the calls over a limit and the time to
+recover; writes a timeline (calls per second, faults marked) as SVG. Exit status 1 when a check failed.
+
+Bounds (README, "What a Redis failover can lose"): a rolling window of a peer or a carrier never holds more than
+its limit, except a window that overlaps a failover or a restart of Redis empty, which may hold up to twice it.
+"""
+import argparse
+import base64
+import bisect
+import collections
+import datetime
+import glob
+import hashlib
+import os
+import re
+import statistics
+import sys
+
+LOSS_KINDS = ("failover", "redis-empty")
+# Time between an INVITE's arrival at the gateway (invitedAt) and its admission on Redis's clock: the queue in
+# front of admission and Redis's reply, bounded by redis.timeout (100 ms in conf-soak) plus scheduling.
+ADMISSION_JITTER_S = 0.11
+# Between the pacing slot and SIPp's time stamp of the arrival at the carrier (SIPp on shared cores reads late
+# and in bunches); the gateway's own send time (attempts[].sentAt) is within a few ms of the slot.
+ARRIVAL_JITTER_S = 0.05
+SENT_JITTER_S = 0.01
+RECOVERY_QUIET_S = 5
+
+
+def epoch(iso):
+    return datetime.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def call_member(callid, from_tag, cseq):
+    """The lease member of a call (limit.internal.CallMember): the first 12 bytes of SHA-256 of its key."""
+    digest = hashlib.sha256(f"{callid}\n{from_tag}\n{cseq}".encode()).digest()[:12]
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+class Soak:
+    def __init__(self, work, args):
+        self.work, self.args = work, args
+        self.t0 = float(open(os.path.join(work, "t0")).read())
+        self.t_end = float(open(os.path.join(work, "t_end")).read())
+        self.faults = []
+        for line in open(os.path.join(work, "faults.tsv")):
+            kind, start, end, detail = line.rstrip("\n").split("\t")
+            self.faults.append((kind, float(start), float(end), detail))
+        self.gw_ports = dict(line.split() for line in open(os.path.join(work, "gw.ports")))
+        self.kills = [(s, e) for k, s, e, _ in self.faults if k == "gateway-kill"]
+        self.silent = [(s, e) for k, s, e, _ in self.faults if k == "carrier-silent"]
+        self.loss_spans = [(s, e) for k, s, e, _ in self.faults if k in LOSS_KINDS]
+        self.read_calls()
+        self.read_records()
+        self.read_arrivals()
+        self.results = []
+
+    # ---- inputs ----------------------------------------------------------------------------------------------
+    def read_calls(self):
+        """calls[Call-ID] = {start, end, outcome, caller}; failure times from the callers' error logs."""
+        self.calls = {}
+        for path in glob.glob(os.path.join(self.work, "*_calls.log")):
+            caller = os.path.basename(path)[:-len("_calls.log")]
+            for line in open(path, errors="replace"):
+                f = line.split()
+                if len(f) < 5 or f[0] not in ("START", "END"):
+                    continue
+                t, cid = float(f[3]), f[4]
+                if f[0] == "START":
+                    self.calls[cid] = {"start": t, "end": None, "outcome": None, "caller": caller, "failed_at": None}
+                elif cid in self.calls:
+                    self.calls[cid]["end"], self.calls[cid]["outcome"] = t, " ".join(f[5:]) or "?"
+        pattern = re.compile(r"(\d{10}\.\d+): .*?Call-I[dD][: ]+'?([^' ,\n]+)")
+        for path in glob.glob(os.path.join(self.work, "*_errors.log")):
+            for m in pattern.finditer(open(path, errors="replace").read()):
+                call = self.calls.get(m.group(2))
+                if call and call["failed_at"] is None:
+                    call["failed_at"] = float(m.group(1))
+
+    def read_records(self):
+        self.records = collections.defaultdict(list)
+        for path in glob.glob(os.path.join(self.work, "records-*.jsonl")):
+            gateway = os.path.basename(path)[len("records-"):-len(".jsonl")]
+            import json
+            for line in open(path):
+                rec = json.loads(line)
+                rec["_process"] = gateway
+                self.records[rec["callId"]].append(rec)
+
+    def read_arrivals(self):
+        """arrivals[carrier] = sorted [(time, Call-ID, gateway port)]"""
+        self.arrivals = {}
+        for carrier in ("ca", "cb"):
+            rows = []
+            path = os.path.join(self.work, f"{carrier}_invites.log")
+            for line in open(path, errors="replace") if os.path.exists(path) else []:
+                f = line.split()
+                if len(f) >= 6 and f[0] == "ARRIVE":
+                    rows.append((float(f[3]), f[4], f[5].rsplit(":", 1)[-1]))
+            self.arrivals[carrier] = sorted(rows)
+
+    # ---- helpers ---------------------------------------------------------------------------------------------
+    def check(self, name, ok, figures):
+        self.results.append((name, ok, figures))
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {figures}", flush=True)
+
+    def in_loss(self, a, b):
+        """whether the interval [a, b] overlaps a failover or a restart of Redis empty"""
+        return any(a <= e and b >= s for s, e in self.loss_spans)
+
+    def over_limit(self, times, window, limit):
+        """Admissions beyond `limit` in a rolling `window`: [(time, count in the window ending there)], and the
+        most in any window, split into windows clear of the documented loss and windows overlapping it."""
+        over, most_clear, most_loss = [], 0, 0
+        lo = 0
+        for i, t in enumerate(times):
+            while times[lo] <= t - window:
+                lo += 1
+            n = i - lo + 1
+            if self.in_loss(times[lo], t):
+                most_loss = max(most_loss, n)
+            else:
+                most_clear = max(most_clear, n)
+            if n > limit:
+                over.append((t, n))
+        return over, most_clear, most_loss
+
+    # ---- checks ----------------------------------------------------------------------------------------------
+    def admitted_by_peer(self):
+        """Admission times per peer: every admitted record (invitedAt), and the calls that reached a carrier
+        through a gateway killed before it could write their record (their arrival time)."""
+        peers = collections.defaultdict(list)
+        for recs in self.records.values():
+            for rec in recs:
+                if rec["admission"] == "admitted":
+                    peers[rec["peer"]].append(epoch(rec["invitedAt"]))
+        for cid, t in self.unrecorded_arrivals().items():
+            peers["p" + cid.rsplit(".", 1)[-1]].append(t)
+        return {p: sorted(ts) for p, ts in peers.items()}
+
+    def unrecorded_arrivals(self):
+        first = {}
+        for rows in self.arrivals.values():
+            for t, cid, _ in rows:
+                if cid not in self.records and cid in self.calls:
+                    first[cid] = min(t, first.get(cid, t))
+        return first
+
+    def check_peers(self):
+        limit, window = self.args.peer_max, 1.0 - ADMISSION_JITTER_S
+        self.peer_over = []
+        figures, ok = [], True
+        for peer, times in sorted(self.admitted_by_peer().items()):
+            over, clear, loss = self.over_limit(times, window, limit)
+            bad = [o for o in over if not self.in_loss(o[0] - window, o[0]) or o[1] > 2 * limit]
+            ok &= not bad
+            self.peer_over += [t for t, _ in over]
+            figures.append(f"{peer} {len(times)} admitted, most in any {window:.2f} s {clear} (max {limit})"
+                           f", {loss} in windows over a Redis loss (bound {2 * limit})")
+        self.check("peer windows by call records", ok, "; ".join(figures))
+
+    def check_redis_windows(self):
+        """Each peer's sliding log as the master held it (samples/windows.txt), on Redis's own clock."""
+        entries = {}
+        path = os.path.join(self.work, "samples", "windows.txt")
+        for line in open(path):
+            f = line.split()
+            if len(f) == 4:
+                entries[(f[1], f[2])] = float(f[3]) / 1e6
+        by_key = collections.defaultdict(list)
+        for (key, _), t in entries.items():
+            by_key[key].append(t)
+        figures, ok = [], True
+        limit = self.args.peer_max
+        for key, times in sorted(by_key.items()):
+            window = int(key.rsplit(":", 1)[-1]) / 1000
+            over, clear, loss = self.over_limit(sorted(times), window, limit)
+            bad = [o for o in over if not self.in_loss(o[0] - window, o[0]) or o[1] > 2 * limit]
+            ok &= not bad
+            peer = key.rsplit(":", 2)[-2]
+            figures.append(f"{peer} {len(times)} admissions seen, most in any {window:g} s {clear} (max {limit}), "
+                           f"{loss} in windows over a Redis loss (bound {2 * limit})")
+        self.check("peer windows in Redis", ok and bool(by_key), "; ".join(figures) or "no window sampled")
+
+    def check_carriers(self):
+        limit = self.args.carrier_cps + self.args.carrier_burst
+        self.carrier_over = []
+        figures, ok = [], True
+        for carrier, rows in sorted(self.arrivals.items()):
+            # a stopped carrier reads what queued while it was stopped only when it runs again
+            late = [(s, e + 3) for s, e in self.silent] if carrier == "ca" else []
+            times = [t for t, _, _ in rows if not any(s <= t <= e for s, e in late)]
+            window = 1.0 - ARRIVAL_JITTER_S
+            over, clear, loss = self.over_limit(times, window, limit)
+            bad = [o for o in over if not self.in_loss(o[0] - window, o[0]) or o[1] > 2 * limit]
+            sent = sorted(epoch(a["sentAt"]) for recs in self.records.values() for rec in recs
+                          for a in rec["attempts"] if a["carrier"] == carrier)
+            over_s, clear_s, loss_s = self.over_limit(sent, 1.0 - SENT_JITTER_S, limit)
+            bad += [o for o in over_s if not self.in_loss(o[0] - 1, o[0]) or o[1] > 2 * limit]
+            ok &= not bad
+            self.carrier_over += [t for t, _ in over_s]
+            figures.append(f"{carrier} {len(rows)} arrivals, most in any {window:.2f} s {clear} "
+                           f"(bound cps + burst = {limit}), {loss} over a Redis loss (bound {2 * limit}); by the "
+                           f"gateways' send times {clear_s} and {loss_s}")
+        self.check("carrier windows", ok, "; ".join(figures))
+
+    def check_records(self):
+        reached = {cid: port for rows in self.arrivals.values() for _, cid, port in rows}
+        unknown = [cid for cid in reached if cid not in self.calls]
+        dup = [cid for cid, recs in self.records.items() if len(recs) > 1]
+        lost_with_kill, missing = [], []
+        gw2 = self.gw_ports["gw2"]
+        for cid, port in reached.items():
+            if cid in self.records or cid not in self.calls:
+                continue
+            t = self.calls[cid]["start"]
+            if port == gw2 and any(t <= s for s, _ in self.kills):
+                lost_with_kill.append(cid)
+            else:
+                missing.append(cid)
+        self.check("one record per call", not dup and not missing and not unknown,
+                   f"{len(reached)} calls reached a carrier; {len(dup)} with two records or more, {len(missing)} "
+                   f"without a record, {len(lost_with_kill)} without one because their gateway was killed "
+                   f"(SIGKILL) before they ended, {len(unknown)} not placed by a caller"
+                   + (f"; e.g. {(dup + missing + unknown)[:3]}" if dup or missing or unknown else ""))
+
+    def check_leases(self):
+        ends, members = {}, {}
+        for cid, call in self.calls.items():
+            n, rest = cid.split("-", 1)
+            member = call_member(cid, f"{rest.split('@')[0]}SIPpTag00{n}", 1)
+            members[member] = cid
+            recs = self.records.get(cid)
+            if recs:
+                ends[cid] = max(epoch(r["endedAt"]) for r in recs)
+            else:
+                kill = [s for s, _ in self.kills if s >= call["start"]]
+                ends[cid] = min(kill) if kill else (call["end"] or call["failed_at"])
+        stale, unknown, counted, snapshots = [], [], 0, set()
+        lease_s = self.args.lease_s
+        for name in ("leases.txt", "leases-final.txt"):
+            path = os.path.join(self.work, "samples", name)
+            for line in open(path) if os.path.exists(path) else []:
+                f = line.split()
+                if len(f) != 4:
+                    continue
+                now, deadline = int(f[0]) / 1000, float(f[3]) / 1000
+                snapshots.add(f[0])
+                if deadline <= now:
+                    continue  # lapsed: no longer counts, dropped by the next script that reads the set
+                counted += 1
+                cid = members.get(f[2].rsplit("@", 1)[0])
+                end = ends.get(cid) if cid else None
+                if cid is None:
+                    unknown.append(f[2])
+                elif end is not None and end < now - lease_s - 0.5:
+                    stale.append((cid, round(now - end, 1)))
+        final = [line for line in open(os.path.join(self.work, "samples", "leases-final.txt"))
+                 if len(line.split()) == 4 and float(line.split()[3]) > float(line.split()[0])]
+        self.check("no lease outlives its call", not stale and not unknown and not final,
+                   f"{len(snapshots)} snapshots, {counted} live leases seen; {len(stale)} of calls ended more than "
+                   f"{lease_s} s before (worst {max((s[1] for s in stale), default=0)} s), {len(unknown)} of no "
+                   f"call placed, {len(final)} left {lease_s} s after the last call")
+
+    def check_metrics(self):
+        left = {}
+        for path in sorted(glob.glob(os.path.join(self.work, "metrics-end-gw*.txt"))):
+            gw = os.path.basename(path)[len("metrics-end-"):-4]
+            for line in open(path):
+                m = re.match(r"(trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)) (\S+)", line)
+                if m:
+                    left[f"{gw} {m.group(2)}"] = float(m.group(3))
+        self.check("no dialog or transaction left", len(left) == 6 and not any(left.values()),
+                   ", ".join(f"{k}={v:g}" for k, v in sorted(left.items())) or "no metrics read")
+
+    def check_flat(self):
+        rows = collections.defaultdict(list)
+        for line in open(os.path.join(self.work, "samples", "heap_fds.tsv")):
+            t, name, used_k, fds = line.split()
+            rows[name].append((float(t), int(used_k) * 1024, int(fds)))
+        a, b = self.t0 + self.args.call_max_s, self.t0 + self.args.load_s
+        fifth = (b - a) / 5
+        samples = [r for r in rows.get("gw1", []) if a <= r[0] <= b]
+        first = [r for r in samples if r[0] < a + fifth]
+        last = [r for r in samples if r[0] >= b - fifth]
+        if not first or not last:
+            self.check("heap and descriptors flat", False, f"too few samples ({len(samples)}) of gw1")
+            return
+        heap0, heap1 = statistics.median(r[1] for r in first), statistics.median(r[1] for r in last)
+        fd0, fd1 = statistics.median(r[2] for r in first), statistics.median(r[2] for r in last)
+        ok = heap1 <= heap0 * 1.10 and fd1 <= fd0 * 1.10
+        self.check("heap and descriptors flat", ok,
+                   f"gw1 (never restarted) heap after GC {heap0 / 2**20:.1f} -> {heap1 / 2**20:.1f} MiB "
+                   f"({(heap1 / heap0 - 1) * 100:+.1f}%), open fds {fd0:g} -> {fd1:g} ({(fd1 / fd0 - 1) * 100:+.1f}%),"
+                   f" medians of the first and last fifth of the load after the first {self.args.call_max_s} s "
+                   f"({len(first)} and {len(last)} samples)")
+
+    def check_logs(self):
+        bad = []
+        for path in sorted(glob.glob(os.path.join(self.work, "gw*.log"))):
+            for line in open(path, errors="replace"):
+                if " ERROR " in line or line.startswith("\tat ") or re.search(r"^\S*(Exception|Error)\b", line):
+                    bad.append(f"{os.path.basename(path)}: {line.strip()[:200]}")
+        self.check("no error or stack trace in a gateway log", not bad,
+                   f"{len(bad)} lines" + (": " + " | ".join(bad[:5]) if bad else ""))
+
+    # ---- per fault ---------------------------------------------------------------------------------------------
+    def outcome(self, cid, call):
+        """ok, limited (refused by a limit, as asked), or failed"""
+        out = call["outcome"]
+        if out in ("answered", "cancelled"):
+            return "ok"
+        recs = self.records.get(cid, [])
+        burst = call["caller"].startswith("burst")
+        if out == "refused":
+            adm = recs[0]["admission"] if recs else None
+            if adm == "rejected" or (burst and adm == "shed"):
+                return "limited"
+        return "failed"
+
+    def per_fault(self):
+        self.failed = []
+        for cid, call in self.calls.items():
+            kind = self.outcome(cid, call)
+            call["kind"] = kind
+            if kind == "failed":
+                self.failed.append(call["failed_at"] or call["end"] or call["start"])
+        self.failed.sort()
+        offered = collections.Counter(int(c["start"]) for c in self.calls.values())
+        failed = collections.Counter(int(t) for t in self.failed)
+        lines, attributed = [], set()
+        by_kind = collections.defaultdict(lambda: [0, 0, 0, []])
+        for kind, start, end, _ in self.faults:
+            t = int(end)
+            quiet = 0
+            while t < self.t_end and quiet < RECOVERY_QUIET_S:
+                quiet = quiet + 1 if failed[t] <= max(1, offered[t] // 100) else 0
+                t += 1
+            recovered = t - quiet
+            span = (start, max(recovered, end) + 0.999)
+            nf = [i for i, x in enumerate(self.failed) if span[0] <= x <= span[1]]
+            attributed.update(nf)
+            over = sum(1 for x in self.peer_over + self.carrier_over if span[0] <= x <= span[1] + 1)
+            k = by_kind[kind]
+            k[0] += 1
+            k[1] += len(nf)
+            k[2] += over
+            k[3].append(max(0.0, recovered - start) if nf else 0.0)
+        for kind, (n, nf, over, rec) in by_kind.items():
+            lines.append(f"fault {kind} x{n}: calls failed {nf}, calls over a limit {over}, time to recover "
+                         f"{'/'.join(f'{r:.0f}' for r in rec)} s")
+        outside = len(self.failed) - len(attributed)
+        lines.append(f"calls failed outside any fault's span: {outside}")
+        for line in lines:
+            print(line)
+        self.fault_lines = lines
+
+    # ---- chart -------------------------------------------------------------------------------------------------
+    def svg(self, path):
+        secs = int(self.t_end - self.t0) + 1
+        series = {k: [0] * secs for k in ("offered", "ok", "limited", "failed")}
+        for call in self.calls.values():
+            i = int(call["start"] - self.t0)
+            if 0 <= i < secs:
+                series["offered"][i] += 1
+                series[call["kind"]][i] += 1
+        for t in self.failed:
+            pass
+        top = max(max(series["offered"]), 1)
+        w, h, left, bottom = 1000, 320, 50, 40
+        x = lambda s: left + (w - left - 10) * s / secs
+        y = lambda v: h - bottom - (h - bottom - 20) * v / top
+        colours = {"offered": "#999999", "ok": "#2a7d2a", "limited": "#d08a00", "failed": "#c81e1e"}
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
+               f'font-size="11"><rect width="{w}" height="{h}" fill="white"/>']
+        for i, (kind, start, end, _) in enumerate(self.faults):
+            a, b = x(start - self.t0), max(x(end - self.t0), x(start - self.t0) + 2)
+            colour = "#4060c0" if kind == "reload" else "#c040c0"
+            out.append(f'<rect x="{a:.1f}" y="20" width="{b - a:.1f}" height="{h - bottom - 20}" fill="{colour}" '
+                       f'fill-opacity="0.15"/><text x="{a + 2:.1f}" y="{14 + 10 * (i % 2)}" fill="{colour}">'
+                       f'{kind}</text>')
+        for kind, values in series.items():
+            pts = " ".join(f"{x(s + 0.5):.1f},{y(v):.1f}" for s, v in enumerate(values))
+            out.append(f'<polyline fill="none" stroke="{colours[kind]}" stroke-width="1.2" points="{pts}"/>')
+        out.append(f'<line x1="{left}" y1="{h - bottom}" x2="{w - 10}" y2="{h - bottom}" stroke="black"/>')
+        for s in range(0, secs, max(10, secs // 10 // 10 * 10)):
+            out.append(f'<text x="{x(s):.1f}" y="{h - bottom + 14}" text-anchor="middle">{s}</text>')
+        for v in (0, top // 2, top):
+            out.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
+        out.append(f'<text x="{left}" y="{h - 6}">seconds since the load started; calls per second by start: '
+                   + ", ".join(f'<tspan fill="{c}">{k}</tspan>' for k, c in colours.items())
+                   + '; shaded: faults (blue: reloads)</text></svg>')
+        with open(path, "w") as f:
+            f.write("\n".join(out) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("work")
+    for name in ("peer-max", "carrier-cps", "carrier-burst", "lease-s", "call-max-s", "load-s"):
+        p.add_argument("--" + name, type=float, required=True)
+    p.add_argument("--svg")
+    p.add_argument("--summary")
+    args = p.parse_args()
+    args.peer_max, args.carrier_cps, args.carrier_burst = int(args.peer_max), int(args.carrier_cps), int(args.carrier_burst)
+    soak = Soak(args.work, args)
+    print(f"calls placed {len(soak.calls)}, records {sum(len(r) for r in soak.records.values())}, "
+          f"arrivals ca {len(soak.arrivals['ca'])} cb {len(soak.arrivals['cb'])}, faults {len(soak.faults)}")
+    for check in (soak.check_redis_windows, soak.check_peers, soak.check_carriers, soak.check_records, soak.check_leases, soak.check_metrics,
+                  soak.check_flat, soak.check_logs):
+        try:
+            check()
+        except (OSError, ValueError, KeyError, ZeroDivisionError) as e:
+            soak.check(check.__name__[len("check_"):], False, f"could not be checked: {e!r}")
+    soak.per_fault()
+    if args.svg:
+        soak.svg(args.svg)
+        print(f"timeline: {args.svg}")
+    if args.summary:
+        with open(args.summary, "w") as f:
+            for name, ok, figures in soak.results:
+                f.write(f"{'PASS' if ok else 'FAIL'} {name}: {figures}\n")
+            for line in soak.fault_lines:
+                f.write(line + "\n")
+    return 0 if all(ok for _, ok, _ in soak.results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

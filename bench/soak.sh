@@ -58,10 +58,13 @@ echo "0 0" >"$PROXY_CTL"
 python3 "$REPO_DIR/bench/lib/redis_proxy.py" --control "$PROXY_CTL" \
   "${PROXY_PORT[0]}:${NODE_PORT[0]}" "${PROXY_PORT[1]}:${NODE_PORT[1]}" >"$WORK/proxy.log" 2>&1 &
 PIDS+=("$!")
-# start_node I [redis-server options]: node I on its port, empty (no persistence)
+# start_node I [redis-server options]: node I on its port, empty (no persistence; a replica's full sync writes
+# an RDB file, which a restart must not load)
 start_node() {
   local i=$1; shift
-  redis-server --bind 127.0.0.1 --port "${NODE_PORT[i]}" --save '' --appendonly no --dir "$WORK" \
+  mkdir -p "$WORK/redis-$i"
+  rm -f "$WORK/redis-$i/dump.rdb"
+  redis-server --bind 127.0.0.1 --port "${NODE_PORT[i]}" --save '' --appendonly no --dir "$WORK/redis-$i" \
     --replica-announce-ip 127.0.0.1 --replica-announce-port "${PROXY_PORT[i]}" "$@" >>"$WORK/redis-$i.log" 2>&1 &
   NODE_PID[i]=$!
   PIDS+=("${NODE_PID[i]}")
@@ -259,6 +262,8 @@ for _ in $(seq $(((CALL_MAX_S + 90) * 5))); do
   sleep 0.2
 done
 for pid in "${CALLERS[@]}"; do kill -USR1 "$pid" 2>/dev/null || true; done
+sleep 3
+for pid in "${CALLERS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 T_END=$(now)
 echo "$T_END" >"$WORK/t_end"
 # dialogs and transactions should drain within the transaction linger (5 s by default, 32 s at most)
@@ -266,7 +271,7 @@ for _ in $(seq 80); do
   left=0
   for g in 1 2; do
     curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true
-    left=$((left + $(awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions) /{s += $2} END{printf "%d", s}' "$WORK/metrics-end-gw$g.txt")))
+    left=$((left + $(awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)[{ ]/{s += $NF} END{printf "%d", s}' "$WORK/metrics-end-gw$g.txt")))
   done
   [ "$left" = 0 ] && break
   sleep 0.5

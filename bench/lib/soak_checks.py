@@ -364,31 +364,37 @@ class Soak:
         offered = collections.Counter(int(c["start"]) for c in self.calls.values())
         failed = collections.Counter(int(t) for t in self.failed)
         lines, spans = [], []
+        starts = sorted(start for kind, start, _, _ in self.faults if kind != "reload")
         for kind, start, end, _ in self.faults:
+            # recovered: the first of 5 s in a row with at most 1% failed, or (">") the next fault's start
             t = int(end)
             quiet = 0
             while t < self.t_end and quiet < RECOVERY_QUIET_S:
                 quiet = quiet + 1 if failed[t] <= max(1, offered[t] // 100) else 0
                 t += 1
             recovered = t - quiet
-            spans.append((kind, start, max(recovered, end) + 0.999, recovered))
+            later = [s for s in starts if s > start]
+            cut = kind != "reload" and later and recovered > later[0]
+            recovered = later[0] if cut else recovered
+            spans.append((kind, start, max(recovered, end) + (0 if cut else 0.999), recovered, cut))
 
         def fault_of(x):
-            """the fault that began last before x, if x is within its span"""
-            hits = [i for i, (_, start, stop, _) in enumerate(spans) if start <= x <= stop]
+            """the fault that began last before x, if x is within its span; a reload only when no other is"""
+            hits = [i for i, (_, start, stop, _, _) in enumerate(spans) if start <= x <= stop]
+            hits = [i for i in hits if spans[i][0] != "reload"] or hits
             return max(hits, key=lambda i: spans[i][1]) if hits else None
         failed_by = collections.Counter(fault_of(x) for x in self.failed)
         over_by = collections.Counter(fault_of(x) for x in self.peer_over + self.carrier_over)
         by_kind = collections.defaultdict(lambda: [0, 0, 0, []])
-        for i, (kind, start, stop, recovered) in enumerate(spans):
+        for i, (kind, start, stop, recovered, cut) in enumerate(spans):
             k = by_kind[kind]
             k[0] += 1
             k[1] += failed_by[i]
             k[2] += over_by[i]
-            k[3].append(max(0.0, recovered - start) if failed_by[i] else 0.0)
+            k[3].append(f"{'>' if cut else ''}{max(0.0, recovered - start) if failed_by[i] else 0.0:.0f}")
         for kind, (n, nf, over, rec) in by_kind.items():
             lines.append(f"fault {kind} x{n}: calls failed {nf}, calls over a limit {over}, time to recover "
-                         f"{'/'.join(f'{r:.0f}' for r in rec)} s")
+                         f"{'/'.join(rec)} s")
         lines.append(f"calls failed outside any fault's span: {failed_by[None]}; calls over a limit outside: "
                      f"{over_by[None]}")
         for line in lines:

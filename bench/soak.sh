@@ -80,7 +80,7 @@ bind 127.0.0.1
 port $SENTINEL_PORT
 dir $WORK
 sentinel monitor tgsoak 127.0.0.1 ${PROXY_PORT[0]} 1
-sentinel down-after-milliseconds tgsoak 1500
+sentinel down-after-milliseconds tgsoak 3000
 sentinel failover-timeout tgsoak 10000
 EOF
 redis-server "$WORK/sentinel.conf" --sentinel >"$WORK/sentinel.log" 2>&1 &

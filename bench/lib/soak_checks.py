@@ -28,8 +28,11 @@ import re
 import statistics
 import sys
 
-LOSS_KINDS = ("failover", "redis-empty")
-STALL_KINDS = ("gateway-stop",)
+LOSS_KINDS = ("failover", "redis-empty", "failover-unplanned")
+STALL_KINDS = ("gateway-stop", "machine-stall")
+# A pass of soak_sampler.py comes every 250 ms; a gap this long means the whole machine stalled (nothing ran),
+# which stalls every gateway at once.
+STALL_GAP_S = 0.6
 MAX_WAIT_S = 2  # the longest max-wait of bench/sipp/conf-soak's carriers
 # Between the pacing slot and SIPp's time stamp of the arrival at the carrier (SIPp on shared cores reads late
 # and in bunches); the gateway's own send time (attempts[].sentAt) is within a few ms of the slot.
@@ -57,6 +60,8 @@ class Soak:
         for line in open(os.path.join(work, "faults.tsv")):
             kind, start, end, detail = line.rstrip("\n").split("\t")
             self.faults.append((kind, float(start), float(end), detail))
+        self.unplanned_failovers()
+        self.machine_stalls()
         self.gw_ports = dict(line.split() for line in open(os.path.join(work, "gw.ports")))
         self.kills = [(s, e) for k, s, e, _ in self.faults if k == "gateway-kill"]
         self.silent = [(s, e) for k, s, e, _ in self.faults if k == "carrier-silent"]
@@ -68,6 +73,45 @@ class Soak:
         self.results = []
 
     # ---- inputs ----------------------------------------------------------------------------------------------
+    def machine_stalls(self):
+        """Gaps in soak_sampler.py's passes (Redis's time of each) outside the faults: the machine stalled."""
+        path = os.path.join(self.work, "samples", "windows.txt")
+        passes = sorted({int(line.split()[0]) / 1000 for line in open(path) if line.strip()}) \
+            if os.path.exists(path) else []
+        spans = [(s - 1, e + 1) for k, s, e, _ in self.faults if k != "reload"]
+        for a, b in zip(passes, passes[1:]):
+            if b - a > STALL_GAP_S and self.t0 <= a and not self.overlaps(a, b, spans):
+                self.faults.append(("machine-stall", a, b, "no sampler pass for %.1f s" % (b - a)))
+        self.faults.sort(key=lambda f: f[1])
+
+    def unplanned_failovers(self):
+        """Sentinel's own failovers (its log's +odown ... +switch-master) outside a planned one: a stalled machine
+        can make Sentinel give up on a master that was only slow. They are losses like the planned ones, and last
+        until the old master is made a replica (+convert-to-slave): until then gateways still on it write there,
+        and those writes are lost."""
+        path = os.path.join(self.work, "sentinel.log")
+        conf = open(os.path.join(self.work, "sentinel.conf")).read()
+        self.down_after_s = int(re.search(r"down-after-milliseconds \S+ (\d+)", conf).group(1)) / 1000
+        stamp = re.compile(r"(\d+ \w{3} \d{4} \d\d:\d\d:\d\d\.\d+) [#*] \+(odown|switch-master|convert-to-slave) ")
+        down, unplanned = None, None
+        for line in open(path, errors="replace") if os.path.exists(path) else []:
+            m = stamp.search(line)
+            if not m:
+                continue
+            t = datetime.datetime.strptime(m.group(1), "%d %b %Y %H:%M:%S.%f").replace(
+                tzinfo=datetime.timezone.utc).timestamp()
+            if m.group(2) == "odown":
+                down = t - self.down_after_s  # unanswered since then: what it took meanwhile may be lost
+            elif m.group(2) == "switch-master":
+                if not any(k == "failover" and s - 1 <= t <= e + 1 for k, s, e, _ in self.faults):
+                    unplanned = [down or t - 3, t]
+                    self.faults.append(("failover-unplanned", unplanned, None, "Sentinel's own failover"))
+            elif unplanned and t > unplanned[1]:
+                unplanned[1] = t
+                unplanned = None
+        self.faults = sorted(((k, s[0], s[1], d) if e is None else (k, s, e, d) for k, s, e, d in self.faults),
+                             key=lambda f: f[1])
+
     def read_calls(self):
         """calls[Call-ID] = {start, end, outcome, caller}; failure times from the callers' error logs."""
         self.calls = {}
@@ -243,7 +287,8 @@ class Soak:
     def check_records(self):
         reached = {cid: port for rows in self.arrivals.values() for _, cid, port in rows}
         unknown = [cid for cid in reached if cid not in self.calls]
-        dup = [cid for cid, recs in self.records.items() if len(recs) > 1]
+        dup = [cid for cid in reached if len(self.records.get(cid, [])) > 1]
+        dup_refused = [cid for cid, recs in self.records.items() if len(recs) > 1 and cid not in reached]
         lost_with_kill, missing = [], []
         gw2 = self.gw_ports["gw2"]
         for cid, port in reached.items():
@@ -257,7 +302,8 @@ class Soak:
         self.check("one record per call", not dup and not missing and not unknown,
                    f"{len(reached)} calls reached a carrier; {len(dup)} with two records or more, {len(missing)} "
                    f"without a record, {len(lost_with_kill)} without one because their gateway was killed "
-                   f"(SIGKILL) before they ended, {len(unknown)} not placed by a caller"
+                   f"(SIGKILL) before they ended, {len(unknown)} not placed by a caller; of the calls refused at "
+                   f"once, {len(dup_refused)} with two records or more"
                    + (f"; e.g. {(dup + missing + unknown)[:3]}" if dup or missing or unknown else ""))
 
     def check_leases(self):

@@ -129,15 +129,19 @@ GW2_NAME=gw2 GW2_PIDVAR=GW_PID_gw2
 pids_file
 
 # --- samplers ---------------------------------------------------------------------------------------------------
+# heap_fds NAME PID: "TIME NAME HEAP_USED_KB FDS" after a full GC
+heap_fds() {
+  local used
+  jcmd "$2" GC.run >/dev/null 2>&1 || return 0
+  used=$(jcmd "$2" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*')
+  [ -z "$used" ] || printf '%s\t%s\t%s\t%s\n' "$(now)" "$1" "$used" "$(ls "/proc/$2/fd" 2>/dev/null | wc -l)"
+}
+heap_fds gw1 "$GW_PID_gw1" >"$WORK/samples/idle.tsv"
 # heap after a full GC and open descriptors of each gateway every 10 s
 (
   while sleep 10; do
     while read -r name pid; do
-      kill -0 "$pid" 2>/dev/null || continue
-      jcmd "$pid" GC.run >/dev/null 2>&1 || continue
-      used=$(jcmd "$pid" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*')
-      fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
-      [ -n "$used" ] && printf '%s\t%s\t%s\t%s\n' "$(now)" "$name" "$used" "$fds"
+      kill -0 "$pid" 2>/dev/null && heap_fds "$name" "$pid"
     done <"$WORK/gw.pids"
   done >"$WORK/samples/heap_fds.tsv"
 ) &
@@ -279,6 +283,7 @@ done
 # the last lease snapshot: the lease time after the last call ended, every lease should be gone
 sleep $((LEASE_S + 2))
 "${SAMPLER[@]}" --once leases >"$WORK/samples/leases-final.txt"
+heap_fds gw1 "$GW_PID_gw1" >>"$WORK/samples/idle.tsv"
 for g in 1 2; do curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true; done
 status=0
 stop_gateway gw1 || status=1

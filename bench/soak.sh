@@ -286,15 +286,14 @@ sleep $((LEASE_S + 2))
 heap_fds gw1 "$GW_PID_gw1" >>"$WORK/samples/idle.tsv"
 for g in 1 2; do curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true; done
 status=0
-stop_gateway gw1 || status=1
-stop_gateway "$GW2_NAME" || status=1
+stop_gateway gw1 || { status=1; log "FAIL: gateway gw1 did not stop cleanly"; }
+stop_gateway "$GW2_NAME" || { status=1; log "FAIL: gateway $GW2_NAME did not stop cleanly"; }
 stop_uas ca 1
 stop_uas cb 1
 
 python3 "$REPO_DIR/bench/lib/soak_checks.py" "$WORK" --peer-max "$PEER_MAX" --carrier-cps "$CARRIER_CPS" \
   --carrier-burst "$CARRIER_BURST" --lease-s "$LEASE_S" --call-max-s "$CALL_MAX_S" --load-s "$LOAD_S" \
   --svg "$REPO_DIR/target/bench-soak.svg" --summary "$WORK/summary.txt" || status=1
-[ "$status" = 0 ] || log "stop of a gateway failed (above)"
 log "machine after: $(machine_line)"
 if [ -z "${NO_RESULTS:-}" ]; then
   cp "$REPO_DIR/target/bench-soak.svg" "$REPO_DIR/bench/soak-timeline.svg"

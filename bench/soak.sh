@@ -136,6 +136,8 @@ heap_fds() {
   used=$(jcmd "$2" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*')
   [ -z "$used" ] || printf '%s\t%s\t%s\t%s\n' "$(now)" "$1" "$used" "$(ls "/proc/$2/fd" 2>/dev/null | wc -l)"
 }
+# the baseline with no call up: after the warm-up's transactions have lingered out (sip.transaction-linger, 5 s)
+sleep 8
 heap_fds gw1 "$GW_PID_gw1" >"$WORK/samples/idle.tsv"
 # heap after a full GC and open descriptors of each gateway every 10 s
 (

@@ -91,15 +91,31 @@ descendant_named() {
 # until it is ready (120 s at most) and sets GW_PID_<NAME> and GW_REDIS_PID_<NAME> (the embedded redis-server
 # child, empty in standalone mode).
 start_gateway() {
+  launch_gateway "$@" && await_gateway "$1"
+}
+
+# launch_gateway NAME CONF [ENV=VALUE...]: start_gateway without the wait; sets GW_PID_<NAME>.
+launch_gateway() {
   local name=$1 conf=$2; shift 2
   $PROXY_RUN env "$@" $JAVA ${JAVA_OPTS:-} -jar "$JAR" run --config "$conf" >"$WORK/$name.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
   printf -v "GW_PID_$name" '%s' "$pid"
-  # Ready = listening and past the start-up warm-up: the admin server comes up after it (until then new INVITEs
-  # get 503 "gateway starting").
+}
+
+# gateway_ready NAME: whether gateway NAME's log says it is ready: listening and past the start-up warm-up (the
+# admin server comes up after it; until then new INVITEs get 503 "gateway starting").
+gateway_ready() {
+  grep -q 'listening on' "$WORK/$1.log" && grep -q 'admin HTTP on' "$WORK/$1.log"
+}
+
+# await_gateway NAME: waits until the gateway launch_gateway started is ready (120 s at most), then sets
+# GW_REDIS_PID_<NAME> and GW_REDIS_PORT_<NAME> (its embedded redis-server, empty in other modes).
+await_gateway() {
+  local name=$1 pidvar="GW_PID_$1"
+  local pid=${!pidvar}
   for _ in $(seq 1200); do
-    if grep -q 'listening on' "$WORK/$name.log" && grep -q 'admin HTTP on' "$WORK/$name.log"; then
+    if gateway_ready "$name"; then
       printf -v "GW_REDIS_PID_$name" '%s' "$(descendant_named "$pid" redis-server)"
       printf -v "GW_REDIS_PORT_$name" '%s' \
         "$(grep -o 'embedded redis-server started on [0-9.]*:[0-9]*' "$WORK/$name.log" | grep -o '[0-9]*$' || true)"
@@ -184,10 +200,10 @@ start_redis() {
 }
 
 # sipp_uas NAME IP PORT [sipp options...]: the carrier UAS in the background (files $WORK/NAME*); sets
-# UAS_PID_<NAME>. INVITE arrivals go to $WORK/NAME_invites.log.
+# UAS_PID_<NAME>. INVITE arrivals go to $WORK/NAME_invites.log. UAS_SCENARIO: another scenario than uas.xml.
 sipp_uas() {
   local name=$1 ip=$2 port=$3; shift 3
-  (cd "$WORK" && exec sipp -sf "$SIPP_DIR/uas.xml" -i "$ip" -p "$port" -nostdin -buff_size 4194304 \
+  (cd "$WORK" && exec sipp -sf "${UAS_SCENARIO:-$SIPP_DIR/uas.xml}" -i "$ip" -p "$port" -nostdin -buff_size 4194304 \
       -trace_logs -log_file "${name}_invites.log" -trace_err -error_file "${name}_errors.log" \
       -trace_stat -stf "${name}_stat.csv" -fd 1 -trace_screen -screen_file "${name}_screen.log" "$@" \
       >"$WORK/${name}.out" 2>&1) &

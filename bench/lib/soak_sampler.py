@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""bench/soak.sh's view of Redis during the run: what the master holds, read straight from it (not through the
+fault proxy).
+
+    soak_sampler.py --sentinel PORT --master NAME --nodes PROXY_PORT:NODE_PORT,... --prefix PREFIX --out DIR
+    soak_sampler.py ... --once leases > FILE
+
+Every 250 ms it dumps each peer's exact sliding log (<prefix>:{p:ID}:peer:ID:<window ms>, members and their
+admission times on Redis's clock) to DIR/windows.txt, and every 5 s every lease (<prefix>:*leases*) to
+DIR/leases.txt, each line "REDIS_TIME_MS KEY MEMBER SCORE". A window entry lives at least one window length, so
+sampling at a quarter of a 1 s window sees every admission the master kept. Reads only; the master is the node
+Sentinel names at each pass, and a pass the master cannot answer is skipped.
+"""
+import argparse
+import socket
+import sys
+import time
+
+
+class Redis:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=1)
+        self.buf = b""
+
+    def close(self):
+        self.sock.close()
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind in (b"+", b":"):
+            return rest.decode()
+        if kind == b"-":
+            raise RuntimeError(rest.decode())
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    raise ConnectionError("closed")
+                self.buf += chunk
+            data, self.buf = self.buf[:n], self.buf[n + 2:]
+            return data.decode()
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self._reply() for _ in range(n)]
+        raise RuntimeError(f"unexpected reply {line!r}")
+
+    def call(self, *commands):
+        """sends the commands at once (a pipeline) and returns their replies"""
+        out = b""
+        for args in commands:
+            out += b"*%d\r\n" % len(args)
+            for a in args:
+                a = str(a).encode()
+                out += b"$%d\r\n%s\r\n" % (len(a), a)
+        self.sock.sendall(out)
+        return [self._reply() for _ in commands]
+
+
+def master_port(args, nodes):
+    s = Redis(args.sentinel)
+    try:
+        addr = s.call(("SENTINEL", "get-master-addr-by-name", args.master))[0]
+    finally:
+        s.close()
+    return nodes.get(int(addr[1])) if addr else None
+
+
+def dump(args, nodes, pattern, out):
+    port = master_port(args, nodes)
+    if port is None:
+        return
+    r = Redis(port)
+    try:
+        keys, cursor = [], "0"
+        while True:
+            cursor, batch = r.call(("SCAN", cursor, "MATCH", pattern, "COUNT", 1000))[0]
+            keys += batch
+            if cursor == "0":
+                break
+        replies = r.call(("TIME",), *[("ZRANGE", k, 0, -1, "WITHSCORES") for k in keys])
+    finally:
+        r.close()
+    now_ms = int(replies[0][0]) * 1000 + int(replies[0][1]) // 1000
+    for key, members in zip(keys, replies[1:]):
+        for i in range(0, len(members or []), 2):
+            out.write(f"{now_ms} {key} {members[i]} {members[i + 1]}\n")
+    out.flush()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sentinel", type=int, required=True)
+    p.add_argument("--master", required=True)
+    p.add_argument("--nodes", required=True, help="PROXY_PORT:NODE_PORT,...")
+    p.add_argument("--prefix", required=True)
+    p.add_argument("--out")
+    p.add_argument("--once", choices=["leases"])
+    args = p.parse_args()
+    nodes = {int(a): int(b) for a, b in (pair.split(":") for pair in args.nodes.split(","))}
+    leases, windows = f"{args.prefix}:*leases*", f"{args.prefix}:{{p:*}}:peer:*"
+    if args.once:
+        dump(args, nodes, leases, sys.stdout)
+        return
+    with open(f"{args.out}/windows.txt", "a") as wout, open(f"{args.out}/leases.txt", "a") as lout:
+        last_leases = 0.0
+        while True:
+            try:
+                dump(args, nodes, windows, wout)
+                if time.monotonic() - last_leases >= 5:
+                    last_leases = time.monotonic()
+                    dump(args, nodes, leases, lout)
+            except (OSError, RuntimeError, ValueError, TypeError):
+                pass  # the master is down or changing: the next pass asks Sentinel again
+            time.sleep(0.25)
+
+
+if __name__ == "__main__":
+    main()

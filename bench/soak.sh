@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# Soak under faults (bench/README.md, soak.sh): two gateways from the built jar sharing a Redis master and replica
+# under Sentinel, SIPp callers for three peers at and above their limits, two paced SIPp carriers, calls of random
+# lengths (some cancelled while ringing), and a schedule of faults; then bench/lib/soak_checks.py checks the call
+# records, the carriers' arrivals, the leases in Redis, the gateways' metrics, heap, descriptors and logs.
+#
+#   bench/soak.sh MINUTES          (SOAK_MINUTES when no argument; 3 by default)
+#
+# Exit status 0 only when every check passes.
+set -euo pipefail
+# The whole script is one block, read before it runs: editing the file during a run cannot change the run.
+{
+MINUTES=${1:-${SOAK_MINUTES:-3}}
+SHORT=$([ "$MINUTES" -le 5 ] && echo 1 || echo 0)
+RATE=${RATE:-$([ "$SHORT" = 1 ] && echo 36 || echo 300)}          # calls/s offered by the steady callers
+CALL_MIN_S=${CALL_MIN_S:-$([ "$SHORT" = 1 ] && echo 2 || echo 10)}
+CALL_MAX_S=${CALL_MAX_S:-$([ "$SHORT" = 1 ] && echo 20 || echo 120)}
+CANCEL_SHARE=${CANCEL_SHARE:-0.05}
+RING_MS=${RING_MS:-300}
+LEASE_S=${LEASE_S:-10}
+WARM_UP_CALLS=${WARM_UP_CALLS:-500}
+SIPP_DIR=$(cd "$(dirname "$0")/sipp" && pwd)
+# shellcheck source=bench/sipp/lib.sh
+source "$SIPP_DIR/lib.sh"
+# shellcheck source=bench/lib/results.sh
+source "$REPO_DIR/bench/lib/results.sh"
+
+# Each peer's limit is a third of the offered rate: p1 is offered its limit (half through each gateway), p2 1.5
+# times it, p3 half of it; each carrier takes 1.5 times a peer's limit, so ca is full and cb takes the rest.
+PEER_MAX=$((RATE / 3))
+[ "$PEER_MAX" -ge 2 ] && [ $((PEER_MAX % 2)) -eq 0 ] || { log "RATE must be a multiple of 6"; exit 2; }
+CARRIER_CPS=$((PEER_MAX * 3 / 2))
+CARRIER_BURST=${CARRIER_BURST:-5}
+PEER_CONCURRENT=$((PEER_MAX * (CALL_MIN_S + CALL_MAX_S) * 3 / 4 + 20))
+LOAD_S=$((MINUTES * 60))
+
+command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || { log "missing: redis-server, redis-cli"; exit 2; }
+command -v jcmd >/dev/null 2>&1 || { log "missing: jcmd (a JDK)"; exit 2; }
+sipp_init soak
+[ -n "${KEEP:-}" ] || trap 'sipp_cleanup; rm -rf "$WORK"' EXIT
+sipp_tee bench-soak
+log "soak: $MINUTES min, $RATE calls/s, calls ${CALL_MIN_S}-${CALL_MAX_S} s, peers at $PEER_MAX/s, carriers at $CARRIER_CPS cps burst $CARRIER_BURST; work dir $WORK"
+log "machine: $(machine_line)"
+mkdir -p "$WORK/samples"
+FAULTS=$WORK/faults.tsv
+: >"$FAULTS"
+now() { date +%s.%N | cut -c1-14; }
+# fault KIND START END [DETAIL]: one line of the schedule as it happened (epoch seconds)
+fault() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$FAULTS"; log "fault $1 ${4:-} ($(awk -v a="$2" -v b="$3" 'BEGIN{printf "%.1f s", b-a}'))"; }
+
+# --- Redis: two nodes behind the fault proxy, one Sentinel ------------------------------------------------------
+# Everyone reaches a node through the proxy (bench/lib/redis_proxy.py): the gateways, the replica's link to the
+# master and Sentinel, since a node announces the proxy's port (replica-announce-port) and Sentinel monitors it.
+NODE_PORT=() PROXY_PORT=() NODE_PID=()
+for i in 0 1; do NODE_PORT[i]=$(free_port); PROXY_PORT[i]=$(free_port); done
+PROXY_CTL=$WORK/proxy.ctl
+echo "0 0" >"$PROXY_CTL"
+python3 "$REPO_DIR/bench/lib/redis_proxy.py" --control "$PROXY_CTL" \
+  "${PROXY_PORT[0]}:${NODE_PORT[0]}" "${PROXY_PORT[1]}:${NODE_PORT[1]}" >"$WORK/proxy.log" 2>&1 &
+PIDS+=("$!")
+# start_node I [redis-server options]: node I on its port, empty (no persistence; a replica's full sync writes
+# an RDB file, which a restart must not load)
+start_node() {
+  local i=$1; shift
+  mkdir -p "$WORK/redis-$i"
+  rm -f "$WORK/redis-$i/dump.rdb"
+  redis-server --bind 127.0.0.1 --port "${NODE_PORT[i]}" --save '' --appendonly no --dir "$WORK/redis-$i" \
+    --replica-announce-ip 127.0.0.1 --replica-announce-port "${PROXY_PORT[i]}" "$@" >>"$WORK/redis-$i.log" 2>&1 &
+  NODE_PID[i]=$!
+  PIDS+=("${NODE_PID[i]}")
+  disown "${NODE_PID[i]}"  # killed on purpose: no job notice
+  for _ in $(seq 100); do redis-cli -p "${NODE_PORT[i]}" ping >/dev/null 2>&1 && return 0; sleep 0.05; done
+  log "redis node $i did not start"; return 1
+}
+start_node 0
+start_node 1 --replicaof 127.0.0.1 "${PROXY_PORT[0]}"
+SENTINEL_PORT=$(free_port)
+cat >"$WORK/sentinel.conf" <<EOF
+bind 127.0.0.1
+port $SENTINEL_PORT
+dir $WORK
+sentinel monitor tgsoak 127.0.0.1 ${PROXY_PORT[0]} 1
+sentinel down-after-milliseconds tgsoak 3000
+sentinel failover-timeout tgsoak 10000
+EOF
+redis-server "$WORK/sentinel.conf" --sentinel >"$WORK/sentinel.log" 2>&1 &
+PIDS+=("$!")
+# master_node: the index of the node Sentinel names master
+master_node() {
+  local port
+  port=$(redis-cli -p "$SENTINEL_PORT" sentinel get-master-addr-by-name tgsoak 2>/dev/null | sed -n 2p)
+  if [ "$port" = "${PROXY_PORT[1]}" ]; then echo 1; else echo 0; fi
+}
+for _ in $(seq 100); do
+  [ "$(redis-cli -p "${NODE_PORT[1]}" info replication | grep -c 'master_link_status:up')" = 1 ] &&
+    redis-cli -p "$SENTINEL_PORT" sentinel replicas tgsoak 2>/dev/null | grep -q "${PROXY_PORT[1]}" && break
+  sleep 0.1
+done
+log "redis nodes on ${NODE_PORT[*]} behind proxy ports ${PROXY_PORT[*]}, sentinel on $SENTINEL_PORT"
+
+# --- carriers and gateways --------------------------------------------------------------------------------------
+sed "s/RING_MS/$RING_MS/" "$SIPP_DIR/soak-uas.xml" >"$WORK/soak-uas.xml"
+sed "s/CALL_MIN_MS/$((CALL_MIN_S * 1000))/; s/CALL_MAX_MS/$((CALL_MAX_S * 1000))/; s/CANCEL_SHARE/$CANCEL_SHARE/" \
+  "$SIPP_DIR/soak-uac.xml" >"$WORK/soak-uac.xml"
+CA_PORT=$(free_sip_port 127.0.0.2) CB_PORT=$(free_sip_port 127.0.0.2)
+UAS_SCENARIO=$WORK/soak-uas.xml sipp_uas ca 127.0.0.2 "$CA_PORT" -timeout "$((LOAD_S + CALL_MAX_S + 600))s"
+UAS_SCENARIO=$WORK/soak-uas.xml sipp_uas cb 127.0.0.2 "$CB_PORT" -timeout "$((LOAD_S + CALL_MAX_S + 600))s"
+cp -r "$SIPP_DIR/conf-soak" "$WORK/conf"
+GW_PORT=() ADMIN_PORT=()
+for g in 1 2; do GW_PORT[g]=$(free_sip_port 127.0.0.1); ADMIN_PORT[g]=$(free_port); done
+GW_START=(0 0 0)
+# launch NAME G: gateway G (1 or 2) as process NAME, its records in records-NAME.jsonl
+launch() {
+  launch_gateway "$1" "$WORK/conf/gateway.conf" TG_INSTANCE_ID="gw$2" TG_SIP_PORT="${GW_PORT[$2]}" \
+    TG_ADMIN_PORT="${ADMIN_PORT[$2]}" TG_SENTINEL="redis://127.0.0.1:$SENTINEL_PORT" TG_LEASE_TIME="${LEASE_S}s" \
+    TG_RECORDS="$WORK/records-$1.jsonl" TG_WARM_UP_CALLS="$WARM_UP_CALLS" TG_PEER_MAX="$PEER_MAX" \
+    TG_PEER_CONCURRENT="$PEER_CONCURRENT" TG_CA_URI="sip:127.0.0.2:$CA_PORT;transport=udp" \
+    TG_CB_URI="sip:127.0.0.2:$CB_PORT;transport=udp" TG_CA_CPS="$CARRIER_CPS" TG_CB_CPS="$CARRIER_CPS" \
+    TG_CARRIER_BURST="$CARRIER_BURST"
+}
+# the gateways' current pids, for the samplers: "NAME PID" per line
+pids_file() { { echo "gw1 $GW_PID_gw1"; [ -z "${GW2_NAME:-}" ] || echo "$GW2_NAME ${!GW2_PIDVAR}"; } >"$WORK/gw.pids"; }
+printf 'gw1 %s\ngw2 %s\n' "${GW_PORT[1]}" "${GW_PORT[2]}" >"$WORK/gw.ports"
+launch gw1 1
+launch gw2 2
+await_gateway gw1
+await_gateway gw2
+GW2_NAME=gw2 GW2_PIDVAR=GW_PID_gw2
+pids_file
+
+# --- samplers ---------------------------------------------------------------------------------------------------
+# heap_fds NAME PID: "TIME NAME HEAP_USED_KB FDS" after a full GC
+heap_fds() {
+  local used
+  jcmd "$2" GC.run >/dev/null 2>&1 || return 0
+  used=$(jcmd "$2" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*')
+  [ -z "$used" ] || printf '%s\t%s\t%s\t%s\n' "$(now)" "$1" "$used" "$(ls "/proc/$2/fd" 2>/dev/null | wc -l)"
+}
+# the baseline with no call up: after the warm-up's transactions have lingered out (sip.transaction-linger, 5 s)
+sleep 8
+heap_fds gw1 "$GW_PID_gw1" >"$WORK/samples/idle.tsv"
+# heap after a full GC and open descriptors of each gateway every 10 s
+(
+  while sleep 10; do
+    while read -r name pid; do
+      kill -0 "$pid" 2>/dev/null && heap_fds "$name" "$pid"
+    done <"$WORK/gw.pids"
+  done >"$WORK/samples/heap_fds.tsv"
+) &
+PIDS+=("$!")
+# the peers' sliding logs every 250 ms and the leases every 5 s, read from the master (bench/lib/soak_sampler.py)
+SAMPLER=(python3 "$REPO_DIR/bench/lib/soak_sampler.py" --sentinel "$SENTINEL_PORT" --master tgsoak --prefix tgsoak
+  --nodes "${PROXY_PORT[0]}:${NODE_PORT[0]},${PROXY_PORT[1]}:${NODE_PORT[1]}")
+"${SAMPLER[@]}" --out "$WORK/samples" &
+PIDS+=("$!")
+
+# --- callers ----------------------------------------------------------------------------------------------------
+# caller NAME IP GATEWAY RATE SECS: a SIPp caller from IP (its peer) to gateway 1 or 2
+caller() {
+  local name=$1 ip=$2 g=$3 rate=$4 secs=$5
+  (cd "$WORK" && exec sipp -sf "$WORK/soak-uac.xml" -i "$ip" -p "$(free_sip_port "$ip")" "127.0.0.1:${GW_PORT[g]}" \
+      -s 4420555 -r "$rate" -rp 10000 -m "$((rate * secs / 10))" -l $((RATE * CALL_MAX_S * 4)) -nostdin \
+      -buff_size 4194304 -timeout "$((secs + CALL_MAX_S + 180))s" -trace_logs -log_file "${name}_calls.log" \
+      -trace_err -error_file "${name}_errors.log" -trace_stat -stf "${name}_stat.csv" -fd 10 \
+      >"$WORK/$name.out" 2>&1) &
+  PIDS+=("$!")
+  CALLERS+=("$!")
+}
+CALLERS=()
+T0=$(now)
+echo "$T0" >"$WORK/t0"
+# rates in calls per 10 s: p1 at its limit (half per gateway), p2 at 1.5 times it, p3 at half
+caller p1a 127.0.1.1 1 $((PEER_MAX * 5)) "$LOAD_S"
+caller p1b 127.0.1.1 2 $((PEER_MAX * 5)) "$LOAD_S"
+caller p2 127.0.1.2 1 $((PEER_MAX * 15)) "$LOAD_S"
+caller p3 127.0.1.3 2 $((PEER_MAX * 5)) "$LOAD_S"
+
+# --- the fault schedule -----------------------------------------------------------------------------------------
+# One cycle of every fault per 10 minutes (one for shorter runs), each at a fixed share of its cycle; a live
+# reload every minute. Events are "OFFSET_S KIND".
+CYCLES=$(( MINUTES >= 20 ? MINUTES / 10 : 1 ))
+CYCLE_S=$((LOAD_S / CYCLES))
+SCHEDULE=$WORK/schedule.txt
+{
+  for c in $(seq 0 $((CYCLES - 1))); do
+    base=$((c * CYCLE_S))
+    for ev in "10 latency" "20 loss" "30 failover" "42 gateway-stop" "50 carrier-silent" "60 redis-empty" \
+              "68 burst" "75 gateway-kill"; do
+      set -- $ev
+      echo "$((base + CYCLE_S * $1 / 100)) $2"
+    done
+  done
+  for m in $(seq 1 $((MINUTES))); do echo "$((m * 60 - 30)) reload"; done
+} | sort -n >"$SCHEDULE"
+
+RELOADS=0
+reload() {
+  local t g
+  t=$(now)
+  RELOADS=$((RELOADS + 1))
+  sed -i "s/^# reload .*//; 1i # reload $RELOADS" "$WORK/conf/peers/p3.conf"
+  for g in 1 2; do
+    curl -s -m 5 -o /dev/null -X POST -H 'Authorization: Bearer soak' "http://127.0.0.1:${ADMIN_PORT[g]}/api/reload" || true
+  done
+  fault reload "$t" "$(now)" "#$RELOADS"
+}
+set_proxy() { echo "$1 $2" >"$PROXY_CTL"; }
+run_fault() {
+  local kind=$1 t m
+  t=$(now)
+  case $kind in
+    latency) set_proxy 40 0; sleep 10; set_proxy 0 0; fault latency "$t" "$(now)" "40 ms on every Redis reply" ;;
+    loss) set_proxy 0 0.05; sleep 10; set_proxy 0 0; fault loss "$t" "$(now)" "5% of segments held 200-600 ms" ;;
+    failover)
+      m=$(master_node)
+      kill -KILL "${NODE_PID[m]}"
+      for _ in $(seq 300); do [ "$(master_node)" != "$m" ] && break; sleep 0.1; done
+      fault failover "$t" "$(now)" "node $m killed, node $(master_node) promoted"
+      sleep 2
+      start_node "$m" ;;
+    redis-empty)
+      m=$(master_node)
+      kill -KILL "${NODE_PID[m]}"
+      while kill -0 "${NODE_PID[m]}" 2>/dev/null; do sleep 0.01; done
+      start_node "$m"
+      fault redis-empty "$t" "$(now)" "master node $m restarted empty" ;;
+    gateway-stop) kill -STOP "$GW_PID_gw1"; sleep 2; kill -CONT "$GW_PID_gw1"; fault gateway-stop "$t" "$(now)" "gw1 SIGSTOP 2 s" ;;
+    carrier-silent) kill -STOP "$UAS_PID_ca"; sleep 8; kill -CONT "$UAS_PID_ca"; fault carrier-silent "$t" "$(now)" "ca SIGSTOP 8 s" ;;
+    burst)
+      caller "burst$t" 127.0.1.3 1 $((RATE * 20)) 5
+      sleep 5
+      fault burst "$t" "$(now)" "$((RATE * 2)) calls/s for 5 s from p3 to gw1" ;;
+    gateway-kill)
+      kill -KILL "${!GW2_PIDVAR}"
+      wait "${!GW2_PIDVAR}" 2>/dev/null || true
+      KILLS=$((${KILLS:-0} + 1))
+      GW2_NAME=gw2_$KILLS GW2_PIDVAR=GW_PID_gw2_$KILLS
+      launch "$GW2_NAME" 2
+      pids_file
+      echo "$kind $t" >>"$WORK/pending"
+      log "gateway gw2 killed (SIGKILL), restarting as $GW2_NAME" ;;
+    reload) reload ;;
+  esac
+}
+# a gateway restart is awaited between events: its fault ends when it is ready again
+check_pending() {
+  [ -s "$WORK/pending" ] || return 0
+  if gateway_ready "$GW2_NAME"; then
+    read -r kind t <"$WORK/pending"
+    : >"$WORK/pending"
+    fault "$kind" "$t" "$(now)" "gw2 SIGKILL, restarted"
+  fi
+}
+while read -r offset kind; do
+  while [ "$(awk -v a="$(now)" -v b="$T0" -v o="$offset" 'BEGIN{print (a - b < o)}')" = 1 ]; do check_pending; sleep 0.2; done
+  check_pending
+  run_fault "$kind"
+done <"$SCHEDULE"
+while [ "$(awk -v a="$(now)" -v b="$T0" -v o="$LOAD_S" 'BEGIN{print (a - b < o)}')" = 1 ]; do check_pending; sleep 0.5; done
+for _ in $(seq 600); do check_pending; [ -s "$WORK/pending" ] || break; sleep 0.2; done
+log "load over; waiting for the calls to end (at most $((CALL_MAX_S + 90)) s)"
+
+# --- after the load ---------------------------------------------------------------------------------------------
+for _ in $(seq $(((CALL_MAX_S + 90) * 5))); do
+  running=0
+  for pid in "${CALLERS[@]}"; do kill -0 "$pid" 2>/dev/null && running=1; done
+  [ "$running" = 0 ] && break
+  sleep 0.2
+done
+for pid in "${CALLERS[@]}"; do kill -USR1 "$pid" 2>/dev/null || true; done
+sleep 3
+for pid in "${CALLERS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+T_END=$(now)
+echo "$T_END" >"$WORK/t_end"
+# dialogs and transactions should drain within the transaction linger (5 s by default, 32 s at most)
+for _ in $(seq 80); do
+  left=0
+  for g in 1 2; do
+    curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true
+    left=$((left + $(awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)[{ ]/{s += $NF} END{printf "%d", s}' "$WORK/metrics-end-gw$g.txt")))
+  done
+  [ "$left" = 0 ] && break
+  sleep 0.5
+done
+# the last lease snapshot: the lease time after the last call ended, every lease should be gone
+sleep $((LEASE_S + 2))
+"${SAMPLER[@]}" --once leases >"$WORK/samples/leases-final.txt"
+heap_fds gw1 "$GW_PID_gw1" >>"$WORK/samples/idle.tsv"
+for g in 1 2; do curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true; done
+status=0
+stop_gateway gw1 || { status=1; log "FAIL: gateway gw1 did not stop cleanly"; }
+stop_gateway "$GW2_NAME" || { status=1; log "FAIL: gateway $GW2_NAME did not stop cleanly"; }
+stop_uas ca 1
+stop_uas cb 1
+
+python3 "$REPO_DIR/bench/lib/soak_checks.py" "$WORK" --peer-max "$PEER_MAX" --carrier-cps "$CARRIER_CPS" \
+  --carrier-burst "$CARRIER_BURST" --lease-s "$LEASE_S" --call-max-s "$CALL_MAX_S" --load-s "$LOAD_S" \
+  --svg "$REPO_DIR/target/bench-soak.svg" --summary "$WORK/summary.txt" || status=1
+log "machine after: $(machine_line)"
+if [ -z "${NO_RESULTS:-}" ]; then
+  cp "$REPO_DIR/target/bench-soak.svg" "$REPO_DIR/bench/soak-timeline.svg"
+  mapfile -t figures <"$WORK/summary.txt"
+  results_append "soak.sh" "$(results_command "bench/soak.sh $MINUTES" RATE CALL_MIN_S CALL_MAX_S CANCEL_SHARE)" \
+    "$([ "$status" = 0 ] && echo "every check passed" || echo "a check FAILED")" "${figures[@]}" \
+    "timeline: bench/soak-timeline.svg"
+fi
+[ -z "${KEEP:-}" ] || log "work dir kept: $WORK"
+[ "$status" = 0 ] && log "soak: every check passed" || log "soak: FAILED"
+exit "$status"
+}

@@ -281,7 +281,9 @@ final class InviteCall {
 
     synchronized void onResponse(CallLegs.Leg from, Response response) {
         int status = response.getStatusCode();
-        if (dialog != null) {
+        if (dialog != null && from == client) {
+            // only the carrier the call is with defines the callee side: a leg left (its late 2xx hung up below)
+            // must not become where the caller's BYE goes
             dialog.carrierResponse(response, SipMessages.source(response));
         }
         boolean ended = phase == CallPhase.ENDED;

@@ -43,6 +43,7 @@ import javax.sip.SipFactory;
 import javax.sip.address.Address;
 import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
+import javax.sip.header.ContactHeader;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.Header;
 import javax.sip.header.HeaderFactory;
@@ -356,6 +357,25 @@ class InviteCallTest {
         assertEquals(List.of("stop retransmitting 1", "ACK+BYE 1"), legs.about(silent));
         assertEquals(List.of(Response.OK), statuses(legs.answers()), "only the alternate's answer goes upstream");
         assertEquals("carrier-2", ((ToHeader) legs.answers().get(0).getHeader(ToHeader.NAME)).getTag());
+    }
+
+    @Test
+    void aLateAnswerOfACarrierLeftLeavesTheDialogWithTheCarrierThatAnswered() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        RecordingLegs.Leg silent = legs.onlyInvite();
+        time.advance(ANSWER_TIMEOUT);
+        RecordingLegs.Leg alternate = legs.invites().get(1);
+        carrier(call, alternate, Response.OK, contact("sip:callee@192.0.2.2:5060"));
+        carrier(call, silent, Response.OK, contact("sip:callee@192.0.2.1:5060"));
+
+        Dialog dialog = dialogs.find(call.identity().callId(), call.identity().fromTag()).orElseThrow();
+        assertEquals("sip:callee@192.0.2.2:5060", dialog.otherTarget(true).toString(),
+                "the caller's BYE goes to the carrier that answered, not to the one left");
+    }
+
+    private ContactHeader contact(String uri) throws Exception {
+        return headers.createContactHeader(addresses.createAddress(addresses.createURI(uri)));
     }
 
     @Test

@@ -245,10 +245,11 @@ run_fault() {
 # a gateway restart is awaited between events: its fault ends when it is ready again
 check_pending() {
   [ -s "$WORK/pending" ] || return 0
+  local pending_kind pending_t
   if gateway_ready "$GW2_NAME"; then
-    read -r kind t <"$WORK/pending"
+    read -r pending_kind pending_t <"$WORK/pending"
     : >"$WORK/pending"
-    fault "$kind" "$t" "$(now)" "gw2 SIGKILL, restarted"
+    fault "$pending_kind" "$pending_t" "$(now)" "gw2 SIGKILL, restarted"
   fi
 }
 while read -r offset kind; do

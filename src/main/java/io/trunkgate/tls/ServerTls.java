@@ -73,10 +73,11 @@ public final class ServerTls {
         return new ServerTls(settings, clock, keys, clientTrust, context, suites);
     }
 
+    /** A TLS context of {@code keys} (null: no certificate to present) and {@code trust}. */
     static SSLContext context(KeyManager keys, TrustManager trust) {
         try {
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {keys}, new TrustManager[] {trust}, null);
+            context.init(keys == null ? null : new KeyManager[] {keys}, new TrustManager[] {trust}, null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JVM cannot make a TLS context", e);

@@ -6,39 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.testing.LoopbackDns;
 import io.trunkgate.testing.TestCertificates;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class CheckConfigCommandTest {
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
-            int exit = new CommandLine(new Main()).execute(args);
-            return new Result(exit, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-    }
-
     @Test
     void theSampleConfigPasses() {
-        Result result = run("check-config", "--config", "conf/gateway.conf");
+        CommandRun result = CommandRun.of("check-config", "--config", "conf/gateway.conf");
         assertEquals(0, result.exit(), result.err());
         assertTrue(result.out().contains("OK"), result.out());
     }
@@ -49,7 +26,7 @@ class CheckConfigCommandTest {
         Files.createDirectories(dir.resolve("peers"));
         Files.writeString(dir.resolve("peers/acme.conf"),
                 "id = acme\nmatch.sources = [\"10.0.0.0/33\"]\nlimits = [ { window = 1x, max = 10 } ]\n");
-        Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
+        CommandRun result = CommandRun.of("check-config", "--config", dir.resolve("gateway.conf").toString());
         assertEquals(1, result.exit());
         assertTrue(result.err().contains("gateway.conf:2: admission.reject-code"), result.err());
         assertTrue(result.err().contains("acme.conf:2: match.sources[0]"), result.err());
@@ -70,7 +47,7 @@ class CheckConfigCommandTest {
         Files.writeString(dir.resolve("carriers/c.conf"), "id = c\nuri = \"sips:127.0.0.9\"\ncps = 1\n"
                 + "tls.ca-file = \"ca.txt\"\n");
 
-        Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
+        CommandRun result = CommandRun.of("check-config", "--config", dir.resolve("gateway.conf").toString());
 
         assertEquals(1, result.exit(), result.err());
         assertTrue(result.err().contains("gateway.conf:3: sip.listeners[0].private-key: " + other.keyFile()
@@ -90,7 +67,7 @@ class CheckConfigCommandTest {
                     "id = known\nuri = \"sip:known." + LoopbackDns.DOMAIN + "\"\ncps = 1\n");
             Files.writeString(dir.resolve("carriers/unknown.conf"),
                     "id = unknown\nuri = \"sip:unknown." + LoopbackDns.DOMAIN + "\"\ncps = 1\n");
-            Result result = run("check-config", "--config", dir.resolve("gateway.conf").toString());
+            CommandRun result = CommandRun.of("check-config", "--config", dir.resolve("gateway.conf").toString());
             assertEquals(0, result.exit(), result.err());
             assertTrue(result.out().contains("OK"), result.out());
             assertTrue(result.err().contains("warning: carrier unknown: uri: unknown." + LoopbackDns.DOMAIN

@@ -5,36 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The what-if command: its report on the terminal and as JSON, and a configuration with errors refused. */
 class WhatIfCommandTest {
-
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
-            int exit = new CommandLine(new Main()).execute(args);
-            return new Result(exit, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-    }
 
     private static String record(int i, String admission) {
         return "{\"callId\":\"c" + i + "\",\"fromTag\":\"t\",\"cseq\":1,\"sourceAddress\":\"192.0.2.7:5060\","
@@ -56,15 +33,15 @@ class WhatIfCommandTest {
         Files.writeString(records, record(1, "admitted") + record(2, "admitted") + "{broken\n" + record(3, "rejected"));
         Path config = configWith(dir.resolve("conf"), "{ window = 1s, max = 1 }");
 
-        Result table = run("what-if", "--records", records.toString(), "--config", config.toString());
+        CommandRun table = CommandRun.of("what-if", "--records", records.toString(), "--config", config.toString());
         assertEquals(0, table.exit(), table.err());
         assertTrue(table.out().matches("(?s)\\s*peer +offered +admitted +refused .*\\nacme +3 +1 +2 +2 +1 +2 \\(66\\.67%\\).*"),
                 table.out());
         assertTrue(table.out().contains("acme: refused by peer:acme 1/1000ms: 2"), table.out());
         assertTrue(table.out().contains(records + ":3: not JSON"), table.out());
 
-        Result json = run("what-if", "--records", records.toString(), "--config", config.toString(), "--json",
-                "--from", "2026-11-20T08:00:00.102Z");
+        CommandRun json = CommandRun.of("what-if", "--records", records.toString(), "--config", config.toString(),
+                "--json", "--from", "2026-11-20T08:00:00.102Z");
         assertEquals(0, json.exit(), json.err());
         JsonNode report = new ObjectMapper().readTree(json.out());
         assertEquals(2, report.get("peers").get("acme").get("offered").asLong(), json.out());
@@ -76,7 +53,7 @@ class WhatIfCommandTest {
         Path records = dir.resolve("calls.jsonl");
         Files.writeString(records, record(1, "admitted"));
         Path config = configWith(dir.resolve("conf"), "{ window = 1s, max = 1, mode = dry-run }");
-        Result result = run("what-if", "--records", records.toString(), "--config", config.toString());
+        CommandRun result = CommandRun.of("what-if", "--records", records.toString(), "--config", config.toString());
         assertEquals(1, result.exit());
         assertTrue(result.err().contains("acme.conf:3: limits[0].mode: must be one of enforce, shadow"), result.err());
     }

@@ -69,10 +69,7 @@ class WarmUpTest {
                      .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                      .route("", "carrier")
                      .build())) {
-            Matcher done = Pattern.compile("warm-up: (\\d+) of (\\d+) calls completed").matcher(String.join("\n",
-                    logs.reactions().stream().map(ILoggingEvent::getFormattedMessage).toList()));
-            assertTrue(done.find(), "the warm-up's log line");
-            assertEquals(CALLS, Integer.parseInt(done.group(1)), "warm-up calls completed end to end");
+            assertEquals(CALLS, warmUpCallsCompleted(logs), "warm-up calls completed end to end");
 
             String metrics = new AdminClient(gateway.adminAddress()).get("/metrics").body();
             // the configured peer's series is there from the start, at 0: no warm-up call counted
@@ -221,13 +218,7 @@ class WarmUpTest {
                 .peer("caller", "127.0.0.143", Limit.exact(Duration.ofSeconds(1), 100))
                 .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                 .route("", "carrier");
-        CompletableFuture<Gateway> started = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Gateway.start(config.build());
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
+        CompletableFuture<Gateway> started = startInTheBackground(config);
         try {
             // sent again by the caller's stack until the listener is open
             assertEquals(503, caller.invite("127.0.0.1", port, "+4460").awaitFinal(WAIT_MS).getStatusCode());
@@ -267,22 +258,14 @@ class WarmUpTest {
                 .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                 .route("", "carrier");
         try (LogCapture logs = LogCapture.start()) {
-            CompletableFuture<Gateway> started = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return Gateway.start(config.build());
-                } catch (Exception e) {
-                    throw new CompletionException(e);
-                }
-            });
+            CompletableFuture<Gateway> started = startInTheBackground(config);
             try {
                 Response early = intruder.invite("127.0.0.1", port, "+4470").awaitFinal(WAIT_MS);
                 assertEquals(503, early.getStatusCode(), "a call from the warm-up's address while it runs");
                 assertTrue(early.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), early.toString());
                 try (Gateway gateway = started.get(60, TimeUnit.SECONDS)) {
-                    Matcher done = Pattern.compile("warm-up: (\\d+) of (\\d+) calls completed").matcher(
-                            String.join("\n", logs.reactions().stream().map(ILoggingEvent::getFormattedMessage).toList()));
-                    assertTrue(done.find(), "the warm-up's log line");
-                    assertTrue(Integer.parseInt(done.group(1)) >= 100, "warm-up calls completed: " + done.group(1));
+                    int completed = warmUpCallsCompleted(logs);
+                    assertTrue(completed >= 100, "warm-up calls completed: " + completed);
                     assertEquals(0, carrier.received(Request.INVITE).size(), "calls at the carrier during the warm-up");
                     SipAgent.Call call = intruder.invite("127.0.0.1", port, "+4471");
                     assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode(), "the same caller once started");
@@ -346,5 +329,24 @@ class WarmUpTest {
                 started.set(true);
             }
         }
+    }
+
+    /** A gateway starting on another thread, so that the test can call it while it warms up. */
+    private static CompletableFuture<Gateway> startInTheBackground(TestConfigs config) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return Gateway.start(config.build());
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    /** The calls the warm-up's log line says completed end to end. */
+    private static int warmUpCallsCompleted(LogCapture logs) {
+        Matcher done = Pattern.compile("warm-up: (\\d+) of (\\d+) calls completed").matcher(String.join("\n",
+                logs.reactions().stream().map(ILoggingEvent::getFormattedMessage).toList()));
+        assertTrue(done.find(), "the warm-up's log line");
+        return Integer.parseInt(done.group(1));
     }
 }

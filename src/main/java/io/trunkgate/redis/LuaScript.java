@@ -98,6 +98,17 @@ public final class LuaScript {
         return this.<List<Object>>evalSha(batch.getScript(StringCodec.INSTANCE), (String) keys.get(0), keys, args);
     }
 
+    /**
+     * As {@link #runIn}, at {@code micros} on the script's clock: the clock key the scripts read beside KEYS[1]
+     * ({@code <prefix>:{<tag>}:test-clock}, lua/README.md) is set first, in the same batch, so the run sees that time.
+     */
+    public CompletionStage<List<Object>> runAtIn(RBatch batch, long micros, List<Object> keys, Object... args) {
+        String first = (String) keys.get(0);
+        batch.getBucket(first.substring(0, first.indexOf('}') + 1) + ":test-clock", StringCodec.INSTANCE)
+                .setAsync(Long.toString(micros));
+        return runIn(batch, keys, args);
+    }
+
     private <R> CompletionStage<R> evalSha(RScriptAsync script, String routingKey, List<Object> keys, Object[] args) {
         return script.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, keys, args);
     }

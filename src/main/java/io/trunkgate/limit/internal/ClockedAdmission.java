@@ -3,14 +3,12 @@ package io.trunkgate.limit.internal;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.ReplayAdmission;
-import io.trunkgate.limit.Scope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * admit.lua at given times: for each call, the clock key of its hash tag is set, then the script runs, all calls of
@@ -20,12 +18,10 @@ import org.redisson.client.codec.StringCodec;
 public final class ClockedAdmission implements ReplayAdmission {
 
     private final RedissonClient redis;
-    private final KeyLayout layout;
     private final RedisAdmissionLimiter limiter;
 
     public ClockedAdmission(RedissonClient redis, String keyPrefix) {
         this.redis = redis;
-        this.layout = new KeyLayout(keyPrefix);
         this.limiter = new RedisAdmissionLimiter(redis, keyPrefix);
         RedisAdmissionLimiter.ADMIT.load(redis);
     }
@@ -38,11 +34,8 @@ public final class ClockedAdmission implements ReplayAdmission {
         for (int i = 0; i < requests.size(); i++) {
             AdmissionRequest request = requests.get(i);
             AdmissionPlan plan = limiter.plan(request);
-            String tag = layout.tag(request.peer().id(), request.group().map(Scope::id));
-            batch.getBucket(layout.prefix() + ":{" + tag + "}:test-clock", StringCodec.INSTANCE)
-                    .setAsync(Long.toString(micros.get(i)));
             plans.add(plan);
-            replies.add(RedisAdmissionLimiter.ADMIT.runIn(batch, plan.keys(),
+            replies.add(RedisAdmissionLimiter.ADMIT.runAtIn(batch, micros.get(i), plan.keys(),
                     plan.args(CallMember.of(request.callKey()), request.weight())));
         }
         batch.execute();

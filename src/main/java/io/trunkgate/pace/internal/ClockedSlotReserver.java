@@ -9,18 +9,15 @@ import java.util.concurrent.CompletionStage;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /** pace.lua at given times: the carrier's clock key set, then the script, pipelined in order on one connection. */
 public final class ClockedSlotReserver implements ReplayPacing {
 
     private final RedissonClient redis;
-    private final String keyPrefix;
     private final RedisSlotReserver slots;
 
     public ClockedSlotReserver(RedissonClient redis, String keyPrefix) {
         this.redis = redis;
-        this.keyPrefix = keyPrefix;
         this.slots = new RedisSlotReserver(redis, keyPrefix);
         RedisSlotReserver.PACE.load(redis);
     }
@@ -31,9 +28,7 @@ public final class ClockedSlotReserver implements ReplayPacing {
         List<CompletionStage<List<Object>>> replies = new ArrayList<>(carriers.size());
         for (int i = 0; i < carriers.size(); i++) {
             CarrierConfig carrier = carriers.get(i);
-            batch.getBucket(keyPrefix + ":{c:" + carrier.id() + "}:test-clock", StringCodec.INSTANCE)
-                    .setAsync(Long.toString(micros.get(i)));
-            replies.add(RedisSlotReserver.PACE.runIn(batch, List.of(slots.key(carrier.id())),
+            replies.add(RedisSlotReserver.PACE.runAtIn(batch, micros.get(i), List.of(slots.key(carrier.id())),
                     RedisSlotReserver.args(carrier, carrier.maxWait()).toArray()));
         }
         batch.execute();

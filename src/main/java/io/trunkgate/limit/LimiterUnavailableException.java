@@ -1,5 +1,6 @@
 package io.trunkgate.limit;
 
+import io.trunkgate.redis.GatewayBehindException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -18,6 +19,14 @@ public class LimiterUnavailableException extends RuntimeException {
                                        Supplier<CompletionStage<Void>> refusedWithoutDecision) {
         super(message, cause);
         this.refusedWithoutDecision = refusedWithoutDecision;
+    }
+
+    /**
+     * Whether there was no decision because this gateway is behind on Redis's replies (Redis answered calls sent
+     * after this one), not because Redis is down: overload, not a case for the Redis-down policy.
+     */
+    public boolean gatewayBehind() {
+        return GatewayBehindException.causedBy(this);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -49,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * budgets (200 ms) is too short at high rates; half a second is SIP's T1, and a caller that has its 100 Trying
  * waits far longer for a final answer.
  *
+ * <p>A call that fails its wait while Redis answered a call sent after it fails with a {@link GatewayBehindException}
+ * and is not counted by the breaker: Redis is up, and this gateway is behind on its own work. Counting such calls
+ * opened the breaker on a gateway short of CPU, and every call after them was decided by the Redis-down policy while
+ * Redis answered in microseconds; they are overload, which shedding new calls answers.
+ *
  * <p>Results are completed on the {@code results} pool given, never on Redisson's netty threads: what
  * follows a decision (forwarding the call, answering it) must not hold up the replies queued behind it.
  */
@@ -81,6 +87,8 @@ public final class RedisBreaker {
     private final CircuitBreaker breaker;
     private volatile long lastFailureNanos = System.nanoTime() - 2 * HEALTHY_AFTER_NANOS;
     private volatile long lastReplyNanos = System.nanoTime();
+    /** When the most recently sent of the calls Redis answered was sent. */
+    private final AtomicLong lastAnsweredSentNanos = new AtomicLong(System.nanoTime());
     /** The calls not yet past their deadline's check, oldest first (settled ones leave at the next check). */
     private final Queue<Call<?>> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean checkScheduled = new AtomicBoolean();
@@ -212,6 +220,11 @@ public final class RedisBreaker {
             afterPendingReads.accept(() -> expire(call, true, true));
             return;
         }
+        if (lastAnsweredSentNanos.get() - call.start > 0) {
+            call.behind(new GatewayBehindException("no reply read within " + TimeUnit.NANOSECONDS.toMillis(waited)
+                    + "ms while redis answered calls sent after it: this gateway is behind"));
+            return;
+        }
         TimeoutException timedOut = new TimeoutException("redis did not answer within " + timeout.toMillis() + "ms");
         call.fail(timedOut.getMessage(), timedOut);
     }
@@ -240,12 +253,22 @@ public final class RedisBreaker {
         /** Returns false when the call had already failed or timed out, so the value went unused. */
         boolean succeed(T value) {
             lastReplyNanos = System.nanoTime();
+            lastAnsweredSentNanos.accumulateAndGet(start, (latest, sent) -> sent - latest > 0 ? sent : latest);
             if (!settled.compareAndSet(false, true)) {
                 return false;
             }
             breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             results.execute(() -> result.complete(value));
             return true;
+        }
+
+        /** Fails the call without counting it against Redis (see {@link GatewayBehindException}). */
+        void behind(GatewayBehindException cause) {
+            if (settled.compareAndSet(false, true)) {
+                breaker.releasePermission();
+                RuntimeException failure = unavailable.apply(cause.getMessage(), cause);
+                results.execute(() -> result.completeExceptionally(failure));
+            }
         }
 
         void fail(String message, Throwable cause) {

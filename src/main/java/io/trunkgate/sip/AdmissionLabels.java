@@ -4,6 +4,7 @@ import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.AdmissionVerdict;
 import io.trunkgate.limit.WouldRefuse;
+import io.trunkgate.overload.ShedReason;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -20,9 +21,12 @@ final class AdmissionLabels {
 
     /**
      * For the call log: admitted, rejected(merged), rejected(blocked), rejected(peer:p 10/1s),
-     * rejected(redis_unavailable)...
+     * rejected(redis_unavailable), shed(overload)...
      */
     static String logText(AdmissionVerdict verdict) {
+        if (verdict.gatewayBehind()) {
+            return "shed(" + ShedReason.OVERLOAD.tag() + ")";
+        }
         if (verdict.decision().isEmpty()) {
             return (verdict.admitted() ? "admitted" : "rejected") + "(redis_unavailable)";
         }
@@ -47,6 +51,9 @@ final class AdmissionLabels {
 
     /** The call record's {@code admission} field. */
     static String recordOutcome(AdmissionVerdict verdict) {
+        if (verdict.gatewayBehind()) {
+            return "shed";
+        }
         return verdict.decision().map(d -> switch (d.outcome()) {
             case ADMITTED -> "admitted";
             case DUPLICATE -> "merged";
@@ -55,8 +62,14 @@ final class AdmissionLabels {
         }).orElse(verdict.admitted() ? "admitted" : "redis_unavailable");
     }
 
-    /** The call record's {@code refusedBy}: the scope and the limit (or "max-concurrent") that refused it, or null. */
+    /**
+     * The call record's {@code refusedBy}: the scope and the limit (or "max-concurrent") that refused it, the shed
+     * reason of a call refused as overload, or null.
+     */
     static String refusedBy(AdmissionVerdict verdict, String peerId) {
+        if (verdict.gatewayBehind()) {
+            return ShedReason.OVERLOAD.tag();
+        }
         Optional<AdmissionDecision> capped = verdict.decision().filter(d -> d.outcome() == Outcome.CONCURRENT);
         if (capped.isPresent()) {
             return capped.get().refusedBy().map(Object::toString).orElse(peerId) + " max-concurrent";

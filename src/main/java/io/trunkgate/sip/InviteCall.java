@@ -6,6 +6,7 @@ import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.AdmissionVerdict;
+import io.trunkgate.overload.ShedReason;
 import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotRequest;
@@ -583,6 +584,8 @@ final class InviteCall {
         wouldRefuse.forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
         if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
+        } else if (verdict != null && verdict.gatewayBehind()) {
+            services.metrics().callShed(peer.id(), ShedReason.OVERLOAD.tag());
         } else if (verdict != null) {
             services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
         }

@@ -3,6 +3,7 @@ package io.trunkgate.sip;
 import io.trunkgate.config.AdmissionSettings;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionVerdict;
+import io.trunkgate.overload.ShedReason;
 import io.trunkgate.route.RoutingStep;
 import java.util.Optional;
 import javax.sip.message.Response;
@@ -18,6 +19,8 @@ final class Refusals {
     /** Drain: the caller may try another instance at once. */
     static final Refusal DRAINING = new Refusal(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 1);
     static final Refusal SHUTDOWN = new Refusal(Response.SERVICE_UNAVAILABLE, "gateway shutting down", 0);
+    /** As an INVITE shed for overload is answered: its decision came too late because this gateway is behind. */
+    static final Refusal OVERLOADED = new Refusal(Response.SERVICE_UNAVAILABLE, ShedReason.OVERLOAD.text(), 1);
     static final Refusal INTERNAL_ERROR = new Refusal(Response.SERVER_INTERNAL_ERROR, "internal error", 0);
     /**
      * RFC 3261 §8.2.2.2: the INVITE is a copy, on another branch, of a call already placed (same Call-ID, From tag
@@ -36,6 +39,9 @@ final class Refusals {
      * reject policy.
      */
     static Refusal admission(AdmissionVerdict verdict, AdmissionSettings settings, String peerId) {
+        if (verdict.gatewayBehind()) {
+            return OVERLOADED;
+        }
         if (verdict.decision().isEmpty()) {
             return new Refusal(settings.rejectCode(), "admission unavailable: redis unreachable", 0);
         }

@@ -153,6 +153,29 @@ class RedisBreakerTest {
         assertTrue(tookMs >= 500 && tookMs < 2_500, "failed after " + tookMs + " ms");
     }
 
+    /**
+     * Calls that fail their wait while Redis answers calls sent after them say the gateway is behind: they fail with
+     * a {@link GatewayBehindException} and, however many, never open the circuit; a silent Redis still does.
+     */
+    @Test
+    void callsLateWhileRedisAnswersLaterCallsDoNotOpenTheCircuit() throws Exception {
+        waitForFailure(breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<String> result = breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new)
+                    .toCompletableFuture();
+            answerAnotherCallAfter(10);
+            ExecutionException failure = waitForFailure(result);
+            assertInstanceOf(GatewayBehindException.class, failure.getCause().getCause(), failure.toString());
+            assertEquals("CLOSED", breaker.state(), "after " + (i + 1) + " late calls");
+        }
+        for (int i = 0; i < 5 && !breaker.state().equals("OPEN"); i++) {
+            ExecutionException failure = waitForFailure(
+                    breaker.call(RedisBreakerTest::silentRedis, IllegalStateException::new).toCompletableFuture());
+            assertInstanceOf(TimeoutException.class, failure.getCause().getCause());
+        }
+        assertEquals("OPEN", breaker.state(), "a silent Redis opens the circuit");
+    }
+
     /** Another call, sent {@code delayMs} from now on the thread that checks deadlines, answered at once. */
     private void answerAnotherCallAfter(long delayMs) throws Exception {
         CompletableFuture<String> other = new CompletableFuture<>();

@@ -28,6 +28,7 @@ import io.trunkgate.records.CallRecord;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.testing.ManualTime;
+import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.TestConfigs;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -35,6 +36,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -191,8 +193,30 @@ class InviteCallTest {
     @Test
     void noDecisionUnderTheRejectPolicyIsRefused() throws Exception {
         InviteCall call = start();
-        admissions.removeFirst().complete(new AdmissionVerdict(false, Optional.empty(), Optional.of("timeout")));
+        admissions.removeFirst().complete(AdmissionVerdict.redisDown(false, Optional.empty(), "timeout"));
         refused(call, Response.SERVICE_UNAVAILABLE, "admission unavailable: redis unreachable");
+        assertEquals("redis_unavailable", onlyRecord().admission());
+    }
+
+    /**
+     * No decision because this gateway fell behind while Redis answered: refused as a call shed for overload (503
+     * with Retry-After, recorded and counted as shed), not as Redis unavailable, whatever the Redis-down policy.
+     */
+    @Test
+    void noDecisionBecauseTheGatewayIsBehindIsRefusedAsOverload() throws Exception {
+        active = config(1, RedisDownPolicy.ALLOW);
+        InviteCall call = start();
+        admissions.removeFirst().complete(AdmissionVerdict.gatewayBehind("no reply read within 500ms"));
+        Response refusal = refused(call, Response.SERVICE_UNAVAILABLE, "gateway overloaded");
+        assertEquals(1, ((RetryAfterHeader) refusal.getHeader(RetryAfterHeader.NAME)).getRetryAfter());
+        CallRecord record = onlyRecord();
+        assertEquals("shed", record.admission());
+        assertEquals("overload", record.refusedBy());
+        String scrape = metrics.scrape();
+        assertEquals(1.0, Metrics.value(scrape, "trunkgate_calls_shed_total", Map.of("peer", PEER, "reason", "overload"))
+                .orElse(0));
+        assertEquals(0.0, Metrics.value(scrape, "trunkgate_calls_rejected_total",
+                Map.of("peer", PEER, "reason", "redis_unavailable")).orElse(0));
     }
 
     @Test

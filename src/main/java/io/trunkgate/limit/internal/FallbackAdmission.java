@@ -3,7 +3,6 @@ package io.trunkgate.limit.internal;
 import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.limit.Admission.Leasing;
 import io.trunkgate.limit.Admission;
-import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.AdmissionVerdict;
@@ -27,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Admission with its Redis-down policy in one place: the fleet-wide decision (Redis behind its breaker) while
  * there is one; otherwise {@code local} asks this instance's in-memory share of every limit, {@code allow}
- * admits and {@code reject} refuses.
+ * admits and {@code reject} refuses. A call that had no decision because this gateway fell behind while Redis
+ * answered is refused as overload under every policy: Redis is not down.
  */
 public final class FallbackAdmission implements Admission {
 
@@ -58,14 +58,17 @@ public final class FallbackAdmission implements Admission {
                 return CompletableFuture.completedFuture(AdmissionVerdict.of(decision));
             }
             String reason = unwrap(error).getMessage();
-            log.debug("call={} peer={} no admission decision ({}); redis-down policy {}",
-                    LogFields.value(request.callKey()),
-                    request.peer().id(), reason, policy);
-            CompletionStage<AdmissionVerdict> verdict = policy == RedisDownPolicy.LOCAL
-                    ? local.admit(request).thenApply(localDecision -> new AdmissionVerdict(localDecision.admitted(),
-                            Optional.of(localDecision), Optional.of(reason)))
-                    : CompletableFuture.completedFuture(new AdmissionVerdict(policy == RedisDownPolicy.ALLOW,
-                            Optional.<AdmissionDecision>empty(), Optional.of(reason)));
+            boolean behind = unwrap(error) instanceof LimiterUnavailableException unavailable
+                    && unavailable.gatewayBehind();
+            log.debug("call={} peer={} no admission decision ({}); {}", LogFields.value(request.callKey()),
+                    request.peer().id(), reason, behind ? "refused as overload" : "redis-down policy " + policy);
+            CompletionStage<AdmissionVerdict> verdict = behind
+                    ? CompletableFuture.completedFuture(AdmissionVerdict.gatewayBehind(reason))
+                    : policy == RedisDownPolicy.LOCAL
+                    ? local.admit(request).thenApply(localDecision -> AdmissionVerdict.redisDown(
+                            localDecision.admitted(), Optional.of(localDecision), reason))
+                    : CompletableFuture.completedFuture(AdmissionVerdict.redisDown(policy == RedisDownPolicy.ALLOW,
+                            Optional.empty(), reason));
             return verdict.thenApply(v -> {
                 // An admission Redis replied with too late counts only if the call went in anyway.
                 if (!v.admitted() && unwrap(error) instanceof LimiterUnavailableException unavailable) {

@@ -10,7 +10,10 @@
 # hits both alike). A proxy stops stepping after its first failing step. A step passes when fewer than MAX_FAIL
 # of its calls failed and SIPp offered >= 95% of the rate. Per step: failed calls, CPU per full call of the
 # proxy (utime + stime from /proc/PID/stat over the step, all of Kamailio's processes, / calls created),
-# INVITE->200 p50/p99 (SIPp -trace_rtt, whole ms). At the end: the highest passing rate of each and the ratio.
+# INVITE->200 p50/p99 (SIPp -trace_rtt, whole ms); for trunkgate also what it allocated and its GC pauses per call,
+# and the calls it shed (503 overload and the like) and refused as redis_unavailable (from its /metrics). At the
+# end: the highest passing rate of each and the ratio. BUSY_LOOPS=N runs N busy loops (ordinary priority, shell
+# loops) for the whole run: how each proxy degrades on a busy box.
 #
 # MODE=cold: only trunkgate. Starts the jar, probes it with OPTIONS every 20 ms, and the moment it answers 200 (ready; 503 while it warms up)
 # offers COLD_RATE calls/s for COLD_S seconds. Prints the time from start to the first SIP answer, failed %,
@@ -21,6 +24,7 @@
 #   RATES="400 800" STEP_S=15 bench/sipp-vs-kamailio.sh
 #   MODE=cold bench/sipp-vs-kamailio.sh
 #   JAVA_OPTS="-Xlog:gc:file=/tmp/gc.log" bench/sipp-vs-kamailio.sh
+#   BUSY_LOOPS=2 RATES="400 800 1200 1600 2000 2400" bench/sipp-vs-kamailio.sh
 # Needs kamailio + kamailio-redis-modules (steps), sipp, redis-server, redis-cli, python3, the built jar.
 # Output also in target/bench-sipp-vs-kamailio.txt (target/bench-sipp-cold-start.txt for MODE=cold).
 set -euo pipefail
@@ -37,6 +41,7 @@ KAM_CHILDREN=${KAM_CHILDREN:-4}
 COLD_RATE=${COLD_RATE:-300}
 COLD_S=${COLD_S:-20}
 COLD_FROM=${COLD_FROM:-ready}
+BUSY_LOOPS=${BUSY_LOOPS:-0}
 KAM_DIR="$REPO_DIR/bench/kamailio"
 HZ=$(getconf CLK_TCK)
 
@@ -175,8 +180,26 @@ log "kamailio (pid $KAM_PID, $KAM_CHILDREN UDP children) on 127.0.0.1:$KAM_PORT,
 start_redis redis-tg
 TG_REDIS_PID=$REDIS_PID
 GW_PORT=$(free_sip_port 127.0.0.1)
-start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
+GW_ADMIN_PORT=$(free_port 127.0.0.1)
+start_gateway gw "$SIPP_DIR/conf-vs/gateway.conf" TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$GW_ADMIN_PORT" \
   TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT"
+
+# gw_metrics: the gateway's counters this bench reads, as "allocated_bytes gc_pause_s shed redis_unavailable"
+# (each the sum over its series).
+gw_metrics() {
+  curl -s "http://127.0.0.1:$GW_ADMIN_PORT/metrics" | awk '
+    /^jvm_gc_memory_allocated_bytes_total/ { a += $NF }
+    /^jvm_gc_pause_seconds_sum/ { g += $NF }
+    /^trunkgate_calls_shed_total/ { s += $NF }
+    /^trunkgate_calls_rejected_total/ && /reason="redis_unavailable"/ { u += $NF }
+    END { printf "%.0f %.6f %.0f %.0f\n", a, g, s, u }'
+}
+
+for ((i = 0; i < BUSY_LOOPS; i++)); do
+  sh -c 'while :; do :; done' &
+  PIDS+=("$!")
+done
+[ "$BUSY_LOOPS" -eq 0 ] || log "$BUSY_LOOPS busy loops running for the whole run"
 
 proxy_pids() { # the proxy's processes (Kamailio: the main process and every child it forked)
   case "$1" in
@@ -190,10 +213,12 @@ target() { case "$1" in kamailio) echo "127.0.0.1:$KAM_PORT" ;; trunkgate) echo 
 # run_step PROXY NAME RATE SECONDS: prints one line; returns 1 when the step fails.
 run_step() {
   local proxy=$1 name=$2 rate=$3 secs=$4 dir="$WORK/$1-$2"
-  local p0 r0 p1 r1 load0 load1
+  local p0 r0 p1 r1 load0 load1 m0=() m1=()
+  [ "$proxy" = trunkgate ] && read -ra m0 <<<"$(gw_metrics)"
   p0=$(ticks $(proxy_pids "$proxy")); r0=$(ticks "$(redis_pid "$proxy")"); load0=$(cut -d' ' -f1 /proc/loadavg)
   sipp_caller "$dir" "$(target "$proxy")" "$rate" "$secs"
   p1=$(ticks $(proxy_pids "$proxy")); r1=$(ticks "$(redis_pid "$proxy")"); load1=$(cut -d' ' -f1 /proc/loadavg)
+  [ "$proxy" = trunkgate ] && read -ra m1 <<<"$(gw_metrics)"
   local stat rtt created failed offered verdict=pass calls=$((rate * secs))
   stat=$(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$dir/uac_stat.csv" 2>&1 || true)
   rtt=$(python3 "$REPO_DIR/bench/sipp_analyze.py" rtt "$dir"/uac_*_rtt.csv 2>&1 || true)
@@ -211,6 +236,11 @@ run_step() {
     "$proxy" "$name" "$rate" "${created:-?}" "${failed:-?}" "$offered" "$proxy" \
     "$(echo "($p1 - $p0) * 1000 / $HZ / ${created:-1}" | bc -l)" "$(echo "($r1 - $r0) * 1000 / $HZ / ${created:-1}" | bc -l)" \
     "$(field p50 "$rtt")" "$(field p99 "$rtt")" "$(field max "$rtt")" "$load0" "$load1" "$verdict"
+  if [ "$proxy" = trunkgate ]; then
+    printf -v line '%s | alloc/call %.1f KiB, GC pauses/call %.3f ms | shed %s, redis_unavailable %s' "$line" \
+      "$(echo "(${m1[0]} - ${m0[0]}) / 1024 / ${created:-1}" | bc -l)" \
+      "$(echo "(${m1[1]} - ${m0[1]}) * 1000 / ${created:-1}" | bc -l)" "$((m1[2] - m0[2]))" "$((m1[3] - m0[3]))"
+  fi
   echo "$line"
   STEP_LINES+=("$line")
   grep -q 'failures=' <<<"$stat" && echo "          ${stat#*failures=}"
@@ -218,7 +248,7 @@ run_step() {
   [ "$verdict" = pass ]
 }
 
-echo "# rates: $RATES; $STEP_S s per step per proxy; warm-up $WARMUP_RATE/s for $WARMUP_S s each; kamailio $(kamailio -v | head -1 | awk '{print $2, $3}') children=$KAM_CHILDREN"
+echo "# rates: $RATES; $STEP_S s per step per proxy; warm-up $WARMUP_RATE/s for $WARMUP_S s each; kamailio $(kamailio -v | head -1 | awk '{print $2, $3}') children=$KAM_CHILDREN busy_loops=$BUSY_LOOPS"
 run_step kamailio warmup "$WARMUP_RATE" "$WARMUP_S" || echo "# kamailio warm-up did not pass"
 run_step trunkgate warmup "$WARMUP_RATE" "$WARMUP_S" || echo "# trunkgate warm-up did not pass"
 declare -A best=([kamailio]=0 [trunkgate]=0) stopped=()
@@ -247,5 +277,5 @@ for proxy in kamailio trunkgate; do
 done
 [ "${best[kamailio]}" -eq 0 ] || summary+=("ratio trunkgate / kamailio: $(echo "scale=2; ${best[trunkgate]} / ${best[kamailio]}" | bc)")
 results_append sipp-vs-kamailio.sh \
-  "$(results_command bench/sipp-vs-kamailio.sh RATES STEP_S WARMUP_RATE WARMUP_S MAX_FAIL KAM_CHILDREN)" \
+  "$(results_command bench/sipp-vs-kamailio.sh RATES STEP_S WARMUP_RATE WARMUP_S MAX_FAIL KAM_CHILDREN BUSY_LOOPS)" \
   "${summary[@]}" "${STEP_LINES[@]}"

@@ -81,20 +81,22 @@ public final class GatewayThreads implements AutoCloseable {
     }
 
     /**
-     * Runs {@code task} once every Redis I/O thread has read what had arrived when this was called: a task
-     * scheduled a millisecond ahead runs only after its loop has polled its sockets and read them (RedisBreaker
-     * asks this before it gives up on a reply).
+     * Runs {@code task} once every Redis I/O thread has read what had arrived when this was called, and the replies
+     * to what it had still to write then (RedisBreaker asks this before it gives up on a reply). A task scheduled a
+     * millisecond ahead runs only after its loop has polled its sockets and read them; but a loop starved of CPU
+     * runs the writes queued for it and its due scheduled tasks in one go, before it polls again, so a first pass
+     * only sees the commands written, and a second one, a millisecond later, their replies.
      */
     public void afterPendingRedisReads(Runnable task) {
         List<EventExecutor> loops = new ArrayList<>();
         redisIo.forEach(loops::add);
         AtomicInteger left = new AtomicInteger(loops.size());
         for (EventExecutor loop : loops) {
-            loop.schedule(() -> {
+            loop.schedule(() -> loop.schedule(() -> {
                 if (left.decrementAndGet() == 0) {
                     task.run();
                 }
-            }, 1, TimeUnit.MILLISECONDS);
+            }, 1, TimeUnit.MILLISECONDS), 1, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.EventLoop;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +35,35 @@ class GatewayThreadsTest {
             held.countDown();
             assertTrue(done.await(10, TimeUnit.SECONDS));
             assertEquals(1, runs.get());
+        }
+    }
+
+    /**
+     * A loop starved of CPU gets to a command queued long ago and to the breaker's check in one go: the check must
+     * still see the reply that command's write brings (here the write queues the reply's read on the loop, as the
+     * loop's next poll would read it), not give up on it right after the write.
+     */
+    @Test
+    void aTaskAfterPendingRedisReadsSeesTheReplyToAWriteTheLoopRanJustBefore() throws Exception {
+        try (GatewayThreads threads = new GatewayThreads()) {
+            EventLoop loop = threads.redisIo().next();
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch holding = new CountDownLatch(1);
+            loop.execute(() -> {
+                holding.countDown();
+                awaitQuietly(held);
+            });
+            holding.await();
+            AtomicBoolean replyRead = new AtomicBoolean();
+            loop.execute(() -> loop.execute(() -> replyRead.set(true)));
+            CompletableFuture<Boolean> seenByCheck = new CompletableFuture<>();
+            threads.afterPendingRedisReads(() -> seenByCheck.complete(replyRead.get()));
+            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait(); // the check's first pass is due by the time the loop runs again
+            }
+            held.countDown();
+            assertTrue(seenByCheck.get(10, TimeUnit.SECONDS), "the check ran before the reply was read");
         }
     }
 

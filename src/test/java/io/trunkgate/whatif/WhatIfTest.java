@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.testing.GeneratedRecords;
+import io.trunkgate.testing.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,6 +98,36 @@ class WhatIfTest {
     }
 
     @Test
+    void theHtmlReportOpensInHeadlessChromiumWithOneChartPerPeerAndPerCarrier() throws Exception {
+        HeadlessChromium chromium = HeadlessChromium.onPathOrSkip(dir.resolve("chromium"));
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records(3_000)),
+                Optional.empty(), Optional.empty());
+        assertEquals(List.of("a", "b", "c"), List.copyOf(report.peers().keySet()));
+        assertEquals(List.of("x", "y"), List.copyOf(report.carriers().keySet()));
+        Path html = dir.resolve("what-if.html");
+        Files.writeString(html, HtmlReport.of(report));
+
+        Path png = dir.resolve("what-if.png");
+        chromium.screenshot(html.toUri().toString(), png, 1100, 1800);
+        HeadlessChromium.assertScreenshot(png, 1100, 1800, 30_000);
+
+        String dom = chromium.dumpDom(html.toUri().toString());
+        for (String peer : report.peers().keySet()) {
+            assertEquals(1, count(dom, "<svg class=\"chart\" data-peer=\"" + peer + "\""), "one chart of peer " + peer);
+        }
+        for (String carrier : report.carriers().keySet()) {
+            assertEquals(1, count(dom, "<svg class=\"chart\" data-carrier=\"" + carrier + "\""),
+                    "one chart of carrier " + carrier);
+        }
+        assertEquals(report.peers().size() + report.carriers().size(), count(dom, "<svg class=\"chart\""),
+                "no other chart");
+    }
+
+    private static int count(String text, String part) {
+        return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+    }
+
+    @Test
     void admittedCallsArePacedThroughTheirCarriersAndThoseBeyondMaxWaitGoToTheNext() throws Exception {
         Path records = records(20_000);
         WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records),
@@ -166,6 +197,7 @@ class WhatIfTest {
         WhatIfReport.CapFigures cap = report.caps().get("carrier:x max-concurrent");
         assertEquals(3, cap.max());
         assertTrue(x.atCapacity() > x.sent(), "calls last minutes, 3 at a time fill x: " + x);
+        assertTrue(x.sent() > 100, "each call ending on the records' clock frees its place: " + x);
         assertEquals(x.atCapacity(), cap.over());
         // each call holds x until it ends or leaves it: at most 3 calls up there at once
         assertTrue(x.sent() < 3 * x.timeline().admitted().size() * x.timeline().bucketSeconds(), x.toString());

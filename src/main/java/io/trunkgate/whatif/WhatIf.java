@@ -80,10 +80,16 @@ public final class WhatIf {
         private int differenceCount;
         private final Map<String, Integer> notReplayed = new TreeMap<>();
 
+        /** Admitted calls routed together arrived within this much time: half the shortest max-wait, at least 1 ms. */
+        private final long routeSpanMicros;
+
         Tally(ActiveConfig config, ReplayAdmission admission, ReplayPacing pacing) {
             this.config = config;
             this.admission = admission;
             this.pacing = pacing;
+            this.routeSpanMicros = Math.max(1000, config.routes().carrierIds().stream()
+                    .flatMap(id -> config.routes().carrier(id).stream())
+                    .mapToLong(c -> c.maxWait().toNanos() / 1000).min().orElse(0) / 2);
         }
 
         /** Replays {@code calls} (in order of arrival): their admission in one round trip, then their carriers. */
@@ -171,14 +177,29 @@ public final class WhatIf {
             }
         }
 
+        /** Routes the admitted calls, in order, those that arrived within {@link #routeSpanMicros} together. */
+        private void route(List<Routed> calls) {
+            int from = 0;
+            while (from < calls.size()) {
+                long end = calls.get(from).call.invitedMicros() + routeSpanMicros;
+                int to = from + 1;
+                while (to < calls.size() && calls.get(to).call.invitedMicros() < end) {
+                    to++;
+                }
+                routeTogether(calls.subList(from, to));
+                from = to;
+            }
+        }
+
         /**
          * Each call tries its carrier: the lease first where the carrier has a cap, then the slot, then the answer;
-         * those moved on try their next carrier in a second round, and so on. Within a batch a call moved on tries
-         * its next carrier after the first tries of the calls after it (up to 2000 calls, seconds of traffic), so its
-         * slot there can be later than the gateway gave it; and a lease taken by a call whose slot then lay beyond
-         * max-wait is dropped after its round, so for the calls after it in that round the carrier counts one more.
+         * those moved on try their next carrier in a second round, and so on. A call moved on so tries its next
+         * carrier after the first tries of the calls after it in {@code calls} (which arrived within half the
+         * shortest max-wait), so its slot there can be later than the gateway gave it, by at most that much; and a
+         * lease taken by a call whose slot then lay beyond max-wait is dropped after its round, so for the calls
+         * after it in that round the carrier counts one more.
          */
-        private void route(List<Routed> calls) {
+        private void routeTogether(List<Routed> calls) {
             List<Routed> round = calls;
             while (!round.isEmpty()) {
                 List<Routed> capped = round.stream().filter(r -> r.carrier().maxConcurrent().isPresent()).toList();

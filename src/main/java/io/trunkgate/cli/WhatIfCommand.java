@@ -23,12 +23,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Replays call records through a configuration (the gateway's admission script on a scratch redis-server) and
- * prints, per peer, what would have been admitted and refused beside what the records say happened. A
+ * Replays call records through a configuration (the gateway's admission, lease and pacing scripts on a scratch
+ * redis-server) and prints, per peer, carrier and cap, what would have been admitted, refused and moved on beside
+ * what the records say happened. A
  * configuration with errors is refused as check-config refuses it (exit 1).
  */
 @Command(name = "what-if", mixinStandardHelpOptions = true,
-        description = "Replay call records through a configuration's limits; compare with what happened.")
+        description = "Replay call records through a configuration's limits, caps and carriers; compare with what "
+                + "happened.")
 final class WhatIfCommand implements Callable<Integer> {
 
     @Option(names = "--records", required = true, arity = "1..*", description = "call record files (JSON lines)")

@@ -14,7 +14,7 @@ public final class HtmlReport {
     private static final int WIDTH = 960;
     private static final int HEIGHT = 220;
     private static final int LEFT = 50;
-    private static final int RIGHT = 190;
+    private static final int RIGHT = 250;
     private static final int TOP = 10;
     private static final int BOTTOM = 30;
 

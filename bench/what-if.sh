@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # what-if replay speed and fidelity: a day of generated call records (GeneratedRecords: three peers, one group,
-# bursts over their limits, decisions by a model of the limits written apart from lua/admit.lua) replayed by
-# `trunkgate what-if` through the configuration that decided them. Figures: the replay's wall time and calls per
-# second, and the share of decisions it reproduced (the target: at least 99.9%).
+# bursts over their limits, a peer's max-concurrent cap, decisions by a model of the limits and the cap written
+# apart from lua/admit.lua; admitted calls' carrier attempts with answers, one in ten first carriers answering 503,
+# which carriers fail over on) replayed by `trunkgate what-if` through the configuration that decided them.
+# Figures: the replay's wall time and calls per second, and the share of decisions it reproduced (the target: at
+# least 99.9%).
 #
 #   bench/what-if.sh                     # 1,000,000 calls over a day (about 86 ms apart on average)
 #   CALLS=100000 bench/what-if.sh

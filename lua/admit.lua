@@ -16,7 +16,8 @@
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
 -- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
--- real clock: on a test clock, which runs apart from it, a window's key keeps at least min_ttl (10 min) of it.
+-- real clock: on a test clock, which runs apart from it, a window's key or lease set keeps at least min_ttl
+-- (10 min) of it.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test), 600000 end
@@ -71,7 +72,8 @@ end
 local function take_leases()
   for _, l in ipairs(leases) do
     if not l.over then redis.call('ZADD', l.key, now_ms + lease_ms, lease_member) end
-    if redis.call('PTTL', l.key) < lease_ms then redis.call('PEXPIRE', l.key, lease_ms) end
+    local ttl = math.max(lease_ms, min_ttl)
+    if redis.call('PTTL', l.key) < ttl then redis.call('PEXPIRE', l.key, ttl) end
   end
 end
 

@@ -7,9 +7,18 @@
 -- ARGV: lease_ms, then the owner's lease members in that set
 -- Reply: {leases refreshed, then each member that was not in the set}
 
-local t = redis.call('TIME')
-local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
+-- (microseconds; see lua/README.md). The set's TTL runs on Redis's real clock: on a test clock, which runs apart
+-- from it, it is at least min_ttl (10 min) of it.
+local function clock(key)
+  local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
+  if test then return math.floor(tonumber(test) / 1000), 600000 end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), 0
+end
+local now_ms, min_ttl = clock(KEYS[1])
 local deadline = now_ms + tonumber(ARGV[1])
+local ttl = math.max(tonumber(ARGV[1]), min_ttl)
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_ms)
 local out = { 0 }
@@ -21,5 +30,5 @@ for i = 2, #ARGV do
     out[#out + 1] = ARGV[i]
   end
 end
-if out[1] > 0 and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if out[1] > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return out

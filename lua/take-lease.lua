@@ -1,14 +1,23 @@
 -- take-lease.lua: take calls' leases in a lease set (a carrier's calls in progress; or a scope's leases that
 -- lapsed while their owner could not reach Redis) while the set has room. Leases past their deadline no longer
--- count: their owner stopped renewing them. Redis TIME is the clock.
+-- count: their owner stopped renewing them. Redis TIME is the clock (or a test's, below).
 --
 -- KEYS[1]: the lease set (sorted set, member = call and owner instance, score = deadline in ms)
 -- ARGV: lease_member, lease_ms, max, then optionally more lease members, taken in that order
 -- Reply: {leases taken or refreshed (1|0 for one member), leases counted after the decision}
 
-local t = redis.call('TIME')
-local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
+-- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). The set's TTL runs on
+-- Redis's real clock: on a test clock, which runs apart from it, it is at least min_ttl (10 min) of it.
+local function clock(key)
+  local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
+  if test then return math.floor(tonumber(test) / 1000), 600000 end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), 0
+end
+local now_ms, min_ttl = clock(KEYS[1])
 local lease_ms, max = tonumber(ARGV[2]), tonumber(ARGV[3])
+local ttl = math.max(lease_ms, min_ttl)
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_ms)
 local count = redis.call('ZCARD', KEYS[1])
@@ -25,5 +34,5 @@ for i = 1, #ARGV do
     end
   end
 end
-if taken > 0 and redis.call('PTTL', KEYS[1]) < lease_ms then redis.call('PEXPIRE', KEYS[1], lease_ms) end
+if taken > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return { taken, count }

@@ -23,12 +23,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Replays call records through a configuration (the gateway's admission script on a scratch redis-server) and
- * prints, per peer, what would have been admitted and refused beside what the records say happened. A
+ * Replays call records through a configuration (the gateway's admission, lease and pacing scripts on a scratch
+ * redis-server) and prints, per peer, carrier and cap, what would have been admitted, refused and moved on beside
+ * what the records say happened. A
  * configuration with errors is refused as check-config refuses it (exit 1).
  */
 @Command(name = "what-if", mixinStandardHelpOptions = true,
-        description = "Replay call records through a configuration's limits; compare with what happened.")
+        description = "Replay call records through a configuration's limits, caps and carriers; compare with what "
+                + "happened.")
 final class WhatIfCommand implements Callable<Integer> {
 
     @Option(names = "--records", required = true, arity = "1..*", description = "call record files (JSON lines)")
@@ -100,13 +102,23 @@ final class WhatIfCommand implements Callable<Integer> {
         });
         if (!report.carriers().isEmpty()) {
             List<String[]> carriers = new ArrayList<>();
-            carriers.add(new String[] {"carrier", "sent", "over max-wait", "no carrier left", "delay ms",
-                    "recorded sent", "recorded over max-wait", "recorded delay ms"});
+            carriers.add(new String[] {"carrier", "sent", "over max-wait", "at capacity", "failed over",
+                    "no carrier left", "delay ms", "recorded sent", "recorded over max-wait", "recorded at capacity",
+                    "recorded failed over", "recorded delay ms"});
             report.carriers().forEach((id, c) -> carriers.add(new String[] {id, Long.toString(c.sent()),
-                    Long.toString(c.overMaxWait()), Long.toString(c.noCarrierLeft()), c.delayMs().toString(),
-                    Long.toString(c.recordedSent()), Long.toString(c.recordedOverMaxWait()),
-                    c.recordedDelayMs().toString()}));
+                    Long.toString(c.overMaxWait()), Long.toString(c.atCapacity()), Long.toString(c.failedOver()),
+                    Long.toString(c.noCarrierLeft()), c.delayMs().toString(), Long.toString(c.recordedSent()),
+                    Long.toString(c.recordedOverMaxWait()), Long.toString(c.recordedAtCapacity()),
+                    Long.toString(c.recordedFailedOver()), c.recordedDelayMs().toString()}));
             text.append(Table.of(carriers)).append('\n');
+        }
+        if (!report.caps().isEmpty()) {
+            List<String[]> caps = new ArrayList<>();
+            caps.add(new String[] {"cap", "max", "over", "recorded over"});
+            report.caps().forEach((label, c) -> caps.add(new String[] {label,
+                    c.max() == 0 ? "-" : c.max() + (c.shadow() ? " (shadow)" : ""), Long.toString(c.over()),
+                    Long.toString(c.recordedOver())}));
+            text.append(Table.of(caps)).append('\n');
         }
         text.append("same decision as recorded: " + report.sameDecisions() + " of " + report.replayed() + " ("
                 + percent(report.sameDecisions(), report.replayed()) + ")\n");

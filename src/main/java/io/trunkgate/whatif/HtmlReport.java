@@ -7,14 +7,14 @@ import java.util.Map;
 /**
  * The what-if report as one self-contained HTML file: the figures, and per peer a chart (inline SVG, no script) of
  * the calls admitted and refused per second over time against the rate each of its limits allows; per carrier, of
- * the calls sent and rerouted over max-wait against its cps.
+ * the calls sent and moved on over max-wait or its max-concurrent against its cps; the calls over each cap.
  */
 public final class HtmlReport {
 
     private static final int WIDTH = 960;
     private static final int HEIGHT = 220;
     private static final int LEFT = 50;
-    private static final int RIGHT = 190;
+    private static final int RIGHT = 250;
     private static final int TOP = 10;
     private static final int BOTTOM = 30;
 
@@ -43,17 +43,28 @@ public final class HtmlReport {
         html.append("</table>\n");
         report.peers().forEach((id, p) -> chart(html, "peer", id, p.timeline(), "admitted/s", "refused/s"));
         if (!report.carriers().isEmpty()) {
-            html.append("<table><tr><th>carrier</th><th>sent</th><th>over max-wait</th><th>no carrier left</th>"
-                    + "<th>delay ms</th><th>recorded sent</th><th>recorded over max-wait</th><th>recorded delay ms</th>"
-                    + "</tr>\n");
+            html.append("<table><tr><th>carrier</th><th>sent</th><th>over max-wait</th><th>at capacity</th>"
+                    + "<th>failed over</th><th>no carrier left</th><th>delay ms</th><th>recorded sent</th>"
+                    + "<th>recorded over max-wait</th><th>recorded at capacity</th><th>recorded failed over</th>"
+                    + "<th>recorded delay ms</th></tr>\n");
             report.carriers().forEach((id, c) -> html.append("<tr><td>").append(escape(id)).append("</td><td>")
                     .append(c.sent()).append("</td><td>").append(c.overMaxWait()).append("</td><td>")
+                    .append(c.atCapacity()).append("</td><td>").append(c.failedOver()).append("</td><td>")
                     .append(c.noCarrierLeft()).append("</td><td>").append(escape(c.delayMs().toString()))
                     .append("</td><td>").append(c.recordedSent()).append("</td><td>").append(c.recordedOverMaxWait())
-                    .append("</td><td>").append(escape(c.recordedDelayMs().toString())).append("</td></tr>\n"));
+                    .append("</td><td>").append(c.recordedAtCapacity()).append("</td><td>")
+                    .append(c.recordedFailedOver()).append("</td><td>")
+                    .append(escape(c.recordedDelayMs().toString())).append("</td></tr>\n"));
             html.append("</table>\n");
         }
-        report.carriers().forEach((id, c) -> chart(html, "carrier", id, c.timeline(), "sent/s", "over max-wait/s"));
+        if (!report.caps().isEmpty()) {
+            html.append("<table><tr><th>cap</th><th>max</th><th>over</th><th>recorded over</th></tr>\n");
+            report.caps().forEach((label, c) -> html.append("<tr><td>").append(escape(label)).append("</td><td>")
+                    .append(c.max() == 0 ? "-" : c.max() + (c.shadow() ? " (shadow)" : "")).append("</td><td>")
+                    .append(c.over()).append("</td><td>").append(c.recordedOver()).append("</td></tr>\n"));
+            html.append("</table>\n");
+        }
+        report.carriers().forEach((id, c) -> chart(html, "carrier", id, c.timeline(), "sent/s", "over max-wait or cap/s"));
         return html.append("</body></html>\n").toString();
     }
 

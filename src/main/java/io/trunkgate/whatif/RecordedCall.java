@@ -3,29 +3,69 @@ package io.trunkgate.whatif;
 import java.net.InetAddress;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What a replay needs of one call record.
  *
- * @param where      "file:line", to point at the record
- * @param invitedAt  when the INVITE arrived
- * @param callKey    the call's identity (Call-ID, From tag, CSeq), as the gateway gave it to admission
- * @param source     the INVITE's source address, which picks the peer under the configuration replayed
- * @param peer       the peer the gateway that wrote the record found
- * @param admission  the record's {@code admission}
- * @param refusedBy  the record's {@code refusedBy}, or null
- * @param number     the number the call was routed on ({@code requestUser}), "" when the record has none
- * @param attempts   the carriers the call was sent to, in order, with how long it waited for each one's slot (ms)
- * @param overMaxWait the carriers the call left because their slot was beyond max-wait
+ * @param where       "file:line", to point at the record
+ * @param invitedAt   when the INVITE arrived
+ * @param endedAt     when the call ended: the record's {@code endedAt}, else {@code answeredAt} plus
+ *                    {@code durationMs}, else its arrival
+ * @param callKey     the call's identity (Call-ID, From tag, CSeq), as the gateway gave it to admission
+ * @param source      the INVITE's source address, which picks the peer under the configuration replayed
+ * @param peer        the peer the gateway that wrote the record found
+ * @param admission   the record's {@code admission}
+ * @param refusedBy   the record's {@code refusedBy}, or null
+ * @param wouldRefuse the record's {@code wouldRefuse}
+ * @param number      the number the call was routed on ({@code requestUser}), "" when the record has none
+ * @param attempts    the carriers the call was sent to, in order, with how long it waited for each one's slot (ms),
+ *                    when it was sent and what the carrier answered
+ * @param reroutes    each move to another carrier: the carrier left and why ({@code over_max_wait},
+ *                    {@code at_capacity}, {@code failure_response(503)}, ...)
  */
-record RecordedCall(String where, Instant invitedAt, String callKey, InetAddress source, String peer,
-                    String admission, String refusedBy, String number, List<Attempt> attempts,
-                    List<String> overMaxWait) {
+record RecordedCall(String where, Instant invitedAt, Instant endedAt, String callKey, InetAddress source,
+                    String peer, String admission, String refusedBy, List<String> wouldRefuse, String number,
+                    List<Attempt> attempts, List<Reroute> reroutes) {
 
-    record Attempt(String carrier, long slotWaitMs) {
+    /** One INVITE sent to a carrier; {@code finalStatus} 0: no final answer came (silence, or the call ended). */
+    record Attempt(String carrier, long slotWaitMs, Instant sentAt, int finalStatus) {
+    }
+
+    record Reroute(String from, String reason) {
     }
 
     long invitedMicros() {
-        return invitedAt.getEpochSecond() * 1_000_000L + invitedAt.getNano() / 1000;
+        return micros(invitedAt);
+    }
+
+    /** How long the call was up, from its arrival to its end, in ms (at least 0). */
+    long upMs() {
+        return Math.max(0, (micros(endedAt) - micros(invitedAt)) / 1000);
+    }
+
+    /** The last attempt at {@code carrier}, if the record has one, and whether it is the record's last. */
+    Optional<Attempt> attemptAt(String carrier) {
+        for (int i = attempts.size() - 1; i >= 0; i--) {
+            if (attempts.get(i).carrier().equals(carrier)) {
+                return Optional.of(attempts.get(i));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The attempt after {@code attempt}, if any. */
+    Optional<Attempt> after(Attempt attempt) {
+        int i = attempts.indexOf(attempt);
+        return i >= 0 && i + 1 < attempts.size() ? Optional.of(attempts.get(i + 1)) : Optional.empty();
+    }
+
+    /** The record's last attempt, if any: the carrier that answered, or the last one tried. */
+    Optional<Attempt> finalAttempt() {
+        return attempts.isEmpty() ? Optional.empty() : Optional.of(attempts.get(attempts.size() - 1));
+    }
+
+    static long micros(Instant at) {
+        return at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
     }
 }

@@ -68,22 +68,43 @@ final class RecordsFile {
         String fromTag = record.path("fromTag").asText("");
         String callKey = callId + '\n' + fromTag + '\n' + (cseq == null || cseq.isNull() ? "" : cseq.asText());
         JsonNode refusedBy = record.get("refusedBy");
+        List<String> wouldRefuse = new ArrayList<>();
+        record.path("wouldRefuse").forEach(w -> wouldRefuse.add(w.asText()));
+        Instant invitedAt = Instant.parse(text(record, "invitedAt"));
         List<RecordedCall.Attempt> attempts = new ArrayList<>();
         for (JsonNode attempt : record.path("attempts")) {
-            attempts.add(new RecordedCall.Attempt(text(attempt, "carrier"), attempt.path("slotWaitMs").asLong()));
+            JsonNode sentAt = attempt.get("sentAt");
+            attempts.add(new RecordedCall.Attempt(text(attempt, "carrier"), attempt.path("slotWaitMs").asLong(),
+                    sentAt == null || !sentAt.isTextual() ? invitedAt : Instant.parse(sentAt.asText()),
+                    attempt.path("finalStatus").asInt()));
         }
-        List<String> overMaxWait = new ArrayList<>();
+        List<RecordedCall.Reroute> reroutes = new ArrayList<>();
         for (JsonNode reroute : record.path("reroutes")) {
             // "from->to:reason"
             String text = reroute.asText();
-            if (text.endsWith(":over_max_wait") && text.contains("->")) {
-                overMaxWait.add(text.substring(0, text.indexOf("->")));
+            int arrow = text.indexOf("->");
+            int colon = text.indexOf(':', Math.max(arrow, 0));
+            if (arrow > 0 && colon > arrow) {
+                reroutes.add(new RecordedCall.Reroute(text.substring(0, arrow), text.substring(colon + 1)));
             }
         }
-        return new RecordedCall(where, Instant.parse(text(record, "invitedAt")), callKey,
-                InetAddress.getByName(host), text(record, "peer"), text(record, "admission"),
-                refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText(),
-                record.path("requestUser").asText(""), attempts, overMaxWait);
+        return new RecordedCall(where, invitedAt, endedAt(record, invitedAt), callKey, InetAddress.getByName(host),
+                text(record, "peer"), text(record, "admission"),
+                refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText(), wouldRefuse,
+                record.path("requestUser").asText(""), attempts, reroutes);
+    }
+
+    /** The record's endedAt; else its answeredAt plus durationMs; else {@code invitedAt}. */
+    private static Instant endedAt(JsonNode record, Instant invitedAt) {
+        JsonNode ended = record.get("endedAt");
+        if (ended != null && ended.isTextual()) {
+            return Instant.parse(ended.asText());
+        }
+        JsonNode answered = record.get("answeredAt");
+        if (answered != null && answered.isTextual()) {
+            return Instant.parse(answered.asText()).plusMillis(record.path("durationMs").asLong());
+        }
+        return invitedAt;
     }
 
     private static String text(JsonNode record, String field) {

@@ -29,12 +29,15 @@ import java.util.TreeMap;
 /**
  * Replays recorded calls through a configuration: each call, in the order of its arrival, is admitted or refused by
  * lua/admit.lua on a scratch redis-server whose script clock is set to the call's arrival time, and an admitted call
- * takes its carriers' slots through lua/pace.lua the same way (its chain by the number it was routed on; a slot
- * beyond a carrier's max-wait moves it to the next), so a day of records replays in minutes. Calls whose recorded
- * decision the scripts cannot reproduce are not replayed, and counted by reason: calls shed before admission, calls
- * an operator block refused, calls decided by the Redis-down policy, calls refused by a max-concurrent cap (caps are
- * not replayed: their scripts read Redis's own clock, and a record does not say when its call's lease was released
- * before it ended).
+ * goes through its carriers the same way (its chain by the number it was routed on): at a carrier with a
+ * max-concurrent cap it takes a lease through lua/take-lease.lua, then its slot through lua/pace.lua; a carrier full
+ * or a slot beyond max-wait moves it to the next carrier, and so does an answer the carrier's {@code failover-on}
+ * lists (the answer the record has from that carrier, else the record's final carrier's). A call holds its leases
+ * under its peer's, group's and carrier's caps from its admission until it ended (per the record; at a carrier it
+ * left on its answer, until the record's next attempt), so the caps count the calls in progress as they did, and a
+ * day of records replays in minutes. Calls whose recorded decision the scripts cannot reproduce are not replayed,
+ * and counted by reason: calls shed before admission, calls an operator block refused (a block is set through the
+ * admin API, not in a configuration), calls decided by the Redis-down policy.
  */
 public final class WhatIf {
 
@@ -42,6 +45,7 @@ public final class WhatIf {
     private static final String PREFIX = "what-if";
     /** Calls sent to the scratch server in one pipelined round trip. */
     private static final int BATCH = 2000;
+    private static final String CAP = " max-concurrent";
 
     private WhatIf() {
     }
@@ -71,24 +75,33 @@ public final class WhatIf {
         private final ReplayPacing pacing;
         private final Map<String, PeerTally> peers = new TreeMap<>();
         private final Map<String, CarrierTally> carriers = new TreeMap<>();
+        private final Map<String, CapTally> caps = new TreeMap<>();
         private final List<String> differences = new ArrayList<>();
         private int differenceCount;
         private final Map<String, Integer> notReplayed = new TreeMap<>();
+
+        /** Admitted calls routed together arrived within this much time: half the shortest max-wait, at least 1 ms. */
+        private final long routeSpanMicros;
 
         Tally(ActiveConfig config, ReplayAdmission admission, ReplayPacing pacing) {
             this.config = config;
             this.admission = admission;
             this.pacing = pacing;
+            this.routeSpanMicros = Math.max(1000, config.routes().carrierIds().stream()
+                    .flatMap(id -> config.routes().carrier(id).stream())
+                    .mapToLong(c -> c.maxWait().toNanos() / 1000).min().orElse(0) / 2);
         }
 
-        /** Replays {@code calls} (in order of arrival): their admission in one round trip, then their pacing. */
+        /** Replays {@code calls} (in order of arrival): their admission in one round trip, then their carriers. */
         void replay(List<RecordedCall> calls) {
             List<RecordedCall> replayed = new ArrayList<>();
             List<PeerConfig> peersOf = new ArrayList<>();
             List<AdmissionRequest> requests = new ArrayList<>();
             List<Long> times = new ArrayList<>();
+            List<Long> leases = new ArrayList<>();
             for (RecordedCall call : calls) {
                 recordedAtCarriers(call);
+                recordedOverCaps(call);
                 Optional<String> skip = unreproducible(call);
                 Optional<PeerConfig> peer = config.peers().find(call.source());
                 if (skip.isEmpty() && peer.isEmpty()) {
@@ -102,67 +115,177 @@ public final class WhatIf {
                 peersOf.add(peer.get());
                 requests.add(config.admissionRequest(peer.get(), call.callKey()));
                 times.add(call.invitedMicros());
+                leases.add(call.upMs());
             }
-            List<AdmissionDecision> decisions = requests.isEmpty() ? List.of() : admission.admitAt(requests, times);
+            List<AdmissionDecision> decisions = requests.isEmpty() ? List.of()
+                    : admission.admitAt(requests, times, leases);
             List<Routed> admitted = new ArrayList<>();
             for (int i = 0; i < decisions.size(); i++) {
                 RecordedCall call = replayed.get(i);
-                tally(call, peersOf.get(i), decisions.get(i));
+                tally(call, peersOf.get(i), requests.get(i), decisions.get(i));
                 List<CarrierConfig> chain = config.routes().chain(call.number());
                 if (decisions.get(i).admitted() && !chain.isEmpty()) {
-                    admitted.add(new Routed(call.invitedMicros(), chain));
+                    admitted.add(new Routed(call, chain));
                 }
             }
-            pace(admitted);
+            route(admitted);
         }
 
         /** An admitted call and the carriers it may go to; {@code next}: the one it tries now. */
         private static final class Routed {
-            final long micros;
+            final RecordedCall call;
             final List<CarrierConfig> chain;
             int next;
+            boolean leased;
 
-            Routed(long micros, List<CarrierConfig> chain) {
-                this.micros = micros;
+            Routed(RecordedCall call, List<CarrierConfig> chain) {
+                this.call = call;
                 this.chain = chain;
+            }
+
+            CarrierConfig carrier() {
+                return chain.get(next);
+            }
+
+            /**
+             * How long the call holds its lease at {@code carrier}: until the record's next attempt when the record
+             * shows it leaving that carrier, else until the call ended.
+             */
+            long leaseMs(CarrierConfig carrier) {
+                return call.attemptAt(carrier.id()).flatMap(call::after)
+                        .map(next -> Math.max(0, (RecordedCall.micros(next.sentAt()) - call.invitedMicros()) / 1000))
+                        .orElse(call.upMs());
+            }
+
+            /**
+             * Whether {@code carrier}'s answer moves the call on, as the gateway's failover does: the answer the
+             * record has from the carrier, else (a carrier the record never tried) the record's final carrier's. A
+             * final response the carrier's {@code failover-on} lists moves it on; so does silence the record shows
+             * it leaving, where the carrier fails over on timeout.
+             */
+            boolean answerMovesOn(CarrierConfig carrier) {
+                Optional<RecordedCall.Attempt> at = call.attemptAt(carrier.id());
+                Optional<RecordedCall.Attempt> answer = at.or(call::finalAttempt);
+                if (answer.isEmpty()) {
+                    return false;
+                }
+                int status = answer.get().finalStatus();
+                if (status == 0) {
+                    return at.isPresent() && call.after(at.get()).isPresent() && carrier.failoverOnTimeout();
+                }
+                return status >= 300 && status < 600 && carrier.failoverCodes().contains(status);
+            }
+        }
+
+        /** Routes the admitted calls, in order, those that arrived within {@link #routeSpanMicros} together. */
+        private void route(List<Routed> calls) {
+            int from = 0;
+            while (from < calls.size()) {
+                long end = calls.get(from).call.invitedMicros() + routeSpanMicros;
+                int to = from + 1;
+                while (to < calls.size() && calls.get(to).call.invitedMicros() < end) {
+                    to++;
+                }
+                routeTogether(calls.subList(from, to));
+                from = to;
             }
         }
 
         /**
-         * Each call takes its first carrier's slot; those beyond max-wait try their next carrier, in a second round,
-         * and so on: within a batch a rerouted call reserves after the first tries of the calls after it (up to 2000
-         * calls, seconds of traffic), so its slot at the next carrier can be later than the gateway gave it.
+         * Each call tries its carrier: the lease first where the carrier has a cap, then the slot, then the answer;
+         * those moved on try their next carrier in a second round, and so on. A call moved on so tries its next
+         * carrier after the first tries of the calls after it in {@code calls} (which arrived within half the
+         * shortest max-wait), so its slot there can be later than the gateway gave it, by at most that much; and a
+         * lease taken by a call whose slot then lay beyond max-wait is dropped after its round, so for the calls
+         * after it in that round the carrier counts one more.
          */
-        private void pace(List<Routed> calls) {
+        private void routeTogether(List<Routed> calls) {
             List<Routed> round = calls;
             while (!round.isEmpty()) {
-                List<CarrierConfig> asked = round.stream().map(r -> r.chain.get(r.next)).toList();
-                List<Reservation> slots = pacing.reserveAt(asked, round.stream().map(r -> r.micros).toList());
+                List<Routed> capped = round.stream().filter(r -> r.carrier().maxConcurrent().isPresent()).toList();
+                List<ReplayAdmission.CarrierLease> wanted = capped.stream().map(WhatIf.Tally::lease).toList();
+                List<Boolean> taken = wanted.isEmpty() ? List.of() : admission.takeCarrierAt(wanted);
                 List<Routed> next = new ArrayList<>();
-                for (int i = 0; i < round.size(); i++) {
-                    Routed call = round.get(i);
-                    CarrierTally carrier = carrier(asked.get(i));
-                    long second = Math.floorDiv(call.micros, 1_000_000L);
+                List<Routed> toPace = new ArrayList<>();
+                int c = 0;
+                for (Routed call : round) {
+                    CarrierConfig carrier = call.carrier();
+                    call.leased = false;
+                    if (carrier.maxConcurrent().isPresent()) {
+                        boolean free = taken.get(c++);
+                        call.leased = free;
+                        if (!free) {
+                            cap("carrier:" + carrier.id() + CAP, carrier.maxConcurrent().getAsInt(),
+                                    carrier.shadowMaxConcurrent()).over++;
+                            if (!carrier.shadowMaxConcurrent()) {
+                                CarrierTally figures = carrier(carrier);
+                                figures.atCapacity++;
+                                figures.series.count(second(call), 1);
+                                moveOn(call, figures, next);
+                                continue;
+                            }
+                        }
+                    }
+                    toPace.add(call);
+                }
+                List<Reservation> slots = toPace.isEmpty() ? List.of() : pacing.reserveAt(
+                        toPace.stream().map(Routed::carrier).toList(),
+                        toPace.stream().map(r -> r.call.invitedMicros()).toList());
+                List<ReplayAdmission.CarrierLease> unused = new ArrayList<>();
+                for (int i = 0; i < toPace.size(); i++) {
+                    Routed call = toPace.get(i);
+                    CarrierTally carrier = carrier(call.carrier());
                     if (slots.get(i).reserved()) {
                         carrier.sent++;
                         carrier.delaysMs.add(slots.get(i).delay().toMillis());
-                        carrier.series.count(second, 0);
+                        carrier.series.count(second(call), 0);
+                        if (call.answerMovesOn(call.carrier())) {
+                            carrier.failedOver++;
+                            moveOn(call, carrier, next);
+                        }
                     } else {
                         carrier.overMaxWait++;
-                        carrier.series.count(second, 1);
-                        if (++call.next < call.chain.size()) {
-                            next.add(call);
-                        } else {
-                            carrier.noCarrierLeft++;
+                        carrier.series.count(second(call), 1);
+                        if (call.leased) {
+                            unused.add(lease(call));
                         }
+                        moveOn(call, carrier, next);
                     }
                 }
+                admission.releaseCarrier(unused);
                 round = next;
+            }
+        }
+
+        private static ReplayAdmission.CarrierLease lease(Routed call) {
+            CarrierConfig carrier = call.carrier();
+            return new ReplayAdmission.CarrierLease(call.call.callKey(), carrier.id(),
+                    carrier.maxConcurrent().getAsInt(), call.call.invitedMicros(), call.leaseMs(carrier));
+        }
+
+        private static long second(Routed call) {
+            return Math.floorDiv(call.call.invitedMicros(), 1_000_000L);
+        }
+
+        /** The call leaves {@code from}'s carrier for the next of its chain, or has none left. */
+        private static void moveOn(Routed call, CarrierTally from, List<Routed> next) {
+            if (++call.next < call.chain.size()) {
+                next.add(call);
+            } else {
+                from.noCarrierLeft++;
             }
         }
 
         private CarrierTally carrier(CarrierConfig carrier) {
             return carriers.computeIfAbsent(carrier.id(), id -> new CarrierTally(carrier.cps()));
+        }
+
+        /** The figures of the cap labelled {@code label} ("peer:a max-concurrent"), of {@code max} calls. */
+        private CapTally cap(String label, int max, boolean shadow) {
+            CapTally cap = caps.computeIfAbsent(label, l -> new CapTally());
+            cap.max = max;
+            cap.shadow = shadow;
+            return cap;
         }
 
         /** What the record says happened at the carriers of the configuration replayed. */
@@ -174,13 +297,39 @@ public final class WhatIf {
                     carrier.recordedDelaysMs.add(attempt.slotWaitMs());
                 });
             }
-            for (String left : call.overMaxWait()) {
-                config.routes().carrier(left).ifPresent(c -> carrier(c).recordedOverMaxWait++);
+            for (RecordedCall.Reroute left : call.reroutes()) {
+                config.routes().carrier(left.from()).ifPresent(c -> {
+                    CarrierTally carrier = carrier(c);
+                    if (left.reason().equals("over_max_wait")) {
+                        carrier.recordedOverMaxWait++;
+                    } else if (left.reason().equals("at_capacity")) {
+                        carrier.recordedAtCapacity++;
+                    } else if (left.reason().startsWith("failure_response") || left.reason().equals("timeout")) {
+                        carrier.recordedFailedOver++;
+                    }
+                });
             }
         }
 
-        private void tally(RecordedCall call, PeerConfig peer, AdmissionDecision decision) {
+        /**
+         * The caps the record says the call was over: the one that refused it, the shadow ones that would have,
+         * and a carrier it left at capacity.
+         */
+        private void recordedOverCaps(RecordedCall call) {
+            if (call.refusedBy() != null && call.refusedBy().endsWith(CAP)) {
+                caps.computeIfAbsent(call.refusedBy(), l -> new CapTally()).recordedOver++;
+            }
+            call.wouldRefuse().stream().filter(w -> w.endsWith(CAP))
+                    .forEach(w -> caps.computeIfAbsent(w, l -> new CapTally()).recordedOver++);
+            call.reroutes().stream().filter(r -> r.reason().equals("at_capacity"))
+                    .forEach(r -> caps.computeIfAbsent("carrier:" + r.from() + CAP, l -> new CapTally()).recordedOver++);
+        }
+
+        private void tally(RecordedCall call, PeerConfig peer, AdmissionRequest request, AdmissionDecision decision) {
             PeerTally figures = peers.computeIfAbsent(peer.id(), id -> new PeerTally(limitRates(peer)));
+            for (Scope scope : request.scopes()) {
+                scope.maxConcurrent().ifPresent(max -> cap(scope + CAP, max, scope.shadowCap()));
+            }
             figures.offered++;
             long second = Math.floorDiv(call.invitedMicros(), 1_000_000L);
             String replayed = switch (decision.outcome()) {
@@ -193,10 +342,20 @@ public final class WhatIf {
                 figures.series.count(second, 0);
             } else if (decision.outcome() != Outcome.DUPLICATE) {
                 figures.series.count(second, 1);
-                figures.refusedBy.merge(decision.refusedBy().map(Object::toString).orElse("?") + " "
-                        + decision.refusedLimit().map(Object::toString).orElse("?"), 1L, Long::sum);
+                String by = decision.refusedBy().map(Object::toString).orElse("?") + " "
+                        + (decision.outcome() == Outcome.CONCURRENT ? CAP.trim()
+                        : decision.refusedLimit().map(Object::toString).orElse("?"));
+                figures.refusedBy.merge(by, 1L, Long::sum);
+                if (decision.outcome() == Outcome.CONCURRENT) {
+                    caps.get(by).over++;
+                }
             }
-            decision.wouldRefuse().forEach(w -> figures.wouldRefuse.merge(w.label(), 1L, Long::sum));
+            decision.wouldRefuse().forEach(w -> {
+                figures.wouldRefuse.merge(w.label(), 1L, Long::sum);
+                if (w.limit().isEmpty()) {
+                    caps.get(w.label()).over++;
+                }
+            });
             figures.recordedAdmitted += call.admission().equals("admitted") ? 1 : 0;
             figures.recordedRefused += call.admission().equals("rejected") ? 1 : 0;
             if (replayed.equals(call.admission())) {
@@ -210,11 +369,10 @@ public final class WhatIf {
         private static Optional<String> unreproducible(RecordedCall call) {
             return switch (call.admission()) {
                 case "shed" -> Optional.of("shed before admission: starting, overload or shutdown");
-                case "blocked" -> Optional.of("refused by an operator block: blocks are not replayed");
+                case "blocked" -> Optional.of("refused by an operator block: set through the admin API, not in the"
+                        + " configuration");
                 case "redis_unavailable" -> Optional.of("Redis was unreachable: decided by admission.redis-down");
-                case "rejected" -> call.refusedBy() != null && call.refusedBy().endsWith(" max-concurrent")
-                        ? Optional.of("refused by a max-concurrent cap: caps are not replayed") : Optional.empty();
-                case "admitted", "merged" -> Optional.empty();
+                case "admitted", "merged", "rejected" -> Optional.empty();
                 default -> Optional.of("admission \"" + call.admission() + "\" unknown");
             };
         }
@@ -245,9 +403,13 @@ public final class WhatIf {
                     p.sameDecision, p.series.timeline(first, bucket, buckets))));
             Map<String, WhatIfReport.CarrierFigures> carrierFigures = new TreeMap<>();
             carriers.forEach((id, c) -> carrierFigures.put(id, new WhatIfReport.CarrierFigures(c.sent, c.overMaxWait,
-                    c.noCarrierLeft, percentiles(c.delaysMs), c.recordedSent, c.recordedOverMaxWait,
+                    c.atCapacity, c.failedOver, c.noCarrierLeft, percentiles(c.delaysMs), c.recordedSent,
+                    c.recordedOverMaxWait, c.recordedAtCapacity, c.recordedFailedOver,
                     percentiles(c.recordedDelaysMs), c.series.timeline(first, bucket, buckets))));
-            return new WhatIfReport(peerFigures, carrierFigures, differences, notReplayed,
+            Map<String, WhatIfReport.CapFigures> capFigures = new TreeMap<>();
+            caps.forEach((label, c) -> capFigures.put(label,
+                    new WhatIfReport.CapFigures(c.max, c.shadow, c.over, c.recordedOver)));
+            return new WhatIfReport(peerFigures, carrierFigures, capFigures, differences, notReplayed,
                     broken.subList(0, Math.min(broken.size(), WhatIfReport.LISTED)), broken.size());
         }
     }
@@ -329,12 +491,24 @@ public final class WhatIf {
         final LongList recordedDelaysMs = new LongList();
         long sent;
         long overMaxWait;
+        long atCapacity;
+        long failedOver;
         long noCarrierLeft;
         long recordedSent;
         long recordedOverMaxWait;
+        long recordedAtCapacity;
+        long recordedFailedOver;
 
         CarrierTally(double cps) {
             this.series = new Series(Map.of("cps", cps));
         }
+    }
+
+    /** A cap's figures; {@code max} 0: the configuration replayed has no such cap (only the records name it). */
+    private static final class CapTally {
+        int max;
+        boolean shadow;
+        long over;
+        long recordedOver;
     }
 }

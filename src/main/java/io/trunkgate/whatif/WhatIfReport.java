@@ -8,11 +8,14 @@ import java.util.Map;
 
 /**
  * What a replay found: per peer (under the configuration replayed) the calls offered, admitted and refused by which
- * limit, the shadow limits that would have refused, and beside them what the records say happened; the calls that
- * were not replayed and why; the lines that were not records.
+ * limit, the shadow limits that would have refused, and beside them what the records say happened; per carrier the
+ * calls sent, paced and moved on; per max-concurrent cap the calls over it; the calls that were not replayed and
+ * why; the lines that were not records.
  *
  * @param peers       by peer id
  * @param carriers    by carrier id: the admitted calls paced through each carrier's slots
+ * @param caps        by cap ("peer:a max-concurrent", "group:g max-concurrent", "carrier:x max-concurrent"): the calls
+ *                    over each max-concurrent cap, replayed and recorded
  * @param differences the calls whose replayed decision differs from the recorded one ("file:line: recorded X,
  *                    replayed Y"), at most {@link #LISTED}
  * @param notReplayed how many calls were not replayed, by reason
@@ -20,7 +23,7 @@ import java.util.Map;
  * @param brokenCount how many lines were not call records
  */
 public record WhatIfReport(Map<String, PeerFigures> peers, Map<String, CarrierFigures> carriers,
-                           List<String> differences, Map<String, Integer> notReplayed, List<String> brokenLines,
+                           Map<String, CapFigures> caps, List<String> differences, Map<String, Integer> notReplayed, List<String> brokenLines,
                            int brokenCount) {
 
     /** How many differences and broken lines are listed (all are counted). */
@@ -43,22 +46,41 @@ public record WhatIfReport(Map<String, PeerFigures> peers, Map<String, CarrierFi
     }
 
     /**
-     * One carrier's figures: the admitted calls routed to it (by the number they were routed on), their slots
-     * reserved through lua/pace.lua at their arrival times.
+     * One carrier's figures: the admitted calls routed to it (by the number they were routed on), each taking a
+     * lease under the carrier's max-concurrent (when it has one) and a slot through lua/pace.lua at its arrival time,
+     * then getting the carrier's answer (the record's).
      *
      * @param sent              calls that got a slot within the carrier's max-wait
-     * @param overMaxWait       calls whose slot was beyond max-wait: rerouted to the next carrier of their chain
-     * @param noCarrierLeft     of those, calls that had no carrier left (answered 503)
+     * @param overMaxWait       calls whose slot was beyond max-wait: moved on to the next carrier of their chain
+     * @param atCapacity        calls that found the carrier at its max-concurrent (enforced): moved on
+     * @param failedOver        calls sent whose answer the carrier's {@code failover-on} lists: moved on
+     * @param noCarrierLeft     of the calls moved on, those that had no carrier left
      * @param delayMs           the pacing delay of the calls sent: p50, p95, p99 and max, in ms
      * @param recordedSent      calls the records say were sent to the carrier (each attempt)
      * @param recordedOverMaxWait calls the records say left the carrier over max-wait
+     * @param recordedAtCapacity calls the records say left the carrier at capacity
+     * @param recordedFailedOver calls the records say left the carrier on its answer (failure response or silence)
      * @param recordedDelayMs   the recorded slot waits of the attempts at the carrier: p50, p95, p99, max, in ms
-     * @param timeline          calls sent ("admitted") and rerouted over max-wait ("refused") over time, against
-     *                          the carrier's cps
+     * @param timeline          calls sent ("admitted") and moved on over max-wait or at capacity ("refused") over
+     *                          time, against the carrier's cps
      */
-    public record CarrierFigures(long sent, long overMaxWait, long noCarrierLeft, Map<String, Long> delayMs,
-                                 long recordedSent, long recordedOverMaxWait, Map<String, Long> recordedDelayMs,
+    public record CarrierFigures(long sent, long overMaxWait, long atCapacity, long failedOver, long noCarrierLeft,
+                                 Map<String, Long> delayMs, long recordedSent, long recordedOverMaxWait,
+                                 long recordedAtCapacity, long recordedFailedOver, Map<String, Long> recordedDelayMs,
                                  Timeline timeline) {
+    }
+
+    /**
+     * One max-concurrent cap: calls over it in the replay (refused by it, or for a shadow cap the calls it would have
+     * refused; at a carrier, moved on) beside the records' (refused by it, {@code wouldRefuse} naming it, or moved on
+     * from the carrier {@code at_capacity}).
+     *
+     * @param max          the cap in the configuration replayed; 0 when it has none and only the records name it
+     * @param shadow       whether the cap is in shadow mode
+     * @param over         calls over it in the replay
+     * @param recordedOver calls over it in the records
+     */
+    public record CapFigures(int max, boolean shadow, long over, long recordedOver) {
     }
 
     /**

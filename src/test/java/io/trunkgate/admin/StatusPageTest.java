@@ -12,26 +12,21 @@ import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Await;
+import io.trunkgate.testing.HeadlessChromium;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipAgents;
 import io.trunkgate.testing.TestConfigs;
-import java.io.File;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.htmlunit.BrowserVersion;
 import org.htmlunit.WebClient;
 import org.htmlunit.html.HtmlPage;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -41,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The status page in a headless browser: its script polls the JSON API and renders a row per peer limit and per
  * carrier, and charts of /api/history, after calls admitted, refused over a limit, paced and rerouted. The page
  * runs in HtmlUnit (a browser in this JVM, with JavaScript), so nothing has to be installed; a screenshot is taken
- * with headless chromium when it is on PATH (skipped otherwise).
+ * with headless chromium ({@link HeadlessChromium}: skipped where it is not installed; .ci/run installs it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatusPageTest {
@@ -130,15 +125,6 @@ class StatusPageTest {
         return "http://127.0.0.1:" + gateway.adminAddress().getPort() + "/";
     }
 
-    private List<String> screenshotCommand(String chromium, Path png) {
-        List<String> command = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--user-data-dir=" + profile.resolve(UUID.randomUUID().toString()),
-                "--window-size=1280,1400", "--virtual-time-budget=3000", "--screenshot=" + png));
-        command.add(url());
-        return command;
-    }
-
     /**
      * The page as the browser shows it once its script's first refresh has fetched the four JSON documents and
      * drawn them (in one job of the browser's). The refreshes the script schedules after that are cancelled and
@@ -171,18 +157,6 @@ class StatusPageTest {
         } catch (RuntimeException drawingMeanwhile) {
             return false; // read while the script changed the DOM: asked again
         }
-    }
-
-    /** Runs chromium to completion (killed after 120 s) and returns what it printed. */
-    private static String run(List<String> command, Path log) throws Exception {
-        Path out = Files.createTempFile(profile, "chromium", ".out");
-        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(log.toFile()).start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError("chromium did not finish within 120 s: " + Files.readString(log));
-        }
-        assertEquals(0, process.exitValue(), "chromium failed: " + Files.readString(log));
-        return Files.readString(out, StandardCharsets.UTF_8);
     }
 
     @Test
@@ -258,27 +232,10 @@ class StatusPageTest {
 
     @Test
     void aScreenshotOfTheStatusPage() throws Exception {
-        String chromium = onPath("chromium");
-        Assumptions.assumeTrue(chromium != null, "chromium is not on PATH: no screenshot");
+        HeadlessChromium chromium = HeadlessChromium.onPathOrSkip(profile);
         Path png = Path.of("target", "status-page.png").toAbsolutePath();
         Files.deleteIfExists(png);
-        run(screenshotCommand(chromium, png), profile.resolve("screenshot.log"));
-        assertTrue(Files.exists(png), "no screenshot written");
-        byte[] bytes = Files.readAllBytes(png);
-        assertTrue(bytes.length > 20_000, "a page with content, not a blank one: " + bytes.length + " bytes");
-        assertEquals("PNG", new String(bytes, 1, 3, StandardCharsets.US_ASCII));
-        ByteBuffer header = ByteBuffer.wrap(bytes, 16, 8);
-        assertEquals(1280, header.getInt());
-        assertEquals(1400, header.getInt());
-    }
-
-    private static String onPath(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            File file = new File(dir, name);
-            if (file.canExecute()) {
-                return file.getAbsolutePath();
-            }
-        }
-        return null;
+        chromium.screenshot(url(), png, 1280, 1400);
+        HeadlessChromium.assertScreenshot(png, 1280, 1400, 20_000);
     }
 }

@@ -13,6 +13,7 @@ import io.trunkgate.limit.internal.RedisCallLeases;
 import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.testing.Await;
 import io.trunkgate.testing.RedisBackend;
+import io.trunkgate.testing.ScriptClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -226,6 +227,23 @@ abstract class ConcurrentCallConformance {
 
         a.release(callA);
         assertEquals(0L, awaitCount(() -> b.carrierCalls(second), 0));
+    }
+
+    @Test
+    void theLeaseScriptsReadTheScriptClockWhereItIsSet() {
+        RedisCallLeases a = instance(0, "gw-a", LONG_LEASE);
+        String carrier = "carrier-" + UUID.randomUUID();
+        ScriptClock clock = new ScriptClock(clients.get(0), PREFIX, "c:" + carrier);
+        String first = call();
+        String second = call();
+        assertTrue(a.takeCarrier(first, carrier, 1).toCompletableFuture().join());
+        assertFalse(a.takeCarrier(second, carrier, 1).toCompletableFuture().join(), "the carrier is full");
+
+        clock.advance(LONG_LEASE.minusMillis(1));
+        assertEquals(1L, a.carrierCalls(carrier).toCompletableFuture().join(), "the lease has not lapsed yet");
+        clock.advance(Duration.ofMillis(2));
+        assertEquals(0L, a.carrierCalls(carrier).toCompletableFuture().join(), "lapsed on the script clock");
+        assertTrue(a.takeCarrier(second, carrier, 1).toCompletableFuture().join(), "its place is free");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.testing.GeneratedRecords;
+import io.trunkgate.testing.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,6 +98,36 @@ class WhatIfTest {
     }
 
     @Test
+    void theHtmlReportOpensInHeadlessChromiumWithOneChartPerPeerAndPerCarrier() throws Exception {
+        HeadlessChromium chromium = HeadlessChromium.onPathOrSkip(dir.resolve("chromium"));
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records(3_000)),
+                Optional.empty(), Optional.empty());
+        assertEquals(List.of("a", "b", "c"), List.copyOf(report.peers().keySet()));
+        assertEquals(List.of("x", "y"), List.copyOf(report.carriers().keySet()));
+        Path html = dir.resolve("what-if.html");
+        Files.writeString(html, HtmlReport.of(report));
+
+        Path png = dir.resolve("what-if.png");
+        chromium.screenshot(html.toUri().toString(), png, 1100, 1800);
+        HeadlessChromium.assertScreenshot(png, 1100, 1800, 30_000);
+
+        String dom = chromium.dumpDom(html.toUri().toString());
+        for (String peer : report.peers().keySet()) {
+            assertEquals(1, count(dom, "<svg class=\"chart\" data-peer=\"" + peer + "\""), "one chart of peer " + peer);
+        }
+        for (String carrier : report.carriers().keySet()) {
+            assertEquals(1, count(dom, "<svg class=\"chart\" data-carrier=\"" + carrier + "\""),
+                    "one chart of carrier " + carrier);
+        }
+        assertEquals(report.peers().size() + report.carriers().size(), count(dom, "<svg class=\"chart\""),
+                "no other chart");
+    }
+
+    private static int count(String text, String part) {
+        return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+    }
+
+    @Test
     void admittedCallsArePacedThroughTheirCarriersAndThoseBeyondMaxWaitGoToTheNext() throws Exception {
         Path records = records(20_000);
         WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records),
@@ -104,14 +135,113 @@ class WhatIfTest {
         WhatIfReport.CarrierFigures x = report.carriers().get("x");
         WhatIfReport.CarrierFigures y = report.carriers().get("y");
         long admitted = report.peers().values().stream().mapToLong(WhatIfReport.PeerFigures::admitted).sum();
-        assertEquals(admitted, x.sent() + y.sent() + y.noCarrierLeft(), "each admitted call sent once, or dropped");
+        assertEquals(admitted, x.sent() - x.failedOver() + y.sent() - y.failedOver() + x.noCarrierLeft()
+                + y.noCarrierLeft(), "each admitted call ends at a carrier that answered it, or with none left");
         assertTrue(x.overMaxWait() > 0, "bursts over x's 5 cps went on to y: " + x);
         assertEquals(0, x.noCarrierLeft(), "y was left after x");
+        assertEquals(0, x.atCapacity() + y.atCapacity(), "no carrier has a cap");
         assertTrue(x.delayMs().get("max") <= 1000, "never held beyond max-wait: " + x.delayMs());
         assertTrue(x.delayMs().get("p99") > 0, "bursts were paced: " + x.delayMs());
         // never more than 5 a second at x: over the calls' span, at most 5 per second plus the first
         long spanSeconds = x.timeline().admitted().size() * x.timeline().bucketSeconds();
         assertTrue(x.sent() <= 5 * spanSeconds + 1, x.sent() + " sent in " + spanSeconds + " s");
+    }
+
+    @Test
+    void callsRefusedByAPeersCapAreReplayedAndRefusedByItAgain() throws Exception {
+        Path records = records(20_000);
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records),
+                Optional.empty(), Optional.empty());
+
+        WhatIfReport.CapFigures cap = report.caps().get("peer:c max-concurrent");
+        assertEquals(GeneratedRecords.PEER_C_CAP, cap.max());
+        assertTrue(cap.recordedOver() > 100, "the generated calls of c went over its cap: " + cap);
+        assertTrue(Math.abs(cap.over() - cap.recordedOver()) <= cap.recordedOver() / 1000, cap.toString());
+        assertEquals(cap.over(), report.peers().get("c").refusedBy().get("peer:c max-concurrent"));
+        assertTrue(report.notReplayed().keySet().stream().noneMatch(why -> why.contains("max-concurrent")),
+                report.notReplayed().toString());
+        WhatIfReport.PeerFigures c = report.peers().get("c");
+        assertTrue(c.sameDecision() >= c.offered() * 999 / 1000, c.sameDecision() + " of " + c.offered());
+    }
+
+    @Test
+    void aLowerCapRefusesMoreAndAShadowCapCountsWhatItWouldRefuse() throws Exception {
+        Path records = records(10_000);
+        config(GeneratedRecords.PEER_A_LIMITS);
+        Files.writeString(dir.resolve("conf/peers/c.conf"),
+                "id = c\nmatch.sources = [\"10.0.0.3\"]\ngroup = g\nmax-concurrent = 10\n");
+        Files.writeString(dir.resolve("conf/groups/g.conf"), "id = g\nlimits = [ { window = 10s, max = 60, "
+                + "precision = 1s, mode = enforce } ]\nmax-concurrent = 15\nmode = shadow\n");
+        WhatIfReport report = WhatIf.replay(ConfigLoader.load(dir.resolve("conf/gateway.conf")), List.of(records), Optional.empty(), Optional.empty());
+
+        WhatIfReport.CapFigures peer = report.caps().get("peer:c max-concurrent");
+        assertEquals(10, peer.max());
+        assertTrue(peer.over() > peer.recordedOver(), "a cap of 10 refuses more than 40 did: " + peer);
+        WhatIfReport.CapFigures group = report.caps().get("group:g max-concurrent");
+        assertTrue(group.shadow() && group.over() > 0, "b's and c's calls went over 15 at once: " + group);
+        assertEquals(0, group.recordedOver(), "the records name no group cap");
+        assertEquals(group.over(), report.peers().get("b").wouldRefuse().getOrDefault("group:g max-concurrent", 0L)
+                + report.peers().get("c").wouldRefuse().getOrDefault("group:g max-concurrent", 0L));
+    }
+
+    @Test
+    void aCarrierAtItsCapMovesCallsOnAndHoldsEachUntilItEnds() throws Exception {
+        Path records = records(10_000);
+        config(GeneratedRecords.PEER_A_LIMITS);
+        Files.writeString(dir.resolve("conf/carriers/x.conf"),
+                "id = x\nuri = \"sip:192.0.2.10\"\ncps = 5\nmax-wait = 1s\nmax-concurrent = 3\n");
+        WhatIfReport report = WhatIf.replay(ConfigLoader.load(dir.resolve("conf/gateway.conf")), List.of(records),
+                Optional.empty(), Optional.empty());
+
+        WhatIfReport.CarrierFigures x = report.carriers().get("x");
+        WhatIfReport.CapFigures cap = report.caps().get("carrier:x max-concurrent");
+        assertEquals(3, cap.max());
+        assertTrue(x.atCapacity() > x.sent(), "calls last minutes, 3 at a time fill x: " + x);
+        assertTrue(x.sent() > 100, "each call ending on the records' clock frees its place: " + x);
+        assertEquals(x.atCapacity(), cap.over());
+        // each call holds x until it ends or leaves it: at most 3 calls up there at once
+        assertTrue(x.sent() < 3 * x.timeline().admitted().size() * x.timeline().bucketSeconds(), x.toString());
+    }
+
+    @Test
+    void aCarrierAnsweringWhatItsFailoverOnListsMovesTheCallOnAsTheRecordAnswered() throws Exception {
+        Path records = records(5_000);
+        WhatIfReport failover = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records),
+                Optional.empty(), Optional.empty());
+        WhatIfReport.CarrierFigures x = failover.carriers().get("x");
+        assertTrue(x.recordedFailedOver() > 50, "one in ten first carriers answered 503: " + x);
+        assertTrue(x.failedOver() > 0 && x.failedOver() <= x.recordedFailedOver(), x.toString());
+
+        Files.writeString(dir.resolve("conf/carriers/x.conf"),
+                "id = x\nuri = \"sip:192.0.2.10\"\ncps = 5\nmax-wait = 1s\nfailover-on = [ 486 ]\n");
+        WhatIfReport busy = WhatIf.replay(ConfigLoader.load(dir.resolve("conf/gateway.conf")), List.of(records),
+                Optional.empty(), Optional.empty());
+        WhatIfReport.CarrierFigures xBusy = busy.carriers().get("x");
+        assertTrue(xBusy.failedOver() > 0 && xBusy.failedOver() != x.failedOver(),
+                "x fails over on 486 now, not on 503: " + xBusy + " vs " + x);
+    }
+
+    @Test
+    void aCarrierTheRecordNeverTriedAnswersAsItsFinalCarrierDid() throws Exception {
+        config(GeneratedRecords.PEER_A_LIMITS);
+        // +1555 goes to z (failing over on 503) then y; the record tried y only, which answered 503
+        Files.writeString(dir.resolve("conf/carriers/z.conf"), "id = z\nuri = \"sip:192.0.2.12\"\ncps = 50\n");
+        Files.writeString(dir.resolve("conf/routes.conf"),
+                "routes = [ { prefix = \"+1555\", carriers = [z, y] }, { prefix = \"\", carriers = [y] } ]\n");
+        Path file = dir.resolve("one.jsonl");
+        Files.writeString(file, "{\"callId\":\"k1\",\"fromTag\":\"f\",\"cseq\":1,\"sourceAddress\":\"10.0.0.1:5060\","
+                + "\"peer\":\"a\",\"requestUser\":\"+1555\",\"admission\":\"admitted\",\"refusedBy\":null,"
+                + "\"invitedAt\":\"2026-11-20T00:00:00Z\",\"endedAt\":\"2026-11-20T00:00:02Z\",\"attempts\":["
+                + "{\"carrier\":\"y\",\"slotWaitMs\":0,\"sentAt\":\"2026-11-20T00:00:00Z\",\"finalStatus\":503}],"
+                + "\"reroutes\":[\"y->none:failure_response(503)\"]}\n");
+        WhatIfReport report = WhatIf.replay(ConfigLoader.load(dir.resolve("conf/gateway.conf")), List.of(file),
+                Optional.empty(), Optional.empty());
+
+        WhatIfReport.CarrierFigures z = report.carriers().get("z");
+        WhatIfReport.CarrierFigures y = report.carriers().get("y");
+        assertEquals(List.of(1L, 1L, 0L), List.of(z.sent(), z.failedOver(), z.noCarrierLeft()), z.toString());
+        assertEquals(List.of(1L, 1L, 1L), List.of(y.sent(), y.failedOver(), y.noCarrierLeft()), y.toString());
+        assertEquals(1, y.recordedFailedOver());
     }
 
     @Test

@@ -299,12 +299,14 @@ class Soak:
                 lost_with_kill.append(cid)
             else:
                 missing.append(cid)
-        self.check("one record per call", not dup and not missing and not unknown,
+        bad = dup + dup_refused + missing + unknown
+        self.check("one record per call", not bad,
                    f"{len(reached)} calls reached a carrier; {len(dup)} with two records or more, {len(missing)} "
                    f"without a record, {len(lost_with_kill)} without one because their gateway was killed "
                    f"(SIGKILL) before they ended, {len(unknown)} not placed by a caller; of the calls refused at "
-                   f"once, {len(dup_refused)} with two records or more"
-                   + (f"; e.g. {(dup + missing + unknown)[:3]}" if dup or missing or unknown else ""))
+                   f"once (shed, or refused after admission; copies of their INVITEs included), "
+                   f"{len(dup_refused)} with two records or more"
+                   + (f"; e.g. {bad[:3]}" if bad else ""))
 
     def check_leases(self):
         ends, members = {}, {}

@@ -324,7 +324,7 @@ class Soak:
                    f"{len(reached)} calls reached a carrier; {len(dup)} with two records or more, {len(missing)} "
                    f"without a record, {len(lost_with_kill)} without one because their gateway was killed "
                    f"(SIGKILL) before they ended, {len(unknown)} not placed by a caller; of the calls refused at "
-                   f"once (shed, or refused after admission; copies of their INVITEs included), "
+                   f"once (shed, or refused before reaching a carrier; copies of their INVITEs included), "
                    f"{len(dup_refused)} with two records or more"
                    + (f"; e.g. {bad[:3]}" if bad else ""))
 

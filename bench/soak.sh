@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Soak under faults (bench/README.md, soak.sh): two gateways from the built jar sharing a Redis master and replica
-# under Sentinel (or a Redis Cluster), SIPp callers for three peers at and above their limits, two paced SIPp carriers, calls of random
-# lengths (some cancelled while ringing), and a schedule of faults; then bench/lib/soak_checks.py checks the call
-# records, the carriers' arrivals, the leases in Redis, the gateways' metrics, heap, descriptors and logs.
+# under Sentinel (or a Redis Cluster), SIPp callers for three peers at and above their limits, two paced SIPp
+# carriers, calls of random lengths (some cancelled while ringing), and a schedule of faults; then
+# bench/lib/soak_checks.py checks the call records, the carriers' arrivals, the leases in Redis, the gateways'
+# metrics, heap, descriptors and logs.
 #
 #   bench/soak.sh MINUTES          (SOAK_MINUTES when no argument; 3 by default)
 #   TOPOLOGY=cluster bench/soak.sh MINUTES    a 3-master 3-replica Redis Cluster instead of Sentinel

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Soak under faults (bench/README.md, soak.sh): two gateways from the built jar sharing a Redis master and replica
-# under Sentinel, SIPp callers for three peers at and above their limits, two paced SIPp carriers, calls of random
-# lengths (some cancelled while ringing), and a schedule of faults; then bench/lib/soak_checks.py checks the call
-# records, the carriers' arrivals, the leases in Redis, the gateways' metrics, heap, descriptors and logs.
+# under Sentinel (or a Redis Cluster), SIPp callers for three peers at and above their limits, two paced SIPp
+# carriers, calls of random lengths (some cancelled while ringing), and a schedule of faults; then
+# bench/lib/soak_checks.py checks the call records, the carriers' arrivals, the leases in Redis, the gateways'
+# metrics, heap, descriptors and logs.
 #
 #   bench/soak.sh MINUTES          (SOAK_MINUTES when no argument; 3 by default)
+#   TOPOLOGY=cluster bench/soak.sh MINUTES    a 3-master 3-replica Redis Cluster instead of Sentinel
 #
 # Exit status 0 only when every check passes.
 set -euo pipefail
 # The whole script is one block, read before it runs: editing the file during a run cannot change the run.
 {
 MINUTES=${1:-${SOAK_MINUTES:-3}}
+TOPOLOGY=${TOPOLOGY:-sentinel}
 SHORT=$([ "$MINUTES" -le 5 ] && echo 1 || echo 0)
 RATE=${RATE:-$([ "$SHORT" = 1 ] && echo 36 || echo 300)}          # calls/s offered by the steady callers
 CALL_MIN_S=${CALL_MIN_S:-$([ "$SHORT" = 1 ] && echo 2 || echo 10)}
@@ -34,12 +37,13 @@ CARRIER_BURST=${CARRIER_BURST:-5}
 PEER_CONCURRENT=$((PEER_MAX * (CALL_MIN_S + CALL_MAX_S) * 3 / 4 + 20))
 LOAD_S=$((MINUTES * 60))
 
+case $TOPOLOGY in sentinel|cluster) ;; *) log "TOPOLOGY must be sentinel or cluster"; exit 2 ;; esac
 command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || { log "missing: redis-server, redis-cli"; exit 2; }
 command -v jcmd >/dev/null 2>&1 || { log "missing: jcmd (a JDK)"; exit 2; }
 sipp_init soak
 [ -n "${KEEP:-}" ] || trap 'sipp_cleanup; rm -rf "$WORK"' EXIT
 sipp_tee bench-soak
-log "soak: $MINUTES min, $RATE calls/s, calls ${CALL_MIN_S}-${CALL_MAX_S} s, peers at $PEER_MAX/s, carriers at $CARRIER_CPS cps burst $CARRIER_BURST; work dir $WORK"
+log "soak: $MINUTES min, Redis $TOPOLOGY, $RATE calls/s, calls ${CALL_MIN_S}-${CALL_MAX_S} s, peers at $PEER_MAX/s, carriers at $CARRIER_CPS cps burst $CARRIER_BURST; work dir $WORK"
 log "machine: $(machine_line)"
 mkdir -p "$WORK/samples"
 FAULTS=$WORK/faults.tsv
@@ -48,55 +52,99 @@ now() { date +%s.%N | cut -c1-14; }
 # fault KIND START END [DETAIL]: one line of the schedule as it happened (epoch seconds)
 fault() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$FAULTS"; log "fault $1 ${4:-} ($(awk -v a="$2" -v b="$3" 'BEGIN{printf "%.1f s", b-a}'))"; }
 
-# --- Redis: two nodes behind the fault proxy, one Sentinel ------------------------------------------------------
-# Everyone reaches a node through the proxy (bench/lib/redis_proxy.py): the gateways, the replica's link to the
-# master and Sentinel, since a node announces the proxy's port (replica-announce-port) and Sentinel monitors it.
-NODE_PORT=() PROXY_PORT=() NODE_PID=()
-for i in 0 1; do NODE_PORT[i]=$(free_port); PROXY_PORT[i]=$(free_port); done
+# --- Redis: nodes behind the fault proxy; one Sentinel, or a cluster --------------------------------------------
+# Everyone reaches a node through the proxy (bench/lib/redis_proxy.py): the gateways, a replica's link to its
+# master and Sentinel, since a node announces the proxy's port (replica-announce-port, cluster-announce-port):
+# Sentinel monitors it, and a cluster's redirects and CLUSTER SLOTS name it. The cluster bus (gossip, failure
+# detection, elections) runs on ports of its own, outside the proxy: the faults delay commands and replication,
+# as with Sentinel, not the cluster's view of which node is up.
+NODES=$([ "$TOPOLOGY" = cluster ] && echo 6 || echo 2)
+NODE_PORT=() PROXY_PORT=() BUS_PORT=() NODE_PID=() PAIRS=()
+for ((i = 0; i < NODES; i++)); do
+  NODE_PORT[i]=$(free_port); PROXY_PORT[i]=$(free_port); BUS_PORT[i]=$(free_port)
+  PAIRS+=("${PROXY_PORT[i]}:${NODE_PORT[i]}")
+done
 PROXY_CTL=$WORK/proxy.ctl
 echo "0 0" >"$PROXY_CTL"
-python3 "$REPO_DIR/bench/lib/redis_proxy.py" --control "$PROXY_CTL" \
-  "${PROXY_PORT[0]}:${NODE_PORT[0]}" "${PROXY_PORT[1]}:${NODE_PORT[1]}" >"$WORK/proxy.log" 2>&1 &
+python3 "$REPO_DIR/bench/lib/redis_proxy.py" --control "$PROXY_CTL" "${PAIRS[@]}" >"$WORK/proxy.log" 2>&1 &
 PIDS+=("$!")
+for _ in $(seq 100); do grep -q ready "$WORK/proxy.log" && break; sleep 0.1; done
+CLUSTER_NODE_TIMEOUT_MS=3000
 # start_node I [redis-server options]: node I on its port, empty (no persistence; a replica's full sync writes
-# an RDB file, which a restart must not load)
+# an RDB file, which a restart must not load). A cluster node keeps its nodes.conf: it comes back as itself.
 start_node() {
   local i=$1; shift
+  local cluster=()
+  [ "$TOPOLOGY" = sentinel ] || cluster=(--cluster-enabled yes --cluster-config-file nodes.conf
+    --cluster-node-timeout "$CLUSTER_NODE_TIMEOUT_MS" --cluster-port "${BUS_PORT[i]}" --cluster-announce-ip 127.0.0.1
+    --cluster-announce-port "${PROXY_PORT[i]}" --cluster-announce-bus-port "${BUS_PORT[i]}")
   mkdir -p "$WORK/redis-$i"
   rm -f "$WORK/redis-$i/dump.rdb"
   redis-server --bind 127.0.0.1 --port "${NODE_PORT[i]}" --save '' --appendonly no --dir "$WORK/redis-$i" \
-    --replica-announce-ip 127.0.0.1 --replica-announce-port "${PROXY_PORT[i]}" "$@" >>"$WORK/redis-$i.log" 2>&1 &
+    --replica-announce-ip 127.0.0.1 --replica-announce-port "${PROXY_PORT[i]}" "${cluster[@]}" "$@" \
+    >>"$WORK/redis-$i.log" 2>&1 &
   NODE_PID[i]=$!
   PIDS+=("${NODE_PID[i]}")
   disown "${NODE_PID[i]}"  # killed on purpose: no job notice
   for _ in $(seq 100); do redis-cli -p "${NODE_PORT[i]}" ping >/dev/null 2>&1 && return 0; sleep 0.05; done
   log "redis node $i did not start"; return 1
 }
-start_node 0
-start_node 1 --replicaof 127.0.0.1 "${PROXY_PORT[0]}"
-SENTINEL_PORT=$(free_port)
-cat >"$WORK/sentinel.conf" <<EOF
-bind 127.0.0.1
-port $SENTINEL_PORT
-dir $WORK
-sentinel monitor tgsoak 127.0.0.1 ${PROXY_PORT[0]} 1
-sentinel down-after-milliseconds tgsoak 3000
-sentinel failover-timeout tgsoak 10000
-EOF
-redis-server "$WORK/sentinel.conf" --sentinel >"$WORK/sentinel.log" 2>&1 &
-PIDS+=("$!")
-# master_node: the index of the node Sentinel names master
-master_node() {
-  local port
-  port=$(redis-cli -p "$SENTINEL_PORT" sentinel get-master-addr-by-name tgsoak 2>/dev/null | sed -n 2p)
-  if [ "$port" = "${PROXY_PORT[1]}" ]; then echo 1; else echo 0; fi
-}
-for _ in $(seq 100); do
-  [ "$(redis-cli -p "${NODE_PORT[1]}" info replication | grep -c 'master_link_status:up')" = 1 ] &&
-    redis-cli -p "$SENTINEL_PORT" sentinel replicas tgsoak 2>/dev/null | grep -q "${PROXY_PORT[1]}" && break
-  sleep 0.1
-done
-log "redis nodes on ${NODE_PORT[*]} behind proxy ports ${PROXY_PORT[*]}, sentinel on $SENTINEL_PORT"
+# node_of PROXY_PORT: the index of the node behind it
+node_of() { local i; for ((i = 0; i < NODES; i++)); do [ "${PROXY_PORT[i]}" = "$1" ] && echo "$i"; done; return 0; }
+if [ "$TOPOLOGY" = sentinel ]; then
+  start_node 0
+  start_node 1 --replicaof 127.0.0.1 "${PROXY_PORT[0]}"
+  SENTINEL_PORT=$(free_port)
+  printf '%s\n' "bind 127.0.0.1" "port $SENTINEL_PORT" "dir $WORK" \
+    "sentinel monitor tgsoak 127.0.0.1 ${PROXY_PORT[0]} 1" "sentinel down-after-milliseconds tgsoak 3000" \
+    "sentinel failover-timeout tgsoak 10000" >"$WORK/sentinel.conf"
+  redis-server "$WORK/sentinel.conf" --sentinel >"$WORK/sentinel.log" 2>&1 &
+  PIDS+=("$!")
+  # master_node: the index of the node Sentinel names master
+  master_node() {
+    local port
+    port=$(redis-cli -p "$SENTINEL_PORT" sentinel get-master-addr-by-name tgsoak 2>/dev/null | sed -n 2p)
+    if [ "$port" = "${PROXY_PORT[1]}" ]; then echo 1; else echo 0; fi
+  }
+  for _ in $(seq 100); do
+    [ "$(redis-cli -p "${NODE_PORT[1]}" info replication | grep -c 'master_link_status:up')" = 1 ] &&
+      redis-cli -p "$SENTINEL_PORT" sentinel replicas tgsoak 2>/dev/null | grep -q "${PROXY_PORT[1]}" && break
+    sleep 0.1
+  done
+  REDIS_MODE=sentinel REDIS_ADDRESS="redis://127.0.0.1:$SENTINEL_PORT"
+  log "redis nodes on ${NODE_PORT[*]} behind proxy ports ${PROXY_PORT[*]}, sentinel on $SENTINEL_PORT"
+else
+  for ((i = 0; i < NODES; i++)); do start_node "$i"; done
+  SEEDS=()
+  for ((i = 0; i < NODES; i++)); do SEEDS+=("127.0.0.1:${PROXY_PORT[i]}"); done
+  redis-cli --cluster create "${SEEDS[@]}" --cluster-replicas 1 --cluster-yes >"$WORK/cluster-create.log" 2>&1 ||
+    { log "redis cluster not created: $(tail -3 "$WORK/cluster-create.log")"; exit 1; }
+  for _ in $(seq 300); do
+    up=0
+    for ((i = 0; i < NODES; i++)); do
+      redis-cli -p "${NODE_PORT[i]}" info replication | grep -q 'master_link_status:up' && up=$((up + 1))
+    done
+    [ "$up" = 3 ] && redis-cli -p "${NODE_PORT[0]}" cluster info | grep -q 'cluster_state:ok' && break
+    sleep 0.1
+  done
+  # master_node: the index of the master serving p1's keys as a node that is up sees it (p1's sliding log: a
+  # fault on that master reaches a limit)
+  master_node() {
+    local slot i port
+    slot=$(redis-cli -p "${NODE_PORT[0]}" cluster keyslot '{p:p1}' 2>/dev/null ||
+      redis-cli -p "${NODE_PORT[1]}" cluster keyslot '{p:p1}' 2>/dev/null || true)
+    for ((i = 0; i < NODES; i++)); do
+      port=$({ redis-cli -p "${NODE_PORT[i]}" cluster nodes 2>/dev/null || true; } | awk -v s="$slot" '
+        $3 ~ /master/ && $3 !~ /fail/ { for (f = 9; f <= NF; f++) { n = split($f, r, "-"); if (n == 1) r[2] = r[1]
+          if (s + 0 >= r[1] + 0 && s + 0 <= r[2] + 0) { split($2, a, "[:@]"); print a[2]; exit } } }')
+      [ -n "$port" ] && { node_of "$port"; return 0; }
+    done
+    return 0
+  }
+  printf 'cluster\t%s\n' "$CLUSTER_NODE_TIMEOUT_MS" >"$WORK/topology"
+  REDIS_MODE=cluster REDIS_ADDRESS="redis://127.0.0.1:${PROXY_PORT[0]}"
+  log "redis cluster: nodes on ${NODE_PORT[*]} behind proxy ports ${PROXY_PORT[*]}, p1's master node $(master_node)"
+fi
 
 # --- carriers and gateways --------------------------------------------------------------------------------------
 sed "s/RING_MS/$RING_MS/" "$SIPP_DIR/soak-uas.xml" >"$WORK/soak-uas.xml"
@@ -112,7 +160,8 @@ GW_START=(0 0 0)
 # launch NAME G: gateway G (1 or 2) as process NAME, its records in records-NAME.jsonl
 launch() {
   launch_gateway "$1" "$WORK/conf/gateway.conf" TG_INSTANCE_ID="gw$2" TG_SIP_PORT="${GW_PORT[$2]}" \
-    TG_ADMIN_PORT="${ADMIN_PORT[$2]}" TG_SENTINEL="redis://127.0.0.1:$SENTINEL_PORT" TG_LEASE_TIME="${LEASE_S}s" \
+    TG_ADMIN_PORT="${ADMIN_PORT[$2]}" TG_REDIS_MODE="$REDIS_MODE" \
+    TG_REDIS="$REDIS_ADDRESS" TG_LEASE_TIME="${LEASE_S}s" \
     TG_RECORDS="$WORK/records-$1.jsonl" TG_WARM_UP_CALLS="$WARM_UP_CALLS" TG_PEER_MAX="$PEER_MAX" \
     TG_PEER_CONCURRENT="$PEER_CONCURRENT" TG_CA_URI="sip:127.0.0.2:$CA_PORT;transport=udp" \
     TG_CB_URI="sip:127.0.0.2:$CB_PORT;transport=udp" TG_CA_CPS="$CARRIER_CPS" TG_CB_CPS="$CARRIER_CPS" \
@@ -149,8 +198,8 @@ heap_fds gw1 "$GW_PID_gw1" >"$WORK/samples/idle.tsv"
 ) &
 PIDS+=("$!")
 # the peers' sliding logs every 250 ms and the leases every 5 s, read from the master (bench/lib/soak_sampler.py)
-SAMPLER=(python3 "$REPO_DIR/bench/lib/soak_sampler.py" --sentinel "$SENTINEL_PORT" --master tgsoak --prefix tgsoak
-  --nodes "${PROXY_PORT[0]}:${NODE_PORT[0]},${PROXY_PORT[1]}:${NODE_PORT[1]}")
+SAMPLER=(python3 "$REPO_DIR/bench/lib/soak_sampler.py" --prefix tgsoak --nodes "$(IFS=,; echo "${PAIRS[*]}")")
+if [ "$TOPOLOGY" = sentinel ]; then SAMPLER+=(--sentinel "$SENTINEL_PORT" --master tgsoak); fi
 "${SAMPLER[@]}" --out "$WORK/samples" &
 PIDS+=("$!")
 
@@ -205,6 +254,12 @@ reload() {
   fault reload "$t" "$(now)" "#$RELOADS"
 }
 set_proxy() { echo "$1 $2" >"$PROXY_CTL"; }
+# up_master: the index of the master node, once there is one (a cluster has none for p1's keys mid-failover)
+up_master() {
+  local m
+  for _ in $(seq 300); do m=$(master_node); [ -n "$m" ] && break; sleep 0.1; done
+  echo "$m"
+}
 run_fault() {
   local kind=$1 t m
   t=$(now)
@@ -212,14 +267,14 @@ run_fault() {
     latency) set_proxy 40 0; sleep 10; set_proxy 0 0; fault latency "$t" "$(now)" "40 ms on every Redis reply" ;;
     loss) set_proxy 0 0.05; sleep 10; set_proxy 0 0; fault loss "$t" "$(now)" "5% of segments held 200-600 ms" ;;
     failover)
-      m=$(master_node)
+      m=$(up_master)
       kill -KILL "${NODE_PID[m]}"
-      for _ in $(seq 300); do [ "$(master_node)" != "$m" ] && break; sleep 0.1; done
+      for _ in $(seq 300); do n=$(master_node); [ -n "$n" ] && [ "$n" != "$m" ] && break; sleep 0.1; done
       fault failover "$t" "$(now)" "node $m killed, node $(master_node) promoted"
       sleep 2
       start_node "$m" ;;
     redis-empty)
-      m=$(master_node)
+      m=$(up_master)
       kill -KILL "${NODE_PID[m]}"
       while kill -0 "${NODE_PID[m]}" 2>/dev/null; do sleep 0.01; done
       start_node "$m"
@@ -301,7 +356,8 @@ log "machine after: $(machine_line)"
 if [ -z "${NO_RESULTS:-}" ]; then
   cp "$REPO_DIR/target/bench-soak.svg" "$REPO_DIR/bench/soak-timeline.svg"
   mapfile -t figures <"$WORK/summary.txt"
-  results_append "soak.sh" "$(results_command "bench/soak.sh $MINUTES" RATE CALL_MIN_S CALL_MAX_S CANCEL_SHARE)" \
+  results_append "soak.sh" "$(results_command "bench/soak.sh $MINUTES" RATE CALL_MIN_S CALL_MAX_S CANCEL_SHARE \
+    $([ "$TOPOLOGY" = sentinel ] || echo TOPOLOGY))" \
     "$([ "$status" = 0 ] && echo "every check passed" || echo "a check FAILED")" "${figures[@]}" \
     "timeline: bench/soak-timeline.svg"
 fi

@@ -85,32 +85,52 @@ class Soak:
         self.faults.sort(key=lambda f: f[1])
 
     def unplanned_failovers(self):
-        """Sentinel's own failovers (its log's +odown ... +switch-master) outside a planned one: a stalled machine
-        can make Sentinel give up on a master that was only slow. They are losses like the planned ones, and last
-        until the old master is made a replica (+convert-to-slave): until then gateways still on it write there,
-        and those writes are lost."""
-        path = os.path.join(self.work, "sentinel.log")
-        conf = open(os.path.join(self.work, "sentinel.conf")).read()
-        self.down_after_s = int(re.search(r"down-after-milliseconds \S+ (\d+)", conf).group(1)) / 1000
-        stamp = re.compile(r"(\d+ \w{3} \d{4} \d\d:\d\d:\d\d\.\d+) [#*] \+(odown|switch-master|convert-to-slave) ")
+        """Failovers Sentinel or the cluster made on its own, outside a planned one: a stalled machine can make
+        them give up on a master that was only slow. They are losses like the planned ones, and last until the old
+        master is made a replica: until then gateways still on it write there, and those writes are lost. Sentinel
+        logs +odown ... +switch-master ... +convert-to-slave; in a cluster the replica that wins the election logs
+        it, after the master went unanswered for the node timeout, and the old master learns of it at once when
+        it is up."""
+        topology = os.path.join(self.work, "topology")
+        if os.path.exists(topology):
+            self.down_after_s = int(open(topology).read().split()[1]) / 1000
+            events = self.redis_log_events(glob.glob(os.path.join(self.work, "redis-*.log")),
+                                           {"Failover election won": "switch-master"})
+        else:
+            conf = open(os.path.join(self.work, "sentinel.conf")).read()
+            self.down_after_s = int(re.search(r"down-after-milliseconds \S+ (\d+)", conf).group(1)) / 1000
+            events = self.redis_log_events([os.path.join(self.work, "sentinel.log")],
+                                           {"+odown ": "odown", "+switch-master ": "switch-master",
+                                            "+convert-to-slave ": "convert-to-slave"})
         down, unplanned = None, None
-        for line in open(path, errors="replace") if os.path.exists(path) else []:
-            m = stamp.search(line)
-            if not m:
-                continue
-            t = datetime.datetime.strptime(m.group(1), "%d %b %Y %H:%M:%S.%f").replace(
-                tzinfo=datetime.timezone.utc).timestamp()
-            if m.group(2) == "odown":
+        for t, event in events:
+            if event == "odown":
                 down = t - self.down_after_s  # unanswered since then: what it took meanwhile may be lost
-            elif m.group(2) == "switch-master":
+            elif event == "switch-master":
                 if not any(k == "failover" and s - 1 <= t <= e + 1 for k, s, e, _ in self.faults):
-                    unplanned = [down or t - 3, t]
-                    self.faults.append(("failover-unplanned", unplanned, None, "Sentinel's own failover"))
+                    unplanned = [down or t - self.down_after_s - 1, t + (0 if down else 1)]
+                    self.faults.append(("failover-unplanned", unplanned, None, "a failover Redis made on its own"))
+                down = None
             elif unplanned and t > unplanned[1]:
                 unplanned[1] = t
                 unplanned = None
         self.faults = sorted(((k, s[0], s[1], d) if e is None else (k, s, e, d) for k, s, e, d in self.faults),
                              key=lambda f: f[1])
+
+    @staticmethod
+    def redis_log_events(paths, names):
+        """[(time, event)] of the Redis log lines (Sentinel's or a node's) holding one of `names`, in time order"""
+        stamp = re.compile(r"(\d+ \w{3} \d{4} \d\d:\d\d:\d\d\.\d+) [#*] (.*)")
+        events = []
+        for path in paths:
+            for line in open(path, errors="replace") if os.path.exists(path) else []:
+                m = stamp.search(line)
+                event = m and next((e for text, e in names.items() if m.group(2).startswith(text)), None)
+                if event:
+                    t = datetime.datetime.strptime(m.group(1), "%d %b %Y %H:%M:%S.%f").replace(
+                        tzinfo=datetime.timezone.utc).timestamp()
+                    events.append((t, event))
+        return sorted(events)
 
     def read_calls(self):
         """calls[Call-ID] = {start, end, outcome, caller}; failure times from the callers' error logs."""
@@ -299,12 +319,14 @@ class Soak:
                 lost_with_kill.append(cid)
             else:
                 missing.append(cid)
-        self.check("one record per call", not dup and not missing and not unknown,
+        bad = dup + dup_refused + missing + unknown
+        self.check("one record per call", not bad,
                    f"{len(reached)} calls reached a carrier; {len(dup)} with two records or more, {len(missing)} "
                    f"without a record, {len(lost_with_kill)} without one because their gateway was killed "
                    f"(SIGKILL) before they ended, {len(unknown)} not placed by a caller; of the calls refused at "
-                   f"once, {len(dup_refused)} with two records or more"
-                   + (f"; e.g. {(dup + missing + unknown)[:3]}" if dup or missing or unknown else ""))
+                   f"once (shed, or refused before reaching a carrier; copies of their INVITEs included), "
+                   f"{len(dup_refused)} with two records or more"
+                   + (f"; e.g. {bad[:3]}" if bad else ""))
 
     def check_leases(self):
         ends, members = {}, {}

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""bench/soak.sh's view of Redis during the run: what the master holds, read straight from it (not through the
+"""bench/soak.sh's view of Redis during the run: what the masters hold, read straight from them (not through the
 fault proxy).
 
-    soak_sampler.py --sentinel PORT --master NAME --nodes PROXY_PORT:NODE_PORT,... --prefix PREFIX --out DIR
+    soak_sampler.py --nodes PROXY_PORT:NODE_PORT,... --prefix PREFIX [--sentinel PORT --master NAME] --out DIR
     soak_sampler.py ... --once leases > FILE
 
 Every 250 ms it dumps each peer's exact sliding log (<prefix>:{p:ID}:peer:ID:<window ms>, members and their
 admission times on Redis's clock) to DIR/windows.txt, and every 5 s every lease (<prefix>:*leases*) to
 DIR/leases.txt, each line "REDIS_TIME_MS KEY MEMBER SCORE". A window entry lives at least one window length, so
-sampling at a quarter of a 1 s window sees every admission the master kept. Reads only; the master is the node
-Sentinel names at each pass, and a pass the master cannot answer is skipped.
+sampling at a quarter of a 1 s window sees every admission the master kept. Reads only. With --sentinel the
+master is the node Sentinel names at each pass; without, the nodes are a Redis Cluster and every node that says
+it is a master (ROLE) at each pass is read, each for the keys of its own slots, on its own clock. A pass a master
+cannot answer is skipped.
 """
 import argparse
 import socket
@@ -69,19 +71,38 @@ class Redis:
         return [self._reply() for _ in commands]
 
 
-def master_port(args, nodes):
-    s = Redis(args.sentinel)
-    try:
-        addr = s.call(("SENTINEL", "get-master-addr-by-name", args.master))[0]
-    finally:
-        s.close()
-    return nodes.get(int(addr[1])) if addr else None
+def master_ports(args, nodes):
+    """the node ports of the masters now: the one Sentinel names, or every cluster node whose ROLE is master"""
+    if args.sentinel:
+        s = Redis(args.sentinel)
+        try:
+            addr = s.call(("SENTINEL", "get-master-addr-by-name", args.master))[0]
+        finally:
+            s.close()
+        return [nodes[int(addr[1])]] if addr and int(addr[1]) in nodes else []
+    masters = []
+    for port in nodes.values():
+        try:
+            r = Redis(port)
+            try:
+                if r.call(("ROLE",))[0][0] == "master":
+                    masters.append(port)
+            finally:
+                r.close()
+        except (OSError, RuntimeError):
+            pass  # a node down is no master
+    return masters
 
 
 def dump(args, nodes, pattern, out):
-    port = master_port(args, nodes)
-    if port is None:
-        return
+    for port in master_ports(args, nodes):
+        try:
+            dump_node(port, pattern, out)
+        except (OSError, RuntimeError, ValueError, TypeError):
+            pass  # this master is down or changing: the next pass asks again
+
+
+def dump_node(port, pattern, out):
     r = Redis(port)
     try:
         keys, cursor = [], "0"
@@ -102,8 +123,8 @@ def dump(args, nodes, pattern, out):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sentinel", type=int, required=True)
-    p.add_argument("--master", required=True)
+    p.add_argument("--sentinel", type=int, help="without it, the nodes are a cluster")
+    p.add_argument("--master")
     p.add_argument("--nodes", required=True, help="PROXY_PORT:NODE_PORT,...")
     p.add_argument("--prefix", required=True)
     p.add_argument("--out")

@@ -169,7 +169,7 @@ public final class Gateway implements AutoCloseable {
         String warmUpId = WarmUp.id(config);
         CallRecordWriter records = parts.add("call records",
                 CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));
-        CallRegistry calls = new CallRegistry();
+        CallRegistry calls = new CallRegistry(proxyClock);
         AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
         Admission admission = Admission.of(redis.client(), prefix, breaker, config.fleetSize(), wallMicros,
                 metrics::timed, new Admission.Leasing(config.instanceId(), config.admission().leaseTime(),

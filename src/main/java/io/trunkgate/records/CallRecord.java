@@ -55,14 +55,17 @@ public record CallRecord(String callId, String gateway, Caller caller, String pe
      * @param requestUser   the user part of the Request-URI (the number routed on), or null
      * @param paiUser       the user part of the first P-Asserted-Identity, when the INVITE has one, else null
      * @param fromTag       the From tag: with the Call-ID and the CSeq number, the call's identity (RFC 3261)
-     * @param cseq          the INVITE's CSeq number, or null when it was not read (a shed INVITE)
+     * @param cseq          the INVITE's CSeq number, or null when it could not be read (a shed INVITE's)
      */
     public record Caller(String sourceAddress, String transport, String fromUser, String toUser, String requestUser,
                          String paiUser, String fromTag, Long cseq) {
 
-        /** A caller known only by its address and From tag (an INVITE shed before it was parsed). */
-        public static Caller at(String sourceAddress, String fromTag) {
-            return new Caller(sourceAddress, null, null, null, null, null, fromTag, null);
+        /**
+         * A caller known only by its address, From tag and CSeq number (an INVITE shed before it was parsed;
+         * {@code cseq} null when it could not be read).
+         */
+        public static Caller at(String sourceAddress, String fromTag, Long cseq) {
+            return new Caller(sourceAddress, null, null, null, null, null, fromTag, cseq);
         }
     }
 

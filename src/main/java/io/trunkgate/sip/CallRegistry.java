@@ -1,10 +1,15 @@
 package io.trunkgate.sip;
 
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import javax.sip.header.CallIdHeader;
 import javax.sip.message.Request;
@@ -12,13 +17,40 @@ import javax.sip.message.Request;
 /**
  * The INVITEs in progress, by Call-ID and top Via branch, which is how a CANCEL names the INVITE it
  * cancels (RFC 3261 §9.2), and by Call-ID and From tag, which no second INVITE outside a dialog may share with
- * one in progress.
+ * one in progress; and the calls refused lately, by identity ({@link CallIdentity}), whose callers may still send
+ * copies of their INVITE: a copy is answered as the call was, never taken for a call of its own.
  */
 public final class CallRegistry {
+
+    /** How long a caller sends copies of an INVITE it got no final answer to: 64*T1 (RFC 3261 §17.1.1.2). */
+    static final Duration COPY_SPAN = Duration.ofSeconds(32);
+    /**
+     * Refused calls remembered at once. A flood refused faster than this many per {@link #COPY_SPAN} is
+     * remembered for less (the oldest is forgotten first), so it cannot grow the memory; copies mostly come
+     * within seconds (those already on the way when the answer left).
+     */
+    static final int MAX_REFUSED = 50_000;
 
     private final ConcurrentMap<String, InviteCall> calls = new ConcurrentHashMap<>();
     /** The calls by Call-ID and From tag: one at a time (a second is refused as merged, see SipProxy). */
     private final ConcurrentMap<String, InviteCall> byCaller = new ConcurrentHashMap<>();
+    /** The calls refused lately by {@link CallIdentity#key}, oldest first (each is kept {@link #COPY_SPAN}). */
+    private final Map<String, Refused> refused = new LinkedHashMap<>();
+    private final LongSupplier nanoClock;
+
+    /**
+     * How a copy of a call refused lately is answered.
+     *
+     * @param shedReason the Reason of the 503 it was shed with before parsing, sent again to the copy; empty when
+     *                   the stack answered it (its transaction answers the copy, for {@code sip.transaction-linger})
+     */
+    record Refused(Optional<String> shedReason, long untilNanos) {
+    }
+
+    /** @param nanoClock what the refused calls are forgotten by ({@link System#nanoTime}) */
+    public CallRegistry(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
 
     static String key(Request request) {
         CallIdHeader callId = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
@@ -49,6 +81,30 @@ public final class CallRegistry {
     /** Whether an INVITE with this Call-ID and From tag is in progress. */
     boolean inProgress(String callId, String fromTag) {
         return callId != null && byCaller.containsKey(callerKey(callId, fromTag == null ? "" : fromTag));
+    }
+
+    /** A call was refused (shed, or ended without an answer): copies of its INVITE are answered as it was. */
+    void refused(CallIdentity identity, Optional<String> shedReason) {
+        long now = nanoClock.getAsLong();
+        synchronized (refused) {
+            for (Iterator<Refused> oldest = refused.values().iterator(); oldest.hasNext(); ) {
+                if (oldest.next().untilNanos() - now > 0 && refused.size() < MAX_REFUSED) {
+                    break;
+                }
+                oldest.remove();
+            }
+            refused.remove(identity.key());
+            refused.put(identity.key(), new Refused(shedReason, now + COPY_SPAN.toNanos()));
+        }
+    }
+
+    /** The call with this identity refused within the last {@link #COPY_SPAN}, if one was. */
+    Optional<Refused> refusedLately(CallIdentity identity) {
+        Refused found;
+        synchronized (refused) {
+            found = refused.get(identity.key());
+        }
+        return Optional.ofNullable(found).filter(r -> r.untilNanos() - nanoClock.getAsLong() > 0);
     }
 
     Optional<InviteCall> find(Request cancel) {

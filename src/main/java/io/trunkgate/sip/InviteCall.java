@@ -570,6 +570,7 @@ final class InviteCall {
                 services.dialogs().remove(dialog, "failed");
             }
             services.leases().release(identity.key());
+            services.calls().refused(identity, Optional.empty());
             services.records().accept(record(status, null).ended(services.time().now(), "failed",
                     hungUpBy == null ? "callee" : hungUpBy, null));
         }

@@ -54,6 +54,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
     /** The reason of trunkgate_sip_requests_absorbed_total for a copy of an answered INVITE. */
     private static final String ANSWERED_INVITE = "answered_invite";
+    /** The reason of trunkgate_sip_requests_absorbed_total for a copy of a shed INVITE, answered its 503 again. */
+    private static final String SHED_INVITE = "shed_invite";
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     private final ProxyServices services;
@@ -87,7 +89,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList(),
                 Arrays.stream(RequestRefusal.values()).map(r -> r.tag).toList(),
-                List.of(ANSWERED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
+                List.of(ANSWERED_INVITE, SHED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
     }
 
     /** Whether a stateless answer to {@code source} is within its budget now; spends one if so. */
@@ -212,12 +214,12 @@ public final class SipProxy implements SipListener, NewCallGate {
     /**
      * Sheds a new INVITE before it is parsed (the transport's {@link NewCallTriage} asks, on the listener's
      * thread): the Reason of its 503, or empty to let it in. A peer's INVITE is shed when the
-     * {@link OverloadController} says so; see {@link #shed(InetAddress, Optional, String, String, ActiveConfig, Supplier)}.
+     * {@link OverloadController} says so; see {@link #shed(InetAddress, Optional, String, String, long, ActiveConfig, Supplier)}.
      */
     @Override
     public Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
-                                 String callerTag, Duration waitAhead) {
-        return shed(source, certificate, callId, callerTag, services.config().get(),
+                                 String callerTag, long cseq, Duration waitAhead) {
+        return shed(source, certificate, callId, callerTag, cseq, services.config().get(),
                 () -> overload.shed(services.calls().size(), services.dialogs().full(), waitAhead));
     }
 
@@ -225,12 +227,20 @@ public final class SipProxy implements SipListener, NewCallGate {
      * Sheds a new INVITE of one of {@code active}'s peers for the {@code reason} given, if any, with its call log
      * line, metric and record. INVITEs from unknown sources (answered within their budget) and copies of a call in
      * progress or answered go on, to be answered as usual (a caller that read the 200 late sends its INVITE again:
-     * a 503 to that copy would end an answered call at the caller).
+     * a 503 to that copy would end an answered call at the caller). A copy of a call refused lately is answered
+     * as that call was, whatever the load now: shed again with its Reason, without a record, or left to the stack
+     * whose transaction answered it; so a call has one record however many copies of its INVITE come.
      */
     Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
-                          String callerTag, ActiveConfig active, Supplier<Optional<ShedReason>> reason) {
+                          String callerTag, long cseq, ActiveConfig active, Supplier<Optional<ShedReason>> reason) {
         if (services.calls().inProgress(callId, callerTag) || services.dialogs().find(callId, callerTag).isPresent()) {
             return Optional.empty();
+        }
+        CallIdentity identity = new CallIdentity(callId, callerTag, cseq);
+        Optional<CallRegistry.Refused> refused = services.calls().refusedLately(identity);
+        if (refused.isPresent()) {
+            refused.get().shedReason().ifPresent(copy -> services.metrics().requestAbsorbed(SHED_INVITE));
+            return refused.get().shedReason();
         }
         Optional<PeerConfig> peer = active.peers().find(source, certificate);
         if (peer.isEmpty()) {
@@ -241,17 +251,20 @@ public final class SipProxy implements SipListener, NewCallGate {
             return Optional.empty();
         }
         String peerId = peer.get().id();
+        String text = shed.get().text();
+        services.calls().refused(identity, Optional.of(text));
         callLog.info("call={} peer={} admission=shed({}) final=503", LogFields.value(callId), peerId,
                 shed.get().tag());
         services.metrics().callShed(peerId, shed.get().tag());
         Instant now = Instant.now();
-        // Shed before parsing: the source is known, the numbers are not.
+        // Shed before parsing: the source and the identity are known, the numbers are not.
         services.records().write(new CallRecord(callId, active.config().instanceId(),
-                CallRecord.Caller.at(source.getHostAddress(), callerTag), peerId, peer.get().group().orElse(null), "shed",
+                CallRecord.Caller.at(source.getHostAddress(), callerTag, cseq < 0 ? null : cseq), peerId,
+                peer.get().group().orElse(null), "shed",
                 shed.get().tag(), List.of(), List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
-                Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, shed.get().text()),
+                Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, text),
                 "failed", "gateway", null));
-        return Optional.of(shed.get().text());
+        return Optional.of(text);
     }
 
     private void onCancel(RequestEvent event, SipProvider provider) throws Exception {

@@ -63,14 +63,14 @@ public final class StartingGate implements SipListener, NewCallGate {
      */
     @Override
     public Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
-                                 String callerTag, Duration waitAhead) {
+                                 String callerTag, long cseq, Duration waitAhead) {
         if (open) {
-            return proxy.shed(source, certificate, callId, callerTag, waitAhead);
+            return proxy.shed(source, certificate, callId, callerTag, cseq, waitAhead);
         }
         if (warmUpCall.test(source, callId)) {
             return Optional.empty();
         }
-        return proxy.shed(source, certificate, callId, callerTag, starting,
+        return proxy.shed(source, certificate, callId, callerTag, cseq, starting,
                 () -> Optional.of(ShedReason.STARTING));
     }
 

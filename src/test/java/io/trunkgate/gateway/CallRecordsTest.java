@@ -13,6 +13,12 @@ import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +26,9 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sip.message.Request;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -241,6 +250,128 @@ class CallRecordsTest {
         assertEquals("SIP;cause=503;text=\"over the gateway's new-call rate\"", record.get("reason").asText());
         assertEquals("gateway", record.get("hungUpBy").asText());
         assertEquals(0, record.get("attempts").size());
+    }
+
+    @Test
+    void copiesOfAShedInviteAreShedAgainWithoutARecordAlsoOnceNewCallsAreLetIn(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        SipAgent caller = SipAgent.start("127.0.0.177");
+        SipAgent carrier = SipAgent.start("127.0.0.178");
+        int port = RedisServerProcess.freePort();
+        ManualTime time = new ManualTime();
+        String shedId;
+        // a burst of 1 and a proxy clock that stands still until advanced: the second call is over the rate
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-shed-copies", port)
+                .callRecords(file)
+                .maxNewCallsPerSecond(1)
+                .peer("caller", "127.0.0.177", Limit.exact(Duration.ofMinutes(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier")
+                .build(), time::nanoTime);
+             DatagramSocket copies = new DatagramSocket(new InetSocketAddress("127.0.0.177", 0))) {
+            SipAgent.Call taken = caller.invite("127.0.0.1", port, "+4438");
+            assertEquals(200, taken.awaitFinal(WAIT_MS).getStatusCode());
+            taken.ack();
+            SipAgent.Call shed = caller.invite("127.0.0.1", port, "+4439");
+            assertEquals(503, shed.awaitFinal(WAIT_MS).getStatusCode());
+            shedId = shed.callId();
+            // the caller's retransmissions of the INVITE, still on the way when the 503 left
+            byte[] copy = shed.inviteRequest().toString().getBytes(StandardCharsets.UTF_8);
+            copies.setSoTimeout((int) WAIT_MS);
+            for (int i = 0; i < 3; i++) {
+                assertEquals("503 over the gateway's new-call rate", answerTo(copy, copies, port), "copy " + i);
+            }
+            // the rate lets a call in again: a copy of the shed call is still answered as the call was
+            time.advance(Duration.ofSeconds(2));
+            assertEquals("503 over the gateway's new-call rate", answerTo(copy, copies, port), "copy after the stall");
+            SipAgent.Call next = caller.invite("127.0.0.1", port, "+4440");
+            assertEquals(200, next.awaitFinal(WAIT_MS).getStatusCode(), "a new call is let in by then");
+            next.ack();
+        } finally {
+            caller.close();
+            carrier.close();
+        }
+        List<JsonNode> records = recordsOf(file, shedId);
+        assertEquals(1, records.size(), records.toString());
+        assertEquals("shed", records.get(0).get("admission").asText());
+        assertEquals(1, records.get(0).get("cseq").asLong());
+        assertEquals(0, carrier.received(Request.INVITE, shedId), "a copy went to the carrier");
+    }
+
+    @Test
+    void aCopyOfACallRefusedAfterItWasParsedIsAnsweredByItsTransactionNotShedWithARecordOfItsOwn(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        SipAgent carrier = SipAgent.start("127.0.0.178");
+        carrier.behave(SipAgent.Behaviour.BUSY_486);
+        int port = RedisServerProcess.freePort();
+        ManualTime time = new ManualTime();
+        String callId = "refused-then-copied@127.0.0.177";
+        // a burst of 1 and a proxy clock that stands still: the refused call took the one new call let in
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-refused-copy", port)
+                .callRecords(file)
+                .maxNewCallsPerSecond(1)
+                .peer("caller", "127.0.0.177", Limit.exact(Duration.ofMinutes(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier")
+                .build(), time::nanoTime);
+             DatagramSocket caller = new DatagramSocket(new InetSocketAddress("127.0.0.177", 0))) {
+            caller.setSoTimeout((int) WAIT_MS);
+            byte[] invite = ("INVITE sip:+4441@127.0.0.1:" + port + " SIP/2.0\r\n"
+                    + "Via: SIP/2.0/UDP 127.0.0.177:" + caller.getLocalPort() + ";branch=z9hG4bK-refused-copy\r\n"
+                    + "Max-Forwards: 70\r\nFrom: <sip:caller@127.0.0.177>;tag=rc1\r\n"
+                    + "To: <sip:+4441@127.0.0.1>\r\nCall-ID: " + callId + "\r\nCSeq: 1 INVITE\r\n"
+                    + "Contact: <sip:caller@127.0.0.177:" + caller.getLocalPort() + ">\r\n"
+                    + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+            caller.send(new DatagramPacket(invite, invite.length, InetAddress.getByName("127.0.0.1"), port));
+            String answer;
+            do {
+                answer = receiveStatus(caller);
+            } while (answer.startsWith("1"));
+            assertEquals("486", answer.substring(0, 3), answer);
+            // a copy sent before that answer arrived: over the rate, yet not a new call to shed
+            assertEquals("486", answerTo(invite, caller, port).substring(0, 3), "the copy's answer");
+        } finally {
+            carrier.close();
+        }
+        List<JsonNode> records = recordsOf(file, callId);
+        assertEquals(1, records.size(), records.toString());
+        assertEquals(486, records.get(0).get("finalStatus").asInt(), records.toString());
+    }
+
+    /** Sends {@code invite} from {@code socket} and returns the status and Reason text of the first answer. */
+    private static String answerTo(byte[] invite, DatagramSocket socket, int port) throws Exception {
+        socket.send(new DatagramPacket(invite, invite.length, InetAddress.getByName("127.0.0.1"), port));
+        return receiveStatus(socket);
+    }
+
+    /**
+     * The next response on {@code socket}: its status code, and the text of its Reason header when it has one
+     * ("none" when nothing came before the socket's timeout: an answer from a transaction goes to the Via's port).
+     */
+    private static String receiveStatus(DatagramSocket socket) throws Exception {
+        DatagramPacket packet = new DatagramPacket(new byte[4096], 4096);
+        try {
+            socket.receive(packet);
+        } catch (SocketTimeoutException nothing) {
+            return "none";
+        }
+        String response = new String(packet.getData(), 0, packet.getLength(), StandardCharsets.UTF_8);
+        String status = response.substring("SIP/2.0 ".length(), "SIP/2.0 ".length() + 3);
+        Matcher reason = Pattern.compile("(?im)^Reason:.*text=\"([^\"]*)\"").matcher(response);
+        return reason.find() ? status + " " + reason.group(1) : status;
+    }
+
+    private static List<JsonNode> recordsOf(Path file, String callId) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> found = new java.util.ArrayList<>();
+        for (String line : Files.readAllLines(file)) {
+            JsonNode read = json.readTree(line);
+            if (read.get("callId").asText().equals(callId)) {
+                found.add(read);
+            }
+        }
+        return found;
     }
 
     @Test

@@ -86,7 +86,7 @@ class InviteCallTest {
     private final Deque<CompletableFuture<AdmissionVerdict>> admissions = new ArrayDeque<>();
     private final List<CallRecord> records = new ArrayList<>();
     private final List<CallRecord> answeredRecords = new ArrayList<>();
-    private final CallRegistry calls = new CallRegistry();
+    private final CallRegistry calls = new CallRegistry(System::nanoTime);
     private final DialogTable dialogs = new DialogTable(Duration.ofHours(1), Duration.ZERO, Duration.ofSeconds(32),
             1000, time::nanoTime, time.clock(), (key, record) -> answeredRecords.add(record));
     private final GatewayMetrics metrics = new GatewayMetrics("test-gw");

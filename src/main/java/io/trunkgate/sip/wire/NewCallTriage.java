@@ -72,7 +72,8 @@ public final class NewCallTriage {
             return false;
         }
         // answerable: the From header is there, so its tag is "" at worst
-        Optional<String> reason = current.shed(source.getAddress(), certificate, head.callId(), head.fromTag(), waitAhead.get());
+        Optional<String> reason = current.shed(source.getAddress(), certificate, head.callId(), head.fromTag(),
+                head.cseq(), waitAhead.get());
         if (reason.isEmpty()) {
             return false;
         }

@@ -6,7 +6,8 @@ import java.util.Arrays;
 
 /**
  * What the gateway reads of a SIP message before JAIN-SIP parses it, read once from the bytes it arrived in: the
- * start line (a request's method, a response's status), the Call-ID, the From and To tags, Content-Length, whether
+ * start line (a request's method, a response's status), the Call-ID, the From and To tags, the CSeq number,
+ * Content-Length, whether
  * every place a request may be sent on to is an IP address, and where the header lines a stateless answer copies
  * are. Header names are read in any case, in full or compact form, with blanks before the colon (RFC 3261 §7.3.1);
  * a folded continuation line belongs to the line before it; a header's value is read from its first line. The
@@ -26,6 +27,7 @@ public final class SipHead {
     private final int callIdHash;
     private final String fromTag;
     private final String toTag;
+    private final long cseq;
     private final long contentLength;
     private final String contentLengthProblem;
     private final boolean answerable;
@@ -42,6 +44,7 @@ public final class SipHead {
         this.callIdHash = read.callIdHash;
         this.fromTag = read.fromTag;
         this.toTag = read.toTag;
+        this.cseq = read.cseq;
         this.contentLength = read.contentLength;
         this.contentLengthProblem = read.contentLengthProblem;
         this.answerable = read.vias > 0 && read.fromTag != null && read.callId != null && read.cseqs > 0;
@@ -58,6 +61,7 @@ public final class SipHead {
         this.callIdHash = head.callIdHash;
         this.fromTag = head.fromTag;
         this.toTag = head.toTag;
+        this.cseq = head.cseq;
         this.contentLength = head.contentLength;
         this.contentLengthProblem = head.contentLengthProblem;
         this.answerable = head.answerable;
@@ -113,6 +117,11 @@ public final class SipHead {
         return fromTag;
     }
 
+    /** The sequence number of the first CSeq header, or -1 when it has none or it is not a number. */
+    public long cseq() {
+        return cseq;
+    }
+
     /** The Content-Length (every one the message has), 0 when it has none. */
     public long contentLength() {
         return contentLength;
@@ -160,6 +169,7 @@ public final class SipHead {
         int callIdHash;
         String fromTag;
         String toTag;
+        long cseq = -1;
         long contentLength;
         String contentLengthProblem;
         boolean contentLengthSeen;
@@ -246,7 +256,9 @@ public final class SipHead {
                 }
                 answerLine(line, lineEnd, false);
             } else if (named(line, nameEnd, "cseq", (char) 0)) {
-                cseqs++;
+                if (cseqs++ == 0) {
+                    cseq = sequenceNumber(value, valueEnd);
+                }
                 answerLine(line, lineEnd, false);
             } else if (named(line, nameEnd, "content-length", 'l')) {
                 contentLength(value, valueEnd);
@@ -263,6 +275,17 @@ public final class SipHead {
             answerLines[answerLineCount * 3 + 1] = lineEnd - start;
             answerLines[answerLineCount * 3 + 2] = to ? 1 : 0;
             answerLineCount++;
+        }
+
+        /** The number a CSeq value in [value, valueEnd) starts with (RFC 3261: below 2^31), or -1. */
+        private long sequenceNumber(int value, int valueEnd) {
+            long read = 0;
+            int i = value;
+            for (; i < valueEnd && i - value < 10 && data[i] >= '0' && data[i] <= '9'; i++) {
+                read = read * 10 + data[i] - '0';
+            }
+            boolean ends = i == valueEnd || data[i] == ' ' || data[i] == '\t';
+            return i > value && ends && read < 1L << 31 ? read : -1;
         }
 
         private void contentLength(int value, int valueEnd) {

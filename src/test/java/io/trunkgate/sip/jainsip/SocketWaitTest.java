@@ -42,7 +42,7 @@ class SocketWaitTest {
         CountDownLatch release = new CountDownLatch(1);
         try (DatagramSocket caller = new DatagramSocket(new InetSocketAddress(SipSockets.GW, 0))) {
             // the gate holds the receive loop on the first INVITE, as a starved listener thread would be held
-            stack.newCalls().deliverTo((source, certificate, callId, callerTag, waitAhead) -> {
+            stack.newCalls().deliverTo((source, certificate, callId, callerTag, cseq, waitAhead) -> {
                 waitsAhead.add(waitAhead);
                 firstAsked.countDown();
                 try {

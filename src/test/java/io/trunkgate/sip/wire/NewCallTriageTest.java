@@ -51,7 +51,7 @@ class NewCallTriageTest {
     }
 
     private void shedEverything() {
-        triage.deliverTo((source, certificate, callId, callerTag, waitAhead) -> {
+        triage.deliverTo((source, certificate, callId, callerTag, cseq, waitAhead) -> {
             asked.add(source.getHostAddress() + " " + callId + " " + callerTag + " " + waitAhead.toMillis() + " ms");
             return Optional.of("gateway \"overloaded\"");
         });
@@ -111,7 +111,7 @@ class NewCallTriageTest {
     @Test
     void anInviteTheGateLetsInGoesOnAndSoDoesEverythingBeforeThereIsAGate() {
         assertFalse(handled(NEW_INVITE), "no gate yet");
-        triage.deliverTo((source, certificate, callId, callerTag, waitAhead) -> {
+        triage.deliverTo((source, certificate, callId, callerTag, cseq, waitAhead) -> {
             asked.add(callId);
             return Optional.empty();
         });

@@ -116,4 +116,14 @@ class SipHeadTest {
         assertFalse(raw("INVITE sip:a@b SIP/2.0\r\nf: <sip:c@d>\r\ni: c1\r\nCSeq: 1 INVITE\r\n\r\n")
                 .answerable(), "no Via");
     }
+
+    @Test
+    void theCseqNumberIsTheFirstCseqsAndMinusOneWhenItIsNotANumber() {
+        String head = "INVITE sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\ni: c1\r\n";
+        assertEquals(42, raw(head + "CSeq:  42 INVITE\r\nCSeq: 7 INVITE\r\n\r\n").cseq());
+        assertEquals(2147483647L, raw(head + "CSeq: 2147483647 INVITE\r\n\r\n").cseq());
+        assertEquals(-1, raw(head + "CSeq: 2147483648 INVITE\r\n\r\n").cseq(), "2^31 and over");
+        assertEquals(-1, raw(head + "CSeq: 4x INVITE\r\n\r\n").cseq());
+        assertEquals(-1, raw(head + "\r\n").cseq(), "none");
+    }
 }

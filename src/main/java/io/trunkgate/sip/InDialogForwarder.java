@@ -58,10 +58,16 @@ final class InDialogForwarder {
     /** Ties a forwarded request's client transaction to the server transaction its responses go back on. */
     final class Forwarded {
         private final ServerTransaction server;
+        /**
+         * The request relayed, kept here: once its final response is sent, the stack's transaction may let go of
+         * it (getRequest() null), as it does after a timeout's 408.
+         */
+        private final Request request;
         private final Dialog dialog;
 
         Forwarded(ServerTransaction server, Dialog dialog) {
             this.server = server;
+            this.request = server.getRequest();
             this.dialog = dialog;
         }
 
@@ -76,20 +82,20 @@ final class InDialogForwarder {
             if (response.getStatusCode() >= 200) {
                 ended();
             }
-            if (response.getStatusCode() / 100 == 2 && refreshesSession(server.getRequest().getMethod())) {
+            if (response.getStatusCode() / 100 == 2 && refreshesSession(request.getMethod())) {
                 dialogs.sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             try {
                 server.sendResponse(SipMessages.relayed(response));
             } catch (Exception e) {
-                log.debug("response to in-dialog {} not relayed: {}", server.getRequest().getMethod(), e.toString());
+                log.debug("response to in-dialog {} not relayed: {}", request.getMethod(), e.toString());
             }
         }
 
         /** The forwarded request got no answer at all: 408 upstream. */
         void timedOut() {
             try {
-                server.sendResponse(messages.response(Response.REQUEST_TIMEOUT, server.getRequest()));
+                server.sendResponse(messages.response(Response.REQUEST_TIMEOUT, request));
             } catch (Exception e) {
                 log.debug("408 not sent: {}", e.toString());
             }
@@ -103,8 +109,8 @@ final class InDialogForwarder {
 
         /** A BYE answered (by any final response, or none) ends the dialog: nothing more is relayed in it. */
         private void ended() {
-            if (Request.BYE.equals(server.getRequest().getMethod())) {
-                dialogs.byeAnswered(dialog, server.getRequest());
+            if (Request.BYE.equals(request.getMethod())) {
+                dialogs.byeAnswered(dialog, request);
             }
         }
     }

@@ -46,14 +46,20 @@ public final class RecordingCarrier implements AutoCloseable {
     }
 
     /**
-     * Answers {@code request} with {@code status}, to where it came from: its Via, From, Call-ID and CSeq copied,
-     * its To with {@code toTag}, and a Contact of this carrier's.
+     * Answers {@code request} with {@code status}, to where it came from: its Via, From, Call-ID and CSeq copied (and
+     * its Record-Route, in a provisional or 2xx), its To with {@code toTag}, and a Contact of this carrier's.
      */
     public void respond(Datagram request, int status, String reason, String toTag) throws IOException {
         StringBuilder response = new StringBuilder("SIP/2.0 ").append(status).append(' ').append(reason)
                 .append("\r\n");
         for (String via : request.headers("Via")) {
             response.append("Via: ").append(via).append("\r\n");
+        }
+        if (status > 100 && status < 300) {
+            // a UAS copies the Record-Route of a request that creates a dialog into its answers (RFC 3261 §12.1.1)
+            for (String recordRoute : request.headers("Record-Route")) {
+                response.append("Record-Route: ").append(recordRoute).append("\r\n");
+            }
         }
         String to = request.header("To");
         response.append("From: ").append(request.header("From")).append("\r\n")

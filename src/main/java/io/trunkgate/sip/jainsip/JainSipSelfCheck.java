@@ -2,6 +2,8 @@ package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.parser.ParseExceptionListener;
+import gov.nist.javax.sip.parser.StringMsgParser;
 import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
@@ -58,7 +60,9 @@ final class JainSipSelfCheck {
             ReflectedMember.method(ConnectionOrientedMessageChannel.class, "sendMessage", void.class,
                     SIPMessage.class),
             ReflectedMember.method(NioTcpMessageChannel.class, "getTransport", String.class),
-            ReflectedMember.method(NioTcpMessageChannel.class, "triggerConnectFailure", void.class, Queue.class));
+            ReflectedMember.method(NioTcpMessageChannel.class, "triggerConnectFailure", void.class, Queue.class),
+            ReflectedMember.method(StringMsgParser.class, "processHeader", void.class, String.class,
+                    SIPMessage.class, ParseExceptionListener.class, byte[].class));
 
     private JainSipSelfCheck() {
     }

@@ -49,6 +49,17 @@ class LeanMsgParserTest {
                     + "Via: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK-1-1\r\n"
                     + "From: <sip:alice@127.0.0.9:5070>;tag=1\r\nTo: <sip:+15551234@127.0.0.1:5060>;tag=99\r\n"
                     + "Call-ID: 1-4711@127.0.0.9\r\nCSeq: 1 ACK\r\nMax-Forwards: -5\r\nContent-Length: 0\r\n\r\n");
+    /** Forms JAIN-SIP's line reading copes with: leading line ends, folded lines, LF alone, no empty line at the end. */
+    private static final List<String> ODD_MESSAGES = List.of(
+            "\r\n\r\nOPTIONS sip:127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK-o\r\n"
+                    + "From: \"Zo\u00eb\" <sip:z@127.0.0.9>;tag=5\r\nTo: <sip:127.0.0.1>\r\nCall-ID: o1\r\n"
+                    + "CSeq: 7 OPTIONS\r\nSubject: a long\r\n  folded subject\r\n\tand more  \r\n"
+                    + "X-Long: " + "a".repeat(3000) + "\r\nContent-Length: 0 \t\r\n\r\n",
+            "SIP/2.0 200 OK\nVia: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK-1\nFrom: <sip:a@127.0.0.9>;tag=1\n"
+                    + "To: <sip:b@127.0.0.1>;tag=2\nCall-ID: x\nCSeq: 1 BYE\nContent-Length: 0",
+            "SIP/2.0 180 Ringing\r\nVia: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK-1\r\nFrom: <sip:a@127.0.0.9>;tag=1\r\n"
+                    + "To: <sip:b@127.0.0.1>;tag=2\r\nCall-ID: y\r\nCSeq: 1 INVITE\r\nContact: <sip:b@127.0.0.1\r\n"
+                    + "Content-Length: 4\r\n   \r\nbody");
 
     @Test
     void eachHeaderOfACallGetsTheParserJainSipsFactoryGivesIt() throws ParseException {
@@ -66,7 +77,9 @@ class LeanMsgParserTest {
 
     @Test
     void messagesParseAsJainSipParsesThem() throws ParseException {
-        for (String text : MESSAGES) {
+        List<String> all = new ArrayList<>(MESSAGES);
+        all.addAll(ODD_MESSAGES);
+        for (String text : all) {
             List<String> plainFailures = new ArrayList<>();
             List<String> leanFailures = new ArrayList<>();
             SIPMessage plain = parse(new StringMsgParser(), text, plainFailures);
@@ -76,6 +89,38 @@ class LeanMsgParserTest {
             assertEquals(plain, lean, text);
             assertEquals(plainFailures, leanFailures, text);
             assertEquals(plain.getSize(), lean.getSize(), text);
+        }
+    }
+
+    @Test
+    void aMessageJainSipRefusesIsRefusedTheSameWay() {
+        List<String> refused = List.of(
+                "INVITE sip:a@127.0.0.1 SIP/2.0\r\n via: SIP/2.0/UDP 127.0.0.9\r\n\r\n",
+                "INVITE sip:a@127.0.0.1 SIP/2.0\r\nVia: SIP;2.0/UDP 127.0.0.9:5070;branch=z9hG4bK1\r\n\r\n",
+                "SIP/2.0 200 OK\r\nCall-ID: z\r\nContent-Length: 0\r\n\r\nextra");
+        for (String text : refused) {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            ParseExceptionListener rethrow = (ex, message, headerClass, header, raw) -> {
+                throw ex;
+            };
+            String plain = refusal(() -> new StringMsgParser().parseSIPMessage(bytes, true, true, rethrow));
+            String lean = refusal(() -> new LeanMsgParser().parseSIPMessage(bytes, true, true, rethrow));
+            assertEquals(plain, lean, text);
+            assertNotNull(plain, text);
+        }
+    }
+
+    private interface Parse {
+        SIPMessage run() throws ParseException;
+    }
+
+    /** The refusal's message without the identity of the char array JAIN-SIP's lexer prefixes it with. */
+    private static String refusal(Parse parse) {
+        try {
+            parse.run();
+            return null;
+        } catch (ParseException e) {
+            return ReceivedMessageParser.parserMessage(e) + " at " + e.getErrorOffset();
         }
     }
 
@@ -91,7 +136,7 @@ class LeanMsgParserTest {
             plainBytes = Math.min(plainBytes, allocatedParsing(threads, plain));
             leanBytes = Math.min(leanBytes, allocatedParsing(threads, lean));
         }
-        assertTrue(leanBytes < plainBytes * 0.97, "lean " + leanBytes + " B, JAIN-SIP's " + plainBytes + " B");
+        assertTrue(leanBytes < plainBytes * 0.93, "lean " + leanBytes + " B, JAIN-SIP's " + plainBytes + " B");
     }
 
     private static long allocatedParsing(com.sun.management.ThreadMXBean threads, MessageParser parser)

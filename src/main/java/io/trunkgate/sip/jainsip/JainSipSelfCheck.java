@@ -2,6 +2,8 @@ package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.message.SIPRequest;
+import gov.nist.javax.sip.message.SIPResponse;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.parser.StringMsgParser;
 import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
@@ -61,8 +63,14 @@ final class JainSipSelfCheck {
                     SIPMessage.class),
             ReflectedMember.method(NioTcpMessageChannel.class, "getTransport", String.class),
             ReflectedMember.method(NioTcpMessageChannel.class, "triggerConnectFailure", void.class, Queue.class),
+            ReflectedMember.method(StringMsgParser.class, "parseSIPMessage", SIPMessage.class, byte[].class,
+                    boolean.class, boolean.class, ParseExceptionListener.class),
+            ReflectedMember.method(StringMsgParser.class, "processFirstLine", SIPMessage.class, String.class,
+                    ParseExceptionListener.class, byte[].class),
             ReflectedMember.method(StringMsgParser.class, "processHeader", void.class, String.class,
-                    SIPMessage.class, ParseExceptionListener.class, byte[].class));
+                    SIPMessage.class, ParseExceptionListener.class, byte[].class),
+            ReflectedMember.method(SIPRequest.class, "encodeAsBytes", byte[].class, String.class),
+            ReflectedMember.method(SIPResponse.class, "encodeAsBytes", byte[].class, String.class));
 
     private JainSipSelfCheck() {
     }

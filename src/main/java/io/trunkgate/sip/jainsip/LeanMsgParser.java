@@ -1,7 +1,10 @@
 package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.header.ExtensionHeaderImpl;
+import gov.nist.javax.sip.SIPConstants;
 import gov.nist.javax.sip.header.NameMap;
+import gov.nist.javax.sip.header.RequestLine;
+import gov.nist.javax.sip.header.StatusLine;
 import gov.nist.javax.sip.header.SIPHeader;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.parser.CSeqParser;
@@ -16,6 +19,8 @@ import gov.nist.javax.sip.parser.MaxForwardsParser;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.parser.ParserFactory;
 import gov.nist.javax.sip.parser.RecordRouteParser;
+import gov.nist.javax.sip.parser.RequestLineParser;
+import gov.nist.javax.sip.parser.StatusLineParser;
 import gov.nist.javax.sip.parser.RouteParser;
 import gov.nist.javax.sip.parser.StringMsgParser;
 import gov.nist.javax.sip.parser.SubjectParser;
@@ -142,6 +147,39 @@ final class LeanMsgParser extends StringMsgParser {
             }
         }
         return message;
+    }
+
+    /**
+     * JAIN-SIP's {@code processFirstLine}, making a {@link LeanRequest} or {@link LeanResponse}: the message and
+     * every copy made of it to forward encode themselves with fewer copies.
+     */
+    @Override
+    protected SIPMessage processFirstLine(String firstLine, ParseExceptionListener listener, byte[] msgBuffer)
+            throws ParseException {
+        if (!firstLine.startsWith(SIPConstants.SIP_VERSION_STRING)) {
+            LeanRequest request = new LeanRequest();
+            try {
+                request.setRequestLine(new RequestLineParser(firstLine + "\n").parse());
+            } catch (ParseException e) {
+                if (listener == null) {
+                    throw e;
+                }
+                listener.handleException(e, request, RequestLine.class, firstLine,
+                        new String(msgBuffer, StandardCharsets.UTF_8));
+            }
+            return request;
+        }
+        LeanResponse response = new LeanResponse();
+        try {
+            response.setStatusLine(new StatusLineParser(firstLine + "\n").parse());
+        } catch (ParseException e) {
+            if (listener == null) {
+                throw e;
+            }
+            listener.handleException(e, response, StatusLine.class, firstLine,
+                    new String(msgBuffer, StandardCharsets.UTF_8));
+        }
+        return response;
     }
 
     /** Where {@code [start, end)} ends without its trailing blanks and control characters (as JAIN-SIP trims). */

@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -18,13 +19,13 @@ import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
-/** {@link LeanMsgParser} parses as JAIN-SIP's own parser does, allocating less. */
+/** {@link LeanMsgParser} parses as JAIN-SIP's own parser does (into its own message classes), allocating less. */
 class LeanMsgParserTest {
 
     private static final String SDP = "v=0\r\no=- 1 1 IN IP4 127.0.0.9\r\ns=-\r\nc=IN IP4 127.0.0.9\r\nt=0 0\r\n"
             + "m=audio 6000 RTP/AVP 0\r\n";
     /** The messages of a call as SIPp writes them, and forms a call may use: compact names, odd case, blanks. */
-    private static final List<String> MESSAGES = List.of(
+    static final List<String> MESSAGES = List.of(
             "INVITE sip:+15551234@127.0.0.1:5060 SIP/2.0\r\n"
                     + "Via: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK-1-0;rport\r\n"
                     + "From: \"Alice\" <sip:alice@127.0.0.9:5070>;tag=1\r\n"
@@ -50,7 +51,7 @@ class LeanMsgParserTest {
                     + "From: <sip:alice@127.0.0.9:5070>;tag=1\r\nTo: <sip:+15551234@127.0.0.1:5060>;tag=99\r\n"
                     + "Call-ID: 1-4711@127.0.0.9\r\nCSeq: 1 ACK\r\nMax-Forwards: -5\r\nContent-Length: 0\r\n\r\n");
     /** Forms JAIN-SIP's line reading copes with: leading line ends, folded lines, LF alone, no empty line at the end. */
-    private static final List<String> ODD_MESSAGES = List.of(
+    static final List<String> ODD_MESSAGES = List.of(
             "\r\n\r\nOPTIONS sip:127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.9:5070;branch=z9hG4bK-o\r\n"
                     + "From: \"Zo\u00eb\" <sip:z@127.0.0.9>;tag=5\r\nTo: <sip:127.0.0.1>\r\nCall-ID: o1\r\n"
                     + "CSeq: 7 OPTIONS\r\nSubject: a long\r\n  folded subject\r\n\tand more  \r\n"
@@ -86,7 +87,8 @@ class LeanMsgParserTest {
             SIPMessage lean = parse(new LeanMsgParser(), text, leanFailures);
             assertNotNull(lean, text);
             assertEquals(plain.encode(), lean.encode(), text);
-            assertEquals(plain, lean, text);
+            assertEquals(headers(plain), headers(lean), text);
+            assertArrayEquals(plain.getRawContent(), lean.getRawContent(), text);
             assertEquals(plainFailures, leanFailures, text);
             assertEquals(plain.getSize(), lean.getSize(), text);
         }
@@ -150,7 +152,14 @@ class LeanMsgParserTest {
         return threads.getCurrentThreadAllocatedBytes() - before;
     }
 
-    private static SIPMessage parse(MessageParser parser, String text, List<String> failures) throws ParseException {
+    /** The message's headers in order, compared as parsed (a message's own equals compares its class too). */
+    private static List<Object> headers(SIPMessage message) {
+        List<Object> headers = new ArrayList<>();
+        message.getHeaders().forEachRemaining(headers::add);
+        return headers;
+    }
+
+    static SIPMessage parse(MessageParser parser, String text, List<String> failures) throws ParseException {
         ParseExceptionListener listener = (ex, message, headerClass, header, raw) -> {
             failures.add(headerClass.getSimpleName() + " " + header);
             message.addUnparsed(header);

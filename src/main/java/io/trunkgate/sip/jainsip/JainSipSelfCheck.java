@@ -67,8 +67,6 @@ final class JainSipSelfCheck {
                     boolean.class, boolean.class, ParseExceptionListener.class),
             ReflectedMember.method(StringMsgParser.class, "processFirstLine", SIPMessage.class, String.class,
                     ParseExceptionListener.class, byte[].class),
-            ReflectedMember.method(StringMsgParser.class, "processHeader", void.class, String.class,
-                    SIPMessage.class, ParseExceptionListener.class, byte[].class),
             ReflectedMember.method(SIPRequest.class, "encodeAsBytes", byte[].class, String.class),
             ReflectedMember.method(SIPResponse.class, "encodeAsBytes", byte[].class, String.class));
 

@@ -42,6 +42,10 @@ record Hop(String host, int port) {
     }
 
     static String canonicalHost(String host) {
+        if (SipUri.isIpv4(host)) {
+            // a valid dotted IPv4 address without leading zeros is already written as InetAddress writes it
+            return host;
+        }
         String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         if (isLiteral(bare)) {
             InetAddress address = literal(bare);

@@ -47,9 +47,12 @@ final class InDialogForwarder {
             return flow != null ? flow.remote().getAddress().getHostAddress() : nextHop(routed).host();
         }
 
-        /** The copy to send, built by {@code messages} for {@code outbound}, tied to the caller's connection. */
+        /**
+         * The request to send, built by {@code messages} for {@code outbound}, tied to the caller's connection:
+         * {@code routed}, a copy {@link #route} made for this relay alone, with the proxy's Via on top. Call once.
+         */
         Request outgoing(SipMessages messages, SipProvider outbound) throws Exception {
-            Request outgoing = messages.forwarded(routed, null, outbound, transport(), List.of());
+            Request outgoing = messages.forwardedCopy(routed, null, outbound, transport(), List.of());
             JainSip.sendOn(outgoing, flow);
             return outgoing;
         }

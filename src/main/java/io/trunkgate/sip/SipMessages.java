@@ -199,7 +199,15 @@ public final class SipMessages {
      */
     public Request forwarded(Request request, SipURI requestUri, SipProvider provider, String transport,
                              List<ListeningPoint> recordRoutes) throws Exception {
-        Request copy = (Request) request.clone();
+        return forwardedCopy((Request) request.clone(), requestUri, provider, transport, recordRoutes);
+    }
+
+    /**
+     * As {@link #forwarded}, on a copy the caller already made and owns: it is changed and returned, not copied
+     * again (a copy of a request is most of what forwarding it allocates).
+     */
+    Request forwardedCopy(Request copy, SipURI requestUri, SipProvider provider, String transport,
+                          List<ListeningPoint> recordRoutes) throws Exception {
         if (requestUri != null) {
             copy.setRequestURI(requestUri);
         }

@@ -2,7 +2,6 @@ package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.MessageParserFactory;
-import gov.nist.javax.sip.parser.StringMsgParser;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
 import java.net.DatagramPacket;
@@ -13,12 +12,13 @@ import java.net.InetSocketAddress;
  * {@link ReceivedMessageParser}, which answers a broken request with a plain, rate-capped 400 sent from the
  * listening socket (RFC 3581: symmetric response routing through NATs), where JAIN-SIP would answer it with an
  * echo of the request. The TCP channels of
- * {@link CappedTcpListener} use the same parser. Everything else parses as before.
+ * {@link CappedTcpListener} use the same parser. Everything else parses as JAIN-SIP parses it, through
+ * {@link LeanMsgParser}.
  */
 public final class AnsweringParserFactory implements MessageParserFactory {
 
     private final ReceivedMessageParser received = new ReceivedMessageParser();
-    private final MessageParser plain = new StringMsgParser();
+    private final MessageParser plain = new LeanMsgParser();
 
     ReceivedMessageParser received() {
         return received;

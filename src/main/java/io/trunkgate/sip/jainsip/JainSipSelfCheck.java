@@ -2,6 +2,10 @@ package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.message.SIPRequest;
+import gov.nist.javax.sip.message.SIPResponse;
+import gov.nist.javax.sip.parser.ParseExceptionListener;
+import gov.nist.javax.sip.parser.StringMsgParser;
 import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
@@ -58,7 +62,13 @@ final class JainSipSelfCheck {
             ReflectedMember.method(ConnectionOrientedMessageChannel.class, "sendMessage", void.class,
                     SIPMessage.class),
             ReflectedMember.method(NioTcpMessageChannel.class, "getTransport", String.class),
-            ReflectedMember.method(NioTcpMessageChannel.class, "triggerConnectFailure", void.class, Queue.class));
+            ReflectedMember.method(NioTcpMessageChannel.class, "triggerConnectFailure", void.class, Queue.class),
+            ReflectedMember.method(StringMsgParser.class, "parseSIPMessage", SIPMessage.class, byte[].class,
+                    boolean.class, boolean.class, ParseExceptionListener.class),
+            ReflectedMember.method(StringMsgParser.class, "processFirstLine", SIPMessage.class, String.class,
+                    ParseExceptionListener.class, byte[].class),
+            ReflectedMember.method(SIPRequest.class, "encodeAsBytes", byte[].class, String.class),
+            ReflectedMember.method(SIPResponse.class, "encodeAsBytes", byte[].class, String.class));
 
     private JainSipSelfCheck() {
     }

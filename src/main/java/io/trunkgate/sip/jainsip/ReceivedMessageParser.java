@@ -12,7 +12,6 @@ import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
-import gov.nist.javax.sip.parser.StringMsgParser;
 import io.trunkgate.sip.wire.BadRequestAnswer;
 import io.trunkgate.throttle.SourceAnswerBudget;
 import java.io.IOException;
@@ -59,7 +58,7 @@ final class ReceivedMessageParser {
         void send(byte[] answer) throws IOException;
     }
 
-    private final MessageParser parser = new StringMsgParser();
+    private final MessageParser parser = new LeanMsgParser();
     private final SourceAnswerBudget answerBudget = new SourceAnswerBudget(ANSWERS_PER_SECOND, MAX_TRACKED_SOURCES, System::nanoTime);
 
     /** The message {@code raw} holds, or null when there is none for the stack: refused, dropped, or a keep-alive. */

@@ -292,12 +292,18 @@ public final class SipHead {
             if (contentLengthProblem != null) {
                 return;
             }
-            String text = new String(data, value, valueEnd - value, StandardCharsets.ISO_8859_1);
-            if (text.isEmpty() || text.length() > 9 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            long declared = 0;
+            for (int i = value; i < valueEnd; i++) {
+                declared = data[i] >= '0' && data[i] <= '9' ? declared * 10 + data[i] - '0' : -1;
+                if (declared < 0) {
+                    break;
+                }
+            }
+            if (valueEnd == value || valueEnd - value > 9 || declared < 0) {
+                String text = new String(data, value, valueEnd - value, StandardCharsets.ISO_8859_1);
                 contentLengthProblem = "Content-Length \"" + text + "\" is not a length";
                 return;
             }
-            long declared = Long.parseLong(text);
             if (contentLengthSeen && declared != contentLength) {
                 contentLengthProblem = "two different Content-Length values";
                 return;

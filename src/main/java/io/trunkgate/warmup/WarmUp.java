@@ -83,6 +83,12 @@ public final class WarmUp {
         }
     }
 
+    /** The compiler's share of the last second, for the log line: summed over its threads, so it may pass 100%. */
+    private static String compilerShare(double share) {
+        return Double.isNaN(share) ? "the warm-up ended before a full second of it was measured"
+                : String.format(Locale.ROOT, "its threads compiled for %.0f%% of the last second", 100 * share);
+    }
+
     /** The plan, unless the gateway has no IPv4 UDP listener to warm up through. */
     public static Optional<Plan> plan(GatewayConfig config) throws UnknownHostException {
         Optional<SipListener> udp = config.sip().listeners().stream()
@@ -135,8 +141,8 @@ public final class WarmUp {
                     agent.placed(), agent.failed(), plan.listener(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), settings.calls(),
                     settings.untilCompiled() ? String.format(Locale.ROOT,
-                            ", then more, %d at a time, while the JIT compiler was busy (it compiled for %.0f%% of the"
-                                    + " last second)", LIGHT_CONCURRENCY, 100 * compiler.lastShare()) : "");
+                            ", then more, %d at a time, while the JIT compiler was busy (%s)", LIGHT_CONCURRENCY,
+                            compilerShare(compiler.lastShare())) : "");
             return completed;
         }
     }

@@ -100,6 +100,14 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
         return maxConcurrentMode == LimitMode.SHADOW;
     }
 
+    /**
+     * Whether the carrier's final failure response {@code status} moves the call to the next carrier: a code of
+     * {@code failover-on}, below 600 (a 6xx says no other location will do, RFC 3261 §21.6).
+     */
+    public boolean failsOverOn(int status) {
+        return status >= 300 && status < 600 && failoverCodes.contains(status);
+    }
+
     /** The spacing of the carrier's calls at {@code cps}, in whole microseconds (see {@link #intervalMicros(int)}). */
     public long intervalMicros() {
         return intervalMicros(1);

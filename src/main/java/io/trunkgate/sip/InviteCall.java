@@ -320,7 +320,7 @@ final class InviteCall {
             sendFinal(services.messages().upstream(response, request));
             return;
         }
-        if (!ended && !cancelled && status < 600 && carrier.failoverCodes().contains(status)) {
+        if (!ended && !cancelled && carrier.failsOverOn(status)) {
             lastFailure = response;
             failover(RerouteReason.FAILURE_RESPONSE, status);
             return;

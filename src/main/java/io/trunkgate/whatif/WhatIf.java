@@ -173,7 +173,7 @@ public final class WhatIf {
                 if (status == 0) {
                     return at.isPresent() && call.after(at.get()).isPresent() && carrier.failoverOnTimeout();
                 }
-                return status >= 300 && status < 600 && carrier.failoverCodes().contains(status);
+                return carrier.failsOverOn(status);
             }
         }
 

@@ -279,37 +279,47 @@ public final class SipHead {
 
         /** The number a CSeq value in [value, valueEnd) starts with (RFC 3261: below 2^31), or -1. */
         private long sequenceNumber(int value, int valueEnd) {
-            long read = 0;
-            int i = value;
-            for (; i < valueEnd && i - value < 10 && data[i] >= '0' && data[i] <= '9'; i++) {
-                read = read * 10 + data[i] - '0';
-            }
-            boolean ends = i == valueEnd || data[i] == ' ' || data[i] == '\t';
-            return i > value && ends && read < 1L << 31 ? read : -1;
+            int end = digitsEnd(value, valueEnd, 10);
+            boolean ends = end == valueEnd || data[end] == ' ' || data[end] == '\t';
+            long read = number(value, end);
+            return end > value && ends && read < 1L << 31 ? read : -1;
         }
 
         private void contentLength(int value, int valueEnd) {
             if (contentLengthProblem != null) {
                 return;
             }
-            long declared = 0;
-            for (int i = value; i < valueEnd; i++) {
-                declared = data[i] >= '0' && data[i] <= '9' ? declared * 10 + data[i] - '0' : -1;
-                if (declared < 0) {
-                    break;
-                }
-            }
-            if (valueEnd == value || valueEnd - value > 9 || declared < 0) {
+            int end = digitsEnd(value, valueEnd, 9);
+            if (end == value || end != valueEnd) {
                 String text = new String(data, value, valueEnd - value, StandardCharsets.ISO_8859_1);
                 contentLengthProblem = "Content-Length \"" + text + "\" is not a length";
                 return;
             }
+            long declared = number(value, end);
             if (contentLengthSeen && declared != contentLength) {
                 contentLengthProblem = "two different Content-Length values";
                 return;
             }
             contentLength = declared;
             contentLengthSeen = true;
+        }
+
+        /** The end of the run of decimal digits, at most {@code most} of them, that starts at {@code from}. */
+        private int digitsEnd(int from, int to, int most) {
+            int i = from;
+            while (i < to && i - from < most && data[i] >= '0' && data[i] <= '9') {
+                i++;
+            }
+            return i;
+        }
+
+        /** The decimal number the digits in [from, to) write. */
+        private long number(int from, int to) {
+            long read = 0;
+            for (int i = from; i < to; i++) {
+                read = read * 10 + data[i] - '0';
+            }
+            return read;
         }
 
         /** Whether each route of a Route value (comma-separated name-addrs, {@code <uri>}) names an address. */

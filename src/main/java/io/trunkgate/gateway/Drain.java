@@ -53,7 +53,9 @@ final class Drain implements Draining {
                     limit.toMillis());
             overload.drain();
             calls.abortHeld();
-            CompletableFuture<Void> ended = once(() -> callsInProgress() == 0);
+            // An INVITE leaves the registry only after its answer has left: read first, a zero there means every
+            // answer is out, and a zero for the dialogs after it that no call is left.
+            CompletableFuture<Void> ended = once(() -> calls.size() == 0 && dialogs.live() == 0);
             ended.thenRun(() -> drained.complete(null));
             ScheduledFuture<?> deadline = timers.schedule(() -> {
                 if (drained.complete(null)) {

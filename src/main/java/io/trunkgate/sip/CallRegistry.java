@@ -73,9 +73,19 @@ public final class CallRegistry {
         return true;
     }
 
-    void remove(InviteCall call) {
-        calls.remove(call.key(), call);
+    /**
+     * The call's final answer is about to go out: its Call-ID and From tag are free at once (its caller may send a
+     * new INVITE as soon as it has the answer, to a 401 or 407 for one), but the call stays, counted by
+     * {@link #size()}, until {@link #remove} after the answer has left, so a shutdown waiting for the INVITEs to be
+     * answered does not stop the stack under an answer.
+     */
+    void answering(InviteCall call) {
         byCaller.remove(callerKey(call.identity().callId(), call.identity().fromTag()), call);
+    }
+
+    void remove(InviteCall call) {
+        answering(call);
+        calls.remove(call.key(), call);
     }
 
     /** Whether an INVITE with this Call-ID and From tag is in progress. */
@@ -116,7 +126,7 @@ public final class CallRegistry {
         return calls.values().stream().map(call -> call.identity().key()).collect(Collectors.toSet());
     }
 
-    /** INVITEs not yet answered finally, for metrics and shutdown. */
+    /** INVITEs whose final answer has not left yet, for metrics, drain and shutdown. */
     public int size() {
         return calls.size();
     }

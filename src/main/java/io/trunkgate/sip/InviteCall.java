@@ -544,6 +544,7 @@ final class InviteCall {
             log.warn("call={} cannot build {} response: {}", logId, refusal.status(), e.toString());
             finalReason = RecordFields.reason("SIP", refusal.status(), refusal.reason());
             finish(refusal.status());
+            services.calls().remove(this);
         }
     }
 
@@ -558,13 +559,15 @@ final class InviteCall {
             legs.answer(response);
         } catch (Exception e) {
             log.warn("call={} final response {} not sent: {}", logId, response.getStatusCode(), e.toString());
+        } finally {
+            services.calls().remove(this);
         }
     }
 
     private void finish(int status) {
         enter(CallPhase.ENDED);
         stopAttemptTimer();
-        services.calls().remove(this);
+        services.calls().answering(this);
         if (dialog == null || !dialog.confirmed()) {
             if (dialog != null) {
                 services.dialogs().remove(dialog, "failed");

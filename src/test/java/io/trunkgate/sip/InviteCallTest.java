@@ -560,6 +560,23 @@ class InviteCallTest {
         assertEquals("gateway", onlyRecord().hungUpBy());
     }
 
+    @Test
+    void aCallIsCountedUntilItsAnswerHasLeftWhileItsCallerMayInviteAgainAtOnce() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        RecordingLegs.Leg leg = legs.onlyInvite();
+        carrier(call, leg, Response.RINGING);
+        List<String> whileAnswering = new ArrayList<>();
+        legs.whileAnswering = () -> whileAnswering.add(calls.size() + " counted, caller busy "
+                + calls.inProgress(call.identity().callId(), call.identity().fromTag()));
+
+        calls.abortAll();
+        carrier(call, leg, Response.REQUEST_TERMINATED);
+        // a shutdown or drain waiting for the count to reach 0 would otherwise stop the stack under the answer
+        assertEquals(List.of("1 counted, caller busy false"), whileAnswering);
+        assertEquals(0, calls.size());
+    }
+
     // ---- helpers ----
 
     private InviteCall start() throws Exception {
@@ -721,8 +738,12 @@ class InviteCallTest {
             return sent.stream().filter(s -> s.leg() == leg).map(s -> s.what() + " " + leg.n()).toList();
         }
 
+        /** Runs as each final answer is sent, to see the gateway's state at that moment. */
+        Runnable whileAnswering = () -> { };
+
         @Override
         public void answer(Response response) {
+            whileAnswering.run();
             sent.add(new Sent("answer", null, response));
         }
 

@@ -14,6 +14,7 @@ it is a master (ROLE) at each pass is read, each for the keys of its own slots, 
 cannot answer is skipped.
 """
 import argparse
+import os
 import socket
 import sys
 import time
@@ -94,15 +95,29 @@ def master_ports(args, nodes):
     return masters
 
 
-def dump(args, nodes, pattern, out):
-    for port in master_ports(args, nodes):
-        try:
-            dump_node(port, pattern, out)
-        except (OSError, RuntimeError, ValueError, TypeError):
-            pass  # this master is down or changing: the next pass asks again
+class Dumper:
+    """Dumps the keys matching a pattern from every master. The keys are found with SCAN, which walks the whole
+    keyspace, at most every `rescan_s` seconds and whenever the masters change; in between only their contents
+    are read."""
+
+    def __init__(self, args, nodes, pattern, rescan_s):
+        self.args, self.nodes, self.pattern, self.rescan_s = args, nodes, pattern, rescan_s
+        self.keys, self.scanned = {}, 0.0
+
+    def dump(self, out):
+        ports = master_ports(self.args, self.nodes)
+        if sorted(ports) != sorted(self.keys) or time.monotonic() - self.scanned >= self.rescan_s:
+            self.keys, self.scanned = {}, time.monotonic()
+        for port in ports:
+            try:
+                if port not in self.keys:
+                    self.keys[port] = scan(port, self.pattern)
+                dump_node(port, self.keys[port], out)
+            except (OSError, RuntimeError, ValueError, TypeError):
+                self.keys.pop(port, None)  # this master is down or changing: the next pass asks again
 
 
-def dump_node(port, pattern, out):
+def scan(port, pattern):
     r = Redis(port)
     try:
         keys, cursor = [], "0"
@@ -110,7 +125,14 @@ def dump_node(port, pattern, out):
             cursor, batch = r.call(("SCAN", cursor, "MATCH", pattern, "COUNT", 1000))[0]
             keys += batch
             if cursor == "0":
-                break
+                return keys
+    finally:
+        r.close()
+
+
+def dump_node(port, keys, out):
+    r = Redis(port)
+    try:
         replies = r.call(("TIME",), *[("ZRANGE", k, 0, -1, "WITHSCORES") for k in keys])
     finally:
         r.close()
@@ -119,6 +141,17 @@ def dump_node(port, pattern, out):
         for i in range(0, len(members or []), 2):
             out.write(f"{now_ms} {key} {members[i]} {members[i + 1]}\n")
     out.flush()
+
+
+def every(period_s, dumper, out, parent=None):
+    """dumps every period_s seconds; a child process stops once `parent` is gone"""
+    while parent is None or os.getppid() == parent:
+        started = time.monotonic()
+        try:
+            dumper.dump(out)
+        except (OSError, RuntimeError, ValueError, TypeError):
+            pass  # the master is down or changing: the next pass asks Sentinel again
+        time.sleep(max(0.0, period_s - (time.monotonic() - started)))
 
 
 def main():
@@ -133,19 +166,16 @@ def main():
     nodes = {int(a): int(b) for a, b in (pair.split(":") for pair in args.nodes.split(","))}
     leases, windows = f"{args.prefix}:*leases*", f"{args.prefix}:{{p:*}}:peer:*"
     if args.once:
-        dump(args, nodes, leases, sys.stdout)
+        Dumper(args, nodes, leases, 0).dump(sys.stdout)
         return
-    with open(f"{args.out}/windows.txt", "a") as wout, open(f"{args.out}/leases.txt", "a") as lout:
-        last_leases = 0.0
-        while True:
-            try:
-                dump(args, nodes, windows, wout)
-                if time.monotonic() - last_leases >= 5:
-                    last_leases = time.monotonic()
-                    dump(args, nodes, leases, lout)
-            except (OSError, RuntimeError, ValueError, TypeError):
-                pass  # the master is down or changing: the next pass asks Sentinel again
-            time.sleep(0.25)
+    # the leases (thousands at a high rate) in a process of their own: reading them must not delay a window pass
+    parent = os.getpid()
+    if os.fork() == 0:
+        with open(f"{args.out}/leases.txt", "a") as lout:
+            every(5, Dumper(args, nodes, leases, 5), lout, parent)
+        return
+    with open(f"{args.out}/windows.txt", "a") as wout:
+        every(0.25, Dumper(args, nodes, windows, 2), wout)
 
 
 if __name__ == "__main__":

@@ -112,9 +112,12 @@ final class InviteCall {
     private record LeftAttempt(String carrierId, CarrierAddress address) {
     }
 
-    /** The caller's INVITE {@code request}, from {@code peer} at {@code source}, answered on {@code legs}. */
-    InviteCall(CallServices services, ActiveConfig active, Request request, InetSocketAddress source, CallLegs legs,
-               PeerConfig peer) {
+    /**
+     * The caller's INVITE {@code request}, whose identity is {@code identity} ({@link CallIdentity#of}), from
+     * {@code peer} at {@code source}, answered on {@code legs}.
+     */
+    InviteCall(CallServices services, ActiveConfig active, Request request, CallIdentity identity,
+               InetSocketAddress source, CallLegs legs, PeerConfig peer) {
         this.services = services;
         this.active = active;
         this.legs = legs;
@@ -123,7 +126,7 @@ final class InviteCall {
         this.invitedAt = services.time().now();
         this.peer = peer;
         this.key = CallRegistry.key(request);
-        this.identity = CallIdentity.of(request);
+        this.identity = identity;
         this.logId = LogFields.value(identity.callId());
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
         this.callerSource = source.getAddress();

@@ -54,7 +54,10 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final Duration LOG_SUMMARY_DELAY = Duration.ofSeconds(1);
     /** The reason of trunkgate_sip_requests_absorbed_total for a copy of an answered INVITE. */
     private static final String ANSWERED_INVITE = "answered_invite";
-    /** The reason of trunkgate_sip_requests_absorbed_total for a copy of a shed INVITE, answered its 503 again. */
+    /**
+     * The reason of trunkgate_sip_requests_absorbed_total for a copy of a shed INVITE, answered its 503 again, and
+     * for an INVITE let in whose copy was shed while it waited to be parsed, dropped.
+     */
     private static final String SHED_INVITE = "shed_invite";
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
@@ -182,6 +185,15 @@ public final class SipProxy implements SipListener, NewCallGate {
             services.metrics().requestAbsorbed(ANSWERED_INVITE);
             return;
         }
+        CallIdentity identity = CallIdentity.of(request);
+        if (services.calls().refusedLately(identity).flatMap(CallRegistry.Refused::shedReason).isPresent()) {
+            // Let in before it was parsed, it waited for a worker while a copy of it was shed: the call is over,
+            // with its record, and its caller holds that 503 (a copy from the same transaction needs no other, and
+            // the caller's INVITE client transaction ignores any beside re-sending the ACK). Had the 503 been
+            // lost, the caller sends the INVITE again, and that copy hears the 503 again before it is parsed.
+            services.metrics().requestAbsorbed(SHED_INVITE);
+            return;
+        }
         Optional<ServerTransaction> server = serverTransaction(event, provider);
         if (server.isEmpty()) {
             return;
@@ -192,7 +204,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             return;
         }
         CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers(), services.messages());
-        InviteCall call = new InviteCall(callServices, active, request,
+        InviteCall call = new InviteCall(callServices, active, request, identity,
                 new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
@@ -229,7 +241,8 @@ public final class SipProxy implements SipListener, NewCallGate {
      * progress or answered go on, to be answered as usual (a caller that read the 200 late sends its INVITE again:
      * a 503 to that copy would end an answered call at the caller). A copy of a call refused lately is answered
      * as that call was, whatever the load now: shed again with its Reason, without a record, or left to the stack
-     * whose transaction answered it; so a call has one record however many copies of its INVITE come.
+     * whose transaction answered it; so a call has one record however many copies of its INVITE come. An INVITE let
+     * in here may wait for a worker while a copy of it is shed: it is dropped once parsed (see onInvite).
      */
     Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
                           String callerTag, long cseq, ActiveConfig active, Supplier<Optional<ShedReason>> reason) {

@@ -9,8 +9,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.Limit;
 import io.trunkgate.redis.RedisServerProcess;
+import io.trunkgate.route.RerouteContext;
+import io.trunkgate.route.RerouteHook;
+import io.trunkgate.testing.Await;
 import io.trunkgate.testing.LogCapture;
 import io.trunkgate.testing.ManualTime;
+import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.TestConfigs;
 import java.net.DatagramPacket;
@@ -26,9 +30,13 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sip.message.Request;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -337,6 +345,101 @@ class CallRecordsTest {
         List<JsonNode> records = recordsOf(file, callId);
         assertEquals(1, records.size(), records.toString());
         assertEquals(486, records.get(0).get("finalStatus").asInt(), records.toString());
+    }
+
+    @Test
+    void anInviteLetInThatWaitedForAWorkerWhileACopyOfItWasShedIsDroppedNotMadeACall(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("calls.jsonl");
+        SipAgent caller = SipAgent.start("127.0.0.183");
+        SipAgent rejecting = SipAgent.start("127.0.0.184");
+        SipAgent carrier = SipAgent.start("127.0.0.190");
+        rejecting.behave(SipAgent.Behaviour.REJECT_503);
+        int port = RedisServerProcess.freePort();
+        ManualTime time = new ManualTime();
+        String callId = "let-in-then-copy-shed@127.0.0.183";
+        HoldingHook.entered = new CountDownLatch(1);
+        HoldingHook.release = new CountDownLatch(1);
+        String outcome;
+        // one worker, a burst of 1 and a proxy clock that stands still until advanced
+        try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-shed-behind", port)
+                .callRecords(file)
+                .workerThreads(1)
+                .maxNewCallsPerSecond(1)
+                .rerouteHook(HoldingHook.class.getName())
+                .peer("caller", "127.0.0.183", Limit.exact(Duration.ofMinutes(1), 100))
+                .carrier("rejecting", rejecting, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5), "carrier")
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("+1", "rejecting")
+                .route("+2", "carrier")
+                .build(), time::nanoTime);
+             DatagramSocket socket = new DatagramSocket(new InetSocketAddress("127.0.0.183", 0));
+             LogCapture transports = LogCapture.of("io.trunkgate.sip.jainsip")) {
+            // the worker is held: the 503 of another call's carrier took it into the reroute hook, which waits
+            SipAgent.Call other = caller.invite("127.0.0.1", port, "+15550001");
+            assertTrue(HoldingHook.entered.await(WAIT_MS, TimeUnit.MILLISECONDS), "the reroute hook was not called");
+            time.advance(Duration.ofSeconds(2));
+            byte[] invite = ("INVITE sip:+25550001@127.0.0.1:" + port + " SIP/2.0\r\n"
+                    + "Via: SIP/2.0/UDP 127.0.0.183:" + socket.getLocalPort() + ";branch=z9hG4bK-shed-behind\r\n"
+                    + "Max-Forwards: 70\r\nFrom: <sip:caller@127.0.0.183>;tag=sb1\r\n"
+                    + "To: <sip:+25550001@127.0.0.1>\r\nCall-ID: " + callId + "\r\nCSeq: 1 INVITE\r\n"
+                    + "Contact: <sip:caller@127.0.0.183:" + socket.getLocalPort() + ">\r\n"
+                    + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+            socket.setSoTimeout((int) WAIT_MS);
+            // the INVITE takes the one new call the rate lets in and waits in its lane behind the held worker;
+            // its copy, the caller's retransmission, is over the rate and shed before it is parsed
+            socket.send(new DatagramPacket(invite, invite.length, InetAddress.getByName("127.0.0.1"), port));
+            assertEquals("503 over the gateway's new-call rate", answerTo(invite, socket, port), "the copy's answer");
+            HoldingHook.release.countDown();
+            Callable<String> handled = () -> {
+                if (Metrics.value(gateway.metrics().scrape(), "trunkgate_sip_requests_absorbed_total",
+                        Map.of("reason", "shed_invite")).orElse(0) > 0) {
+                    return "dropped";
+                }
+                if (carrier.received(Request.INVITE, callId) > 0) {
+                    return "sent to the carrier";
+                }
+                // the lane drops a new INVITE that waited past T1 of the system clock
+                return transports.events().stream().map(ILoggingEvent::getFormattedMessage)
+                        .anyMatch(line -> line.contains(":" + socket.getLocalPort() + " dropped unread"))
+                        ? "stale in its lane" : "";
+            };
+            outcome = Await.until(Duration.ofMillis(WAIT_MS), handled, seen -> !seen.isEmpty());
+            Assumptions.assumeFalse("stale in its lane".equals(outcome), "the machine held the INVITE in its lane"
+                    + " past T1, so it never reached the proxy: the order under test did not happen");
+            assertEquals(200, other.awaitFinal(WAIT_MS).getStatusCode(), "the other call, rerouted");
+            other.ack();
+        } finally {
+            HoldingHook.release.countDown();
+            caller.close();
+            rejecting.close();
+            carrier.close();
+        }
+        assertEquals("dropped", outcome, "the INVITE let in, once parsed");
+        List<JsonNode> records = recordsOf(file, callId);
+        assertEquals(1, records.size(), records.toString());
+        assertEquals("shed", records.get(0).get("admission").asText());
+        assertEquals(0, carrier.received(Request.INVITE, callId), "the call went to the carrier");
+    }
+
+    /**
+     * Holds the thread that calls it until released, returning the chain as configured: a worker busy with one call
+     * while the next datagrams wait in its lane. Loaded by class name in a test above.
+     */
+    public static final class HoldingHook implements RerouteHook {
+        static volatile CountDownLatch entered = new CountDownLatch(1);
+        static volatile CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public List<String> reroute(RerouteContext context) {
+            entered.countDown();
+            try {
+                release.await(WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return context.remaining();
+        }
     }
 
     /** Sends {@code invite} from {@code socket} and returns the status and Reason text of the first answer. */

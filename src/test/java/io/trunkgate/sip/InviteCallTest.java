@@ -591,7 +591,8 @@ class InviteCallTest {
                         CarrierHealth.ALWAYS_UP, CarrierResolver.open(DnsSettings.SYSTEM, time.clock())),
                 messages, calls, dialogs, records::add, metrics,
                 new CallTime(time::nanoTime, time.clock(), time.scheduler()));
-        InviteCall call = new InviteCall(services, active, invite(callId, number), CALLER, legs, peer);
+        Request invite = invite(callId, number);
+        InviteCall call = new InviteCall(services, active, invite, CallIdentity.of(invite), CALLER, legs, peer);
         assertTrue(calls.add(call));
         call.start();
         return call;

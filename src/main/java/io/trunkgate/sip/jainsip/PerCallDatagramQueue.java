@@ -31,8 +31,9 @@ import org.slf4j.event.Level;
  * dropped unread (its sender has retransmitted it by now); this replaces JAIN-SIP's congestion auditor, which
  * watches the stack's own queue. A new INVITE is dropped after T1 (500 ms) already: its caller has sent it again,
  * and the copy may have been shed meanwhile by the {@link NewCallTriage}, which answers the new calls the gateway
- * sheds before they reach a lane. Only the operations JAIN-SIP's UDP path uses are supported, and only the
- * listener's receive loop offers, each datagram with the {@link SipHead} it read.
+ * sheds before they reach a lane (one taken sooner whose copy was shed all the same is dropped by the proxy once
+ * parsed). Only the operations JAIN-SIP's UDP path uses are supported, and only the listener's receive loop
+ * offers, each datagram with the {@link SipHead} it read.
  */
 final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDispatch>
         implements BlockingQueue<DatagramQueuedMessageDispatch> {

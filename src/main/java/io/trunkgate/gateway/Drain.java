@@ -53,9 +53,9 @@ final class Drain implements Draining {
                     limit.toMillis());
             overload.drain();
             calls.abortHeld();
-            // An INVITE leaves the registry only after its answer has left: read first, a zero there means every
-            // answer is out, and a zero for the dialogs after it that no call is left.
-            CompletableFuture<Void> ended = once(() -> calls.size() == 0 && dialogs.live() == 0);
+            // An INVITE leaves the registry only after its answer has left: read first, every answer is out, and
+            // no dialog after it means no call is left.
+            CompletableFuture<Void> ended = once(() -> calls.allAnswered() && dialogs.live() == 0);
             ended.thenRun(() -> drained.complete(null));
             ScheduledFuture<?> deadline = timers.schedule(() -> {
                 if (drained.complete(null)) {
@@ -94,7 +94,7 @@ final class Drain implements Draining {
 
     /** Waits, on the timers, for the cancelled INVITEs to be answered; at most {@code grace}. */
     void awaitNoInvites(Duration grace) {
-        CompletableFuture<Void> none = once(() -> calls.size() == 0);
+        CompletableFuture<Void> none = once(calls::allAnswered);
         try {
             none.get(grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -75,9 +75,9 @@ public final class CallRegistry {
 
     /**
      * The call's final answer is about to go out: its Call-ID and From tag are free at once (its caller may send a
-     * new INVITE as soon as it has the answer, to a 401 or 407 for one), but the call stays, counted by
-     * {@link #size()}, until {@link #remove} after the answer has left, so a shutdown waiting for the INVITEs to be
-     * answered does not stop the stack under an answer.
+     * new INVITE as soon as it has the answer, to a 401 or 407 for one) and it no longer counts as in progress
+     * ({@link #size()}), but it stays until {@link #remove} after the answer has left ({@link #allAnswered()}), so
+     * a drain or shutdown waiting for the INVITEs to be answered does not stop the stack under an answer.
      */
     void answering(InviteCall call) {
         byCaller.remove(callerKey(call.identity().callId(), call.identity().fromTag()), call);
@@ -126,9 +126,14 @@ public final class CallRegistry {
         return calls.values().stream().map(call -> call.identity().key()).collect(Collectors.toSet());
     }
 
-    /** INVITEs whose final answer has not left yet, for metrics, drain and shutdown. */
+    /** INVITEs in progress: not yet finally answered, for overload control and metrics. */
     public int size() {
-        return calls.size();
+        return byCaller.size();
+    }
+
+    /** Whether every INVITE's final answer has left (one being sent still counts), for drain and shutdown. */
+    public boolean allAnswered() {
+        return calls.isEmpty();
     }
 
     /** INVITEs in progress that have no dialog yet (being admitted or held for a slot), for drain. */

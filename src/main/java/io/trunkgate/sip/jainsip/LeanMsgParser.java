@@ -26,6 +26,7 @@ import gov.nist.javax.sip.parser.StringMsgParser;
 import gov.nist.javax.sip.parser.SubjectParser;
 import gov.nist.javax.sip.parser.ToParser;
 import gov.nist.javax.sip.parser.ViaParser;
+import io.trunkgate.sip.jainsip.LeanHeaderReader.Kind;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
 import java.util.Arrays;
@@ -38,29 +39,36 @@ import java.util.function.Function;
  * cuts the line into a name and a whole value (the value only to check that it is there) and builds the parser by
  * reflection: together about a tenth of what parsing a message allocates. Here a header line becomes one string
  * with its line feed, and the headers every message of a call has get their JAIN-SIP parser directly, the one the
- * factory's table gives them; any other header goes through the factory. What is parsed, and how a header that
- * fails is handled, is JAIN-SIP's unchanged. The messages it makes are {@link LeanRequest}s and
- * {@link LeanResponse}s, which encode for the wire with fewer copies.
+ * factory's table gives them; any other header goes through the factory. Via and the address headers, in their
+ * common forms, are read by {@link LeanHeaderReader} into the objects those parsers would make, in one pass and
+ * with only the strings kept. What is parsed, and how a header that fails is handled, is JAIN-SIP's unchanged. The
+ * messages it makes are {@link LeanRequest}s and {@link LeanResponse}s, which encode for the wire with fewer copies.
  */
 final class LeanMsgParser extends StringMsgParser {
 
-    /** A header name (as JAIN-SIP's factory table has it, full or compact) and the parser the table gives it. */
-    record Known(String name, Function<String, HeaderParser> parser) {
+    /**
+     * A header name (as JAIN-SIP's factory table has it, full or compact), the parser the table gives it, and how
+     * {@link LeanHeaderReader} reads it (null: it does not).
+     */
+    record Known(String name, Function<String, HeaderParser> parser, LeanHeaderReader.Kind lean) {
+        Known(String name, Function<String, HeaderParser> parser) {
+            this(name, parser, null);
+        }
     }
 
     /** The factory's parsers of the headers of a call (JAIN-SIP 1.3.0-91's ParserFactory table). */
     static final List<Known> KNOWN = List.of(
-            new Known("Via", ViaParser::new), new Known("v", ViaParser::new),
-            new Known("From", FromParser::new), new Known("f", FromParser::new),
-            new Known("To", ToParser::new), new Known("t", ToParser::new),
+            new Known("Via", ViaParser::new, Kind.VIA), new Known("v", ViaParser::new, Kind.VIA),
+            new Known("From", FromParser::new, Kind.FROM), new Known("f", FromParser::new, Kind.FROM),
+            new Known("To", ToParser::new, Kind.TO), new Known("t", ToParser::new, Kind.TO),
             new Known("Call-ID", CallIDParser::new), new Known("i", CallIDParser::new),
             new Known("CSeq", CSeqParser::new),
-            new Known("Contact", ContactParser::new), new Known("m", ContactParser::new),
+            new Known("Contact", ContactParser::new, Kind.CONTACT), new Known("m", ContactParser::new, Kind.CONTACT),
             new Known("Max-Forwards", MaxForwardsParser::new),
             new Known("Content-Length", ContentLengthParser::new), new Known("l", ContentLengthParser::new),
             new Known("Content-Type", ContentTypeParser::new), new Known("c", ContentTypeParser::new),
-            new Known("Route", RouteParser::new),
-            new Known("Record-Route", RecordRouteParser::new),
+            new Known("Route", RouteParser::new, Kind.ROUTE),
+            new Known("Record-Route", RecordRouteParser::new, Kind.RECORD_ROUTE),
             new Known("Subject", SubjectParser::new), new Known("s", SubjectParser::new));
     private static final Known[] TABLE = KNOWN.toArray(Known[]::new);
 
@@ -208,21 +216,29 @@ final class LeanMsgParser extends StringMsgParser {
         parseHeader(line, message, listener, bytes);
     }
 
-    /** JAIN-SIP's {@code processHeader} on {@code line}, a header and its line feed. */
+    /**
+     * JAIN-SIP's {@code processHeader} on {@code line}, a header and its line feed; a header {@link LeanHeaderReader}
+     * reads is read there, into what JAIN-SIP's parser would make of it.
+     */
     private static void parseHeader(String line, SIPMessage message, ParseExceptionListener listener,
                                     byte[] rawMessage) throws ParseException {
-        HeaderParser headerParser;
-        try {
-            headerParser = parserFor(line);
-        } catch (ParseException e) {
-            if (listener == null) {
-                throw e;
+        Known known = known(line);
+        SIPHeader read = known == null || known.lean() == null || line.charAt(0) <= ' ' ? null
+                : LeanHeaderReader.read(known.lean(), line, known.name().length());
+        HeaderParser headerParser = null;
+        if (read == null) {
+            try {
+                headerParser = known != null ? known.parser().apply(line) : ParserFactory.createParser(line);
+            } catch (ParseException e) {
+                if (listener == null) {
+                    throw e;
+                }
+                listener.handleException(e, message, null, withoutLineFeed(line), null);
+                return;
             }
-            listener.handleException(e, message, null, withoutLineFeed(line), null);
-            return;
         }
         try {
-            SIPHeader sipHeader = headerParser.parse();
+            SIPHeader sipHeader = read != null ? read : headerParser.parse();
             message.attachHeader(sipHeader, false);
         } catch (ParseException e) {
             if (listener != null) {
@@ -243,6 +259,12 @@ final class LeanMsgParser extends StringMsgParser {
      * ignored, blanks around it as the factory trims them) that parser, otherwise the factory's answer.
      */
     static HeaderParser parserFor(String line) throws ParseException {
+        Known known = known(line);
+        return known != null ? known.parser().apply(line) : ParserFactory.createParser(line);
+    }
+
+    /** The entry of {@link #KNOWN} naming {@code line}'s header (its case ignored, blanks around it), or null. */
+    private static Known known(String line) {
         int colon = line.indexOf(':');
         if (colon >= 1) {
             int start = 0;
@@ -255,11 +277,11 @@ final class LeanMsgParser extends StringMsgParser {
             }
             for (Known known : TABLE) {
                 if (named(line, start, end, known.name())) {
-                    return known.parser().apply(line);
+                    return known;
                 }
             }
         }
-        return ParserFactory.createParser(line);
+        return null;
     }
 
     /** Whether {@code line[start, end)} is {@code name}, ASCII letters in any case (the factory lower-cases). */

@@ -138,7 +138,8 @@ class LeanMsgParserTest {
             plainBytes = Math.min(plainBytes, allocatedParsing(threads, plain));
             leanBytes = Math.min(leanBytes, allocatedParsing(threads, lean));
         }
-        assertTrue(leanBytes < plainBytes * 0.93, "lean " + leanBytes + " B, JAIN-SIP's " + plainBytes + " B");
+        // Via and the address headers read without JAIN-SIP's lexer: about 60% of what its parser allocates
+        assertTrue(leanBytes < plainBytes * 0.75, "lean " + leanBytes + " B, JAIN-SIP's " + plainBytes + " B");
     }
 
     private static long allocatedParsing(com.sun.management.ThreadMXBean threads, MessageParser parser)

@@ -74,7 +74,7 @@ class WireEncodingTest {
     }
 
     /** A copy as the proxy forwards it: cloned, with a Via of its own on top. */
-    private static SIPMessage forwarded(SIPMessage message) throws Exception {
+    static SIPMessage forwarded(SIPMessage message) throws Exception {
         SIPMessage copy = (SIPMessage) message.clone();
         Via via = new Via();
         via.setHost("127.0.0.1");

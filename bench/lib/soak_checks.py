@@ -157,8 +157,9 @@ class Soak:
 
     def read_records(self):
         self.records = collections.defaultdict(list)
-        for path in glob.glob(os.path.join(self.work, "records-*.jsonl")):
-            gateway = os.path.basename(path)[len("records-"):-len(".jsonl")]
+        # records-NAME.jsonl and the files the gateway rotated it to (records-NAME.jsonl.1, .2, ...)
+        for path in glob.glob(os.path.join(self.work, "records-*.jsonl*")):
+            gateway = re.sub(r"\.jsonl(\.\d+)?$", "", os.path.basename(path)[len("records-"):])
             for line in open(path):
                 rec = json.loads(line)
                 rec["_process"] = gateway

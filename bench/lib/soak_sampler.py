@@ -96,22 +96,29 @@ def master_ports(args, nodes):
 
 
 class Dumper:
-    """Dumps the keys matching a pattern from every master. The keys are found with SCAN, which walks the whole
-    keyspace, at most every `rescan_s` seconds and whenever the masters change; in between only their contents
-    are read."""
+    """Dumps the keys matching a pattern from every master. SCAN walks the whole keyspace, so the keys are looked
+    for every pass only in the first 10 s (while the peers' first calls create them), then every `rescan_s`
+    seconds and whenever the masters change; in between only their contents are read. A key once found is read
+    at every pass until the masters change: a window whose calls all went stale is deleted and made again by the
+    next admission under the same name, which a pass must not miss."""
 
     def __init__(self, args, nodes, pattern, rescan_s):
         self.args, self.nodes, self.pattern, self.rescan_s = args, nodes, pattern, rescan_s
-        self.keys, self.scanned = {}, 0.0
+        self.keys, self.scanned, self.started = {}, 0.0, time.monotonic()
 
     def dump(self, out):
         ports = master_ports(self.args, self.nodes)
-        if sorted(ports) != sorted(self.keys) or time.monotonic() - self.scanned >= self.rescan_s:
-            self.keys, self.scanned = {}, time.monotonic()
+        now = time.monotonic()
+        if sorted(ports) != sorted(self.keys):
+            self.keys = {}
+        rescan = now - self.scanned >= (0 if now - self.started < 10 else self.rescan_s)
+        if rescan:
+            self.scanned = now
         for port in ports:
             try:
-                if port not in self.keys:
-                    self.keys[port] = scan(port, self.pattern)
+                if rescan or port not in self.keys:
+                    known = self.keys.get(port, [])
+                    self.keys[port] = known + [k for k in scan(port, self.pattern) if k not in known]
                 dump_node(port, self.keys[port], out)
             except (OSError, RuntimeError, ValueError, TypeError):
                 self.keys.pop(port, None)  # this master is down or changing: the next pass asks again

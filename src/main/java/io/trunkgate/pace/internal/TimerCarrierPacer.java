@@ -25,12 +25,9 @@ import java.util.function.LongSupplier;
  * the caller does with a release must therefore be short and must not block (the SIP stack sends without
  * waiting, TCP connects included). A call cancelled while held gives its slot back to the ledger. A carrier in
  * shadow pacing has each call's slot reserved as usual and the call released at once, with the wait it would have
- * had ({@link PacingResult.Shadow}). A call that would leave later after its slot than the carrier's burst
- * allows (this gateway stood still meanwhile) takes a new slot, once: see {@link #lateToleranceNanos}.
+ * had ({@link PacingResult.Shadow}).
  */
 public final class TimerCarrierPacer implements CarrierPacer {
-
-    private static final long LATE_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final SlotReserver reserver;
     private final ScheduledExecutorService timer;
@@ -60,7 +57,8 @@ public final class TimerCarrierPacer implements CarrierPacer {
     public HeldCall hold(CarrierConfig carrier) {
         PacedCall call = enter(carrier);
         if (!call.isDone()) {
-            reserve(call, carrier, nanoClock.getAsLong(), carrier.maxWait(), false);
+            reserver.reserve(carrier, carrier.maxWait())
+                    .whenComplete((reservation, error) -> onReservation(call, carrier, reservation, error));
         }
         return call;
     }
@@ -73,14 +71,9 @@ public final class TimerCarrierPacer implements CarrierPacer {
                 reserver.giveBack(carrier, reserved);
             }
         } else {
-            onReservation(call, carrier, nanoClock.getAsLong(), false, reserved, null);
+            onReservation(call, carrier, reserved, null);
         }
         return call;
-    }
-
-    private void reserve(PacedCall call, CarrierConfig carrier, long heldSince, Duration maxWait, boolean retaken) {
-        reserver.reserve(carrier, maxWait).whenComplete((reservation, error) ->
-                onReservation(call, carrier, heldSince, retaken, reservation, error));
     }
 
     /** A new held call, counted against the carrier's max-held: completed at once as HOLD_FULL if over it. */
@@ -100,13 +93,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
         return call;
     }
 
-    /**
-     * @param heldSince when the call was first held (a late call's second reservation is bounded by what is left of
-     *                  its max-wait, and its delay counts from then)
-     * @param retaken   whether this is the call's second reservation, taken because it was released too late
-     */
-    private void onReservation(PacedCall call, CarrierConfig carrier, long heldSince, boolean retaken,
-                               Reservation reservation, Throwable error) {
+    private void onReservation(PacedCall call, CarrierConfig carrier, Reservation reservation, Throwable error) {
         long arrived = nanoClock.getAsLong();
         if (reservation != null && reservation.clock() == Reservation.Clock.REDIS) {
             clock.observe(reservation.serverTimeMicros(), arrived);
@@ -119,55 +106,26 @@ public final class TimerCarrierPacer implements CarrierPacer {
             call.complete(new PacingResult(Status.RELEASED, Duration.ZERO,
                     new PacingResult.Shadow(reservation.delay(), !reservation.reserved(), false)));
         } else if (!reservation.reserved()) {
-            call.complete(new PacingResult(Status.OVER_MAX_WAIT, retaken
-                    ? reservation.delay().plusNanos(arrived - heldSince) : reservation.delay()));
+            call.complete(new PacingResult(Status.OVER_MAX_WAIT, reservation.delay()));
         } else {
             long releaseIn = reservation.clock() == Reservation.Clock.REDIS
                     ? clock.toLocalNanos(reservation.slotMicros()) - arrived : reservation.delay().toNanos();
-            PacingResult released = new PacingResult(Status.RELEASED, retaken
-                    ? Duration.ofNanos(Math.max(0, arrived + releaseIn - heldSince)) : reservation.delay());
+            PacingResult released = new PacingResult(Status.RELEASED, reservation.delay());
             if (!reservation.delay().isZero()) {
                 call.slotReserved(() -> reserver.giveBack(carrier, reservation));
             }
-            scheduleRelease(call, carrier, released, arrived + releaseIn, heldSince, retaken);
+            scheduleRelease(call, carrier, released, Math.max(0, releaseIn));
         }
     }
 
-    /**
-     * How late after its slot a call may still be released. Later than this (this gateway stood still: a long GC
-     * pause, starved of CPU, stopped), it would go out with the calls of the slots after it, this gateway's and
-     * the fleet's, and the carrier would see more than its cps: it takes a new slot instead, once. The carrier's
-     * burst absorbs what comes within it; the floor keeps a slow Redis reply (all calls equally late) from
-     * costing a second reservation.
-     */
-    static long lateToleranceNanos(CarrierConfig carrier) {
-        return Math.max(carrier.burst() * carrier.interval().toNanos(), LATE_FLOOR_NANOS);
-    }
-
-    /** Releases the call at {@code dueNanos}, or later if the carrier's release ledger says so. */
-    private void scheduleRelease(PacedCall call, CarrierConfig carrier, PacingResult released, long dueNanos,
-                                 long heldSince, boolean retaken) {
+    /** Releases the call after {@code delayNanos}, or later if the carrier's release ledger says so. */
+    private void scheduleRelease(PacedCall call, CarrierConfig carrier, PacingResult released, long delayNanos) {
         if (call.isDone()) {
             return;
         }
-        long now = nanoClock.getAsLong();
-        if (dueNanos - now > 0) {
-            call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, dueNanos, heldSince,
-                    retaken), dueNanos - now, TimeUnit.NANOSECONDS));
-            return;
-        }
-        if (!retaken && now - dueNanos > lateToleranceNanos(carrier)) {
-            call.slotReserved(() -> { }); // its slot is past: nothing to give back
-            Duration left = carrier.maxWait().minusNanos(now - heldSince);
-            reserve(call, carrier, heldSince, left.isNegative() ? Duration.ZERO : left, true);
-            return;
-        }
-        releaseWithinLedger(call, carrier, released);
-    }
-
-    /** Releases the call now, or once the carrier's release ledger allows. */
-    private void releaseWithinLedger(PacedCall call, CarrierConfig carrier, PacingResult released) {
-        if (call.isDone()) {
+        if (delayNanos > 0) {
+            call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, 0), delayNanos,
+                    TimeUnit.NANOSECONDS));
             return;
         }
         long intervalNanos = carrier.interval().toNanos();
@@ -176,8 +134,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
         if (wait == 0) {
             call.complete(released);
         } else {
-            call.scheduled(timer.schedule(() -> releaseWithinLedger(call, carrier, released), wait,
-                    TimeUnit.NANOSECONDS));
+            scheduleRelease(call, carrier, released, wait);
         }
     }
 

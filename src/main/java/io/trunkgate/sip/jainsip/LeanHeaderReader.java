@@ -15,9 +15,11 @@ import gov.nist.javax.sip.header.RecordRouteList;
 import gov.nist.javax.sip.header.Route;
 import gov.nist.javax.sip.header.RouteList;
 import gov.nist.javax.sip.header.SIPHeader;
+import gov.nist.javax.sip.header.SIPHeaderList;
 import gov.nist.javax.sip.header.To;
 import gov.nist.javax.sip.header.Via;
 import gov.nist.javax.sip.header.ViaList;
+import java.util.function.Supplier;
 
 /**
  * Reads the common forms of the address headers (From, To, Contact, Route, Record-Route) and of Via in one pass over
@@ -77,9 +79,9 @@ final class LeanHeaderReader {
                 case VIA -> reader.vias();
                 case FROM -> reader.single(new From());
                 case TO -> reader.single(new To());
-                case CONTACT -> reader.contacts();
-                case ROUTE -> reader.routes();
-                case RECORD_ROUTE -> reader.recordRoutes();
+                case CONTACT -> reader.addresses(new ContactList(), Contact::new);
+                case ROUTE -> reader.addresses(new RouteList(), Route::new);
+                case RECORD_ROUTE -> reader.addresses(new RecordRouteList(), RecordRoute::new);
             };
             return reader.at == line.length() - 1 ? header : null;
         } catch (Unsure unsure) {
@@ -124,29 +126,13 @@ final class LeanHeaderReader {
         return header;
     }
 
-    private ContactList contacts() {
-        ContactList list = new ContactList();
+    /** One or more addresses separated by commas, each with its parameters, into {@code list}. */
+    private <H extends AddressParametersHeader, L extends SIPHeaderList<H>> L addresses(L list, Supplier<H> header) {
         do {
             if (peek() == '*') {
-                throw UNSURE;
+                throw UNSURE; // Contact: *, which JAIN-SIP reads apart; any address starting so is left to it
             }
-            list.add(single(new Contact()));
-        } while (another());
-        return list;
-    }
-
-    private RouteList routes() {
-        RouteList list = new RouteList();
-        do {
-            list.add(single(new Route()));
-        } while (another());
-        return list;
-    }
-
-    private RecordRouteList recordRoutes() {
-        RecordRouteList list = new RecordRouteList();
-        do {
-            list.add(single(new RecordRoute()));
+            list.add(single(header.get()));
         } while (another());
         return list;
     }

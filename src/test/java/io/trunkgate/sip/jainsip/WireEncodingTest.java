@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import gov.nist.javax.sip.header.Via;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.parser.StringMsgParser;
-import java.lang.management.ManagementFactory;
 import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,31 +45,15 @@ class WireEncodingTest {
 
     @Test
     void encodingACallsMessagesAllocatesLessThanJainSip() throws ParseException {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         List<SIPMessage> plain = new ArrayList<>();
         List<SIPMessage> lean = new ArrayList<>();
         for (String text : LeanMsgParserTest.MESSAGES) {
             plain.add(LeanMsgParserTest.parse(new StringMsgParser(), text, new ArrayList<>()));
             lean.add(LeanMsgParserTest.parse(new LeanMsgParser(), text, new ArrayList<>()));
         }
-        long plainBytes = Long.MAX_VALUE;
-        long leanBytes = Long.MAX_VALUE;
-        // the least of several rounds: what encoding allocates, not what a compilation in between did
-        for (int round = 0; round < 8; round++) {
-            plainBytes = Math.min(plainBytes, allocatedEncoding(threads, plain));
-            leanBytes = Math.min(leanBytes, allocatedEncoding(threads, lean));
-        }
-        assertTrue(leanBytes < plainBytes * 0.8, "lean " + leanBytes + " B, JAIN-SIP's " + plainBytes + " B");
-    }
-
-    private static long allocatedEncoding(com.sun.management.ThreadMXBean threads, List<SIPMessage> messages) {
-        long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 500; i++) {
-            for (SIPMessage message : messages) {
-                message.encodeAsBytes("UDP");
-            }
-        }
-        return threads.getCurrentThreadAllocatedBytes() - before;
+        long[] bytes = LeanMsgParserTest.leastAllocated(() -> plain.forEach(m -> m.encodeAsBytes("UDP")),
+                () -> lean.forEach(m -> m.encodeAsBytes("UDP")));
+        assertTrue(bytes[1] < bytes[0] * 0.8, "lean " + bytes[1] + " B, JAIN-SIP's " + bytes[0] + " B");
     }
 
     /** A copy as the proxy forwards it: cloned, with a Via of its own on top. */

@@ -6,7 +6,8 @@
 --          i.e. the earliest slot of the next call when no burst is left.
 -- ARGV[1]: interval_us   microseconds between calls (1e6 / cps)
 -- ARGV[2]: burst         calls allowed back to back before spacing applies (1 = strict spacing)
--- ARGV[3]: max_wait_us   the longest the caller will hold the call
+-- ARGV[3]: max_wait_us   the longest the caller will hold the call: the carrier's max-wait, the same for every
+--                        reservation of the carrier (a TAT beyond it is taken for a clock step back, below)
 -- Reply: {reserved 1|0, delay_us (slot - now, also when not reserved), slot_us, now_us}
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one

@@ -6,11 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.pace.internal.TimerCarrierPacer;
 import io.trunkgate.testing.Carriers;
+import io.trunkgate.testing.ManualTime;
 import io.trunkgate.testing.RedisBackend;
 import io.trunkgate.testing.RedisFleet;
 import io.trunkgate.testing.ScriptClock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,6 +66,76 @@ abstract class RedisPacingConformance extends PacingConformance {
         assertTrue(resumed.reserved(), "one interval after the step back, not 60 s");
         assertEquals(Duration.ofSeconds(1), resumed.delay(), "one interval after the furthest old slot could be");
         assertEquals(clock.micros() + 1_000_000, resumed.slotMicros());
+    }
+
+    /**
+     * Two gateways keep a carrier's slots booked up to max-wait; one stands still for half a second while the other
+     * goes on. The calls whose slots passed meanwhile must not go out back to back beside the other gateway's: they
+     * take new slots, with the carrier's max-wait (with a shorter one pace.lua would take the TAT for a step back of
+     * its clock, pull it back and hand out slots the fleet already holds), and are refused with OVER_MAX_WAIT (to go
+     * to another carrier) when that makes them wait longer than max-wait.
+     */
+    @Test
+    void callsAGatewaySendsLateAfterStandingStillNeverTakeTheCarrierOverItsRate() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        ScriptClock redisClock = new ScriptClock(fleet.client(0), "tg-test", "c:" + carrier.id());
+        ManualTime[] time = {new ManualTime(), new ManualTime()};
+        List<TimerCarrierPacer> gateways = new ArrayList<>();
+        for (int g = 0; g < 2; g++) {
+            gateways.add(new TimerCarrierPacer(onClock(reserver(g), redisClock, time[g]), time[g].scheduler(),
+                    time[g]::nanoTime));
+        }
+        List<Long> sentMillis = new ArrayList<>();
+        Random order = new Random(7);
+        for (int ms = 0; ms < 6000; ms++) {
+            boolean standingStill = ms >= 1500 && ms < 2000; // gateway 0
+            if (ms < 3000 && ms % 50 == 0) { // each gateway offers twice the carrier's rate, first in turn at random
+                int first = order.nextInt(2);
+                for (int g : new int[] {first, 1 - first}) {
+                    if (g == 1 || !standingStill) {
+                        ManualTime clock = time[g];
+                        gateways.get(g).hold(carrier).result().thenAccept(result -> {
+                            if (result.released()) {
+                                sentMillis.add(clock.nanoTime() / 1_000_000);
+                            }
+                        });
+                    }
+                }
+            }
+            if (standingStill) {
+                time[0].stall(Duration.ofMillis(1));
+            } else {
+                time[0].advance(Duration.ofMillis(1));
+            }
+            time[1].advance(Duration.ofMillis(1));
+        }
+        sentMillis.sort(null);
+        for (int i = 0; i < sentMillis.size(); i++) {
+            long from = sentMillis.get(i);
+            long inSecond = sentMillis.stream().filter(t -> t >= from && t < from + 1000).count();
+            assertTrue(inSecond <= 11, inSecond + " calls reached the carrier in the second from " + from
+                    + " ms (at most cps + burst = 11): " + sentMillis);
+        }
+        assertTrue(sentMillis.size() >= 38, "every slot from 0 to 3.9 s went to a call but those of the two that "
+                + "passed while their gateway stood still: " + sentMillis);
+    }
+
+    /** {@code reserver} on the gateway's manual time: Redis's clock set to it at each call, the reply awaited. */
+    private static SlotReserver onClock(SlotReserver reserver, ScriptClock redisClock, ManualTime time) {
+        return new SlotReserver() {
+            @Override
+            public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
+                redisClock.set(ScriptClock.START_MICROS + time.nanoTime() / 1000);
+                return CompletableFuture.completedFuture(reserver.reserve(carrier, maxWait).toCompletableFuture().join());
+            }
+
+            @Override
+            public CompletionStage<Void> giveBack(CarrierConfig carrier, Reservation reservation) {
+                redisClock.set(ScriptClock.START_MICROS + time.nanoTime() / 1000);
+                return CompletableFuture.completedFuture(reserver.giveBack(carrier, reservation).toCompletableFuture()
+                        .join());
+            }
+        };
     }
 
     private static Reservation reserve(SlotReserver reserver, CarrierConfig carrier) {

@@ -80,6 +80,14 @@ public final class ManualTime {
         nanos.set(until);
     }
 
+    /**
+     * Moves the clock on by {@code step} and runs nothing: the process stood still (a long GC pause, no CPU, a
+     * SIGSTOP). What fell due meanwhile runs late, at the next {@link #advance} or {@link #runDue}.
+     */
+    public void stall(Duration step) {
+        nanos.addAndGet(step.toNanos());
+    }
+
     /** Runs what is due now (a task scheduled with no delay). */
     public void runDue() {
         advance(Duration.ZERO);

@@ -25,9 +25,12 @@ import java.util.function.LongSupplier;
  * the caller does with a release must therefore be short and must not block (the SIP stack sends without
  * waiting, TCP connects included). A call cancelled while held gives its slot back to the ledger. A carrier in
  * shadow pacing has each call's slot reserved as usual and the call released at once, with the wait it would have
- * had ({@link PacingResult.Shadow}).
+ * had ({@link PacingResult.Shadow}). A call that would leave later after its slot than the carrier's burst
+ * allows (this gateway stood still meanwhile) takes a new slot, once: see {@link #lateToleranceNanos}.
  */
 public final class TimerCarrierPacer implements CarrierPacer {
+
+    private static final long LATE_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final SlotReserver reserver;
     private final ScheduledExecutorService timer;
@@ -57,8 +60,7 @@ public final class TimerCarrierPacer implements CarrierPacer {
     public HeldCall hold(CarrierConfig carrier) {
         PacedCall call = enter(carrier);
         if (!call.isDone()) {
-            reserver.reserve(carrier, carrier.maxWait())
-                    .whenComplete((reservation, error) -> onReservation(call, carrier, reservation, error));
+            reserve(call, carrier, nanoClock.getAsLong(), false);
         }
         return call;
     }
@@ -71,9 +73,19 @@ public final class TimerCarrierPacer implements CarrierPacer {
                 reserver.giveBack(carrier, reserved);
             }
         } else {
-            onReservation(call, carrier, reserved, null);
+            onReservation(call, carrier, nanoClock.getAsLong(), false, reserved, null);
         }
         return call;
+    }
+
+    /**
+     * Always with the carrier's max-wait, a second reservation too: pace.lua takes a TAT further ahead than the
+     * max-wait it is given for a step back of Redis's clock and pulls it back, so a shorter one would hand out
+     * slots the fleet already holds.
+     */
+    private void reserve(PacedCall call, CarrierConfig carrier, long heldSince, boolean retaken) {
+        reserver.reserve(carrier, carrier.maxWait()).whenComplete((reservation, error) ->
+                onReservation(call, carrier, heldSince, retaken, reservation, error));
     }
 
     /** A new held call, counted against the carrier's max-held: completed at once as HOLD_FULL if over it. */
@@ -93,7 +105,13 @@ public final class TimerCarrierPacer implements CarrierPacer {
         return call;
     }
 
-    private void onReservation(PacedCall call, CarrierConfig carrier, Reservation reservation, Throwable error) {
+    /**
+     * @param heldSince when the call was first held: a late call's wait counts from then, and a second slot that
+     *                  would make it longer than the carrier's max-wait is given back
+     * @param retaken   whether this is the call's second reservation, taken because it was released too late
+     */
+    private void onReservation(PacedCall call, CarrierConfig carrier, long heldSince, boolean retaken,
+                               Reservation reservation, Throwable error) {
         long arrived = nanoClock.getAsLong();
         if (reservation != null && reservation.clock() == Reservation.Clock.REDIS) {
             clock.observe(reservation.serverTimeMicros(), arrived);
@@ -106,26 +124,60 @@ public final class TimerCarrierPacer implements CarrierPacer {
             call.complete(new PacingResult(Status.RELEASED, Duration.ZERO,
                     new PacingResult.Shadow(reservation.delay(), !reservation.reserved(), false)));
         } else if (!reservation.reserved()) {
-            call.complete(new PacingResult(Status.OVER_MAX_WAIT, reservation.delay()));
+            call.complete(new PacingResult(Status.OVER_MAX_WAIT, retaken
+                    ? reservation.delay().plusNanos(arrived - heldSince) : reservation.delay()));
         } else {
             long releaseIn = reservation.clock() == Reservation.Clock.REDIS
                     ? clock.toLocalNanos(reservation.slotMicros()) - arrived : reservation.delay().toNanos();
-            PacingResult released = new PacingResult(Status.RELEASED, reservation.delay());
+            Duration held = retaken
+                    ? Duration.ofNanos(Math.max(0, arrived + releaseIn - heldSince)) : reservation.delay();
+            if (held.compareTo(carrier.maxWait()) > 0) {
+                reserver.giveBack(carrier, reservation);
+                call.complete(new PacingResult(Status.OVER_MAX_WAIT, held));
+                return;
+            }
+            PacingResult released = new PacingResult(Status.RELEASED, held);
             if (!reservation.delay().isZero()) {
                 call.slotReserved(() -> reserver.giveBack(carrier, reservation));
             }
-            scheduleRelease(call, carrier, released, Math.max(0, releaseIn));
+            scheduleRelease(call, carrier, released, arrived + releaseIn, heldSince, retaken);
         }
     }
 
-    /** Releases the call after {@code delayNanos}, or later if the carrier's release ledger says so. */
-    private void scheduleRelease(PacedCall call, CarrierConfig carrier, PacingResult released, long delayNanos) {
+    /**
+     * How late after its slot a call may still be released. Later than this (this gateway stood still: a long GC
+     * pause, starved of CPU, stopped), it would go out with the calls of the slots after it, this gateway's and
+     * the fleet's, and the carrier would see more than its cps: it takes a new slot instead, once. The carrier's
+     * burst absorbs what comes within it; the floor keeps a slow Redis reply (all calls equally late) from
+     * costing a second reservation.
+     */
+    static long lateToleranceNanos(CarrierConfig carrier) {
+        return Math.max(carrier.burst() * carrier.interval().toNanos(), LATE_FLOOR_NANOS);
+    }
+
+    /** Releases the call at {@code dueNanos}, or later if the carrier's release ledger says so. */
+    private void scheduleRelease(PacedCall call, CarrierConfig carrier, PacingResult released, long dueNanos,
+                                 long heldSince, boolean retaken) {
         if (call.isDone()) {
             return;
         }
-        if (delayNanos > 0) {
-            call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, 0), delayNanos,
-                    TimeUnit.NANOSECONDS));
+        long now = nanoClock.getAsLong();
+        if (dueNanos - now > 0) {
+            call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, dueNanos, heldSince,
+                    retaken), dueNanos - now, TimeUnit.NANOSECONDS));
+            return;
+        }
+        if (!retaken && now - dueNanos > lateToleranceNanos(carrier)) {
+            call.slotReserved(() -> { }); // its slot is past: nothing to give back
+            reserve(call, carrier, heldSince, true);
+            return;
+        }
+        releaseWithinLedger(call, carrier, released);
+    }
+
+    /** Releases the call now, or once the carrier's release ledger allows. */
+    private void releaseWithinLedger(PacedCall call, CarrierConfig carrier, PacingResult released) {
+        if (call.isDone()) {
             return;
         }
         long intervalNanos = carrier.interval().toNanos();
@@ -134,7 +186,8 @@ public final class TimerCarrierPacer implements CarrierPacer {
         if (wait == 0) {
             call.complete(released);
         } else {
-            scheduleRelease(call, carrier, released, wait);
+            call.scheduled(timer.schedule(() -> releaseWithinLedger(call, carrier, released), wait,
+                    TimeUnit.NANOSECONDS));
         }
     }
 

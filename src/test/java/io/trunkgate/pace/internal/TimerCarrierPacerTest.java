@@ -62,6 +62,59 @@ class TimerCarrierPacerTest {
     }
 
     @Test
+    void aCallReleasedLaterThanTheCarriersBurstAfterItsSlotTakesANewSlot() {
+        // 10 cps, burst 1: slots 100 ms apart, and a call may leave up to 100 ms after its slot
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        List<CompletableFuture<PacingResult>> results = hold(carrier, 4);
+        time.runDue();
+        time.stall(Duration.ofMillis(350)); // slots 100, 200 and 300 pass while this gateway stands still
+        time.runDue();
+        assertEquals(List.of(true, false, false, true), results.stream().map(CompletableFuture::isDone).toList(),
+                "the call 50 ms late leaves; those 150 and 250 ms late, sent now, would go out back to back with it");
+        HeldCall next = pacer.hold(carrier);
+        time.runDue();
+        time.advance(Duration.ofMillis(250).minusNanos(1));
+        assertFalse(next.result().toCompletableFuture().isDone(),
+                "the late calls took slots 400 and 500, before its 600: the fleet's spacing holds");
+        time.advance(Duration.ofSeconds(1));
+        assertTrue(outcome(next).released());
+        assertEquals(4, released(results));
+        assertEquals(Duration.ofMillis(400), results.get(1).join().delay(), "held from the start to its new slot");
+    }
+
+    @Test
+    void aCallTakesANewSlotOnlyOnce() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        List<CompletableFuture<PacingResult>> results = hold(carrier, 3);
+        time.runDue();
+        time.stall(Duration.ofMillis(350));
+        time.runDue(); // the call of slot 200 takes slot 400 (the one of slot 100 takes 300 and leaves)
+        time.stall(Duration.ofMillis(300));
+        time.runDue();
+        assertTrue(results.get(2).isDone(), "250 ms past its second slot, it leaves");
+        HeldCall next = pacer.hold(carrier);
+        time.advance(Duration.ofSeconds(1));
+        assertEquals(Duration.ZERO, outcome(next).delay(), "no third slot was taken ahead of it");
+    }
+
+    @Test
+    void aLateCallWhoseNewSlotWouldMakeItWaitOverMaxWaitGoesElsewhereAndGivesTheSlotBack() {
+        // 10 cps, burst 1, max-wait 300 ms: slots 0, 100, 200 and 300
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofMillis(300));
+        List<CompletableFuture<PacingResult>> results = hold(carrier, 4);
+        time.runDue();
+        time.stall(Duration.ofMillis(250));
+        time.runDue();
+        PacingResult late = results.get(1).join();
+        assertEquals(PacingResult.Status.OVER_MAX_WAIT, late.status(), "its new slot, 400, is 400 ms after it was held");
+        assertEquals(Duration.ofMillis(400), late.delay());
+        assertTrue(results.get(2).join().released(), "50 ms late, within the carrier's burst: it leaves");
+        HeldCall next = pacer.hold(carrier);
+        time.advance(Duration.ofSeconds(1));
+        assertEquals(Duration.ofMillis(150), outcome(next).delay(), "slot 400, given back, is the next call's");
+    }
+
+    @Test
     void aCancelledCallIsNeverReleasedAndItsSlotGoesToTheNextCall() {
         CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
         List<HeldCall> calls = new ArrayList<>();

@@ -11,10 +11,13 @@ open descriptors (samples/heap_fds.tsv) and the gateways' metrics after the call
 line per check with its figures, then per fault kind the calls failed, the calls over a limit and the time to
 recover; writes a timeline (calls per second, faults marked) as SVG. Exit status 1 when a check failed.
 
-Bounds (README, "What a Redis failover can lose"): a rolling window of a peer (on Redis's clock) never holds more
-than its limit, except a window that overlaps a failover or a restart of Redis empty, which may hold up to twice
-it; a carrier's second likewise, where the span of a loss or of a stall of one gateway extends by the carrier's
-max-wait (the calls held across it).
+Bounds (README, "Pacing" and "What a Redis failover can lose"): a rolling window of a peer (on Redis's clock) never
+holds more than its limit, except a window that overlaps a failover or a restart of Redis empty, which may hold up
+to twice it. A carrier's window of W seconds holds at most burst + cps x (W + L) calls, L being the latest a call
+leaves after its slot (the larger of burst slots and 50 ms; a call later than that takes a new slot), except that
+the span of a Redis loss, extended by the carrier's max-wait (the calls held across it), may hold up to twice it.
+The carriers' own arrival times (SIPp's) are also excused over a stall of the whole machine, which stops SIPp too:
+it reads what arrived meanwhile in a bunch.
 """
 import argparse
 import base64
@@ -29,7 +32,6 @@ import statistics
 import sys
 
 LOSS_KINDS = ("failover", "redis-empty", "failover-unplanned")
-STALL_KINDS = ("gateway-stop", "machine-stall")
 # A pass of soak_sampler.py comes every 250 ms; a gap this long means the whole machine stalled (nothing ran),
 # which stalls every gateway at once.
 STALL_GAP_S = 0.6
@@ -38,6 +40,8 @@ MAX_WAIT_S = 2  # the longest max-wait of bench/sipp/conf-soak's carriers
 # and in bunches); the gateway's own send time (attempts[].sentAt) is within a few ms of the slot.
 ARRIVAL_JITTER_S = 0.05
 SENT_JITTER_S = 0.01
+# The latest a call leaves after its slot is the larger of its carrier's burst slots and this (TimerCarrierPacer).
+MIN_LATE_RELEASE_S = 0.05
 RECOVERY_QUIET_S = 5
 
 
@@ -66,7 +70,8 @@ class Soak:
         self.kills = [(s, e) for k, s, e, _ in self.faults if k == "gateway-kill"]
         self.silent = [(s, e) for k, s, e, _ in self.faults if k == "carrier-silent"]
         self.loss_spans = [(s, e) for k, s, e, _ in self.faults if k in LOSS_KINDS]
-        self.carrier_spans = [(s, e + MAX_WAIT_S) for k, s, e, _ in self.faults if k in LOSS_KINDS + STALL_KINDS]
+        self.carrier_spans = [(s, e + MAX_WAIT_S) for k, s, e, _ in self.faults if k in LOSS_KINDS]
+        self.machine_stall_spans = [(s, e) for k, s, e, _ in self.faults if k == "machine-stall"]
         self.read_calls()
         self.read_records()
         self.read_arrivals()
@@ -289,7 +294,8 @@ class Soak:
                    f"arrival at the gateway (queueing before admission included, not a check): {', '.join(most)}")
 
     def check_carriers(self):
-        limit = self.args.carrier_cps + self.args.carrier_burst
+        cps, burst = self.args.carrier_cps, self.args.carrier_burst
+        late_s = max(burst / cps, MIN_LATE_RELEASE_S)
         self.carrier_over = []
         figures, ok = [], True
         for carrier, rows in sorted(self.arrivals.items()):
@@ -297,19 +303,24 @@ class Soak:
             late = [(s, e + 3) for s, e in self.silent] if carrier == "ca" else []
             times = [t for t, _, _ in rows if not any(s <= t <= e for s, e in late)]
             window = 1.0 - ARRIVAL_JITTER_S
-            spans = self.carrier_spans
+            limit = int(burst + cps * (window + ARRIVAL_JITTER_S + late_s))
+            spans = self.carrier_spans + self.machine_stall_spans
             over, clear, loss = self.over_limit(times, window, limit, spans)
             bad = [o for o in over if not self.overlaps(o[0] - window, o[0], spans) or o[1] > 2 * limit]
             sent = sorted(epoch(a["sentAt"]) for recs in self.records.values() for rec in recs
                           for a in rec["attempts"] if a["carrier"] == carrier)
-            over_s, clear_s, loss_s = self.over_limit(sent, 1.0 - SENT_JITTER_S, limit, spans)
-            bad += [o for o in over_s if not self.overlaps(o[0] - 1, o[0], spans) or o[1] > 2 * limit]
+            window_s = 1.0 - SENT_JITTER_S
+            limit_s = int(burst + cps * (window_s + SENT_JITTER_S + late_s))
+            over_s, clear_s, loss_s = self.over_limit(sent, window_s, limit_s, self.carrier_spans)
+            bad += [o for o in over_s if not self.overlaps(o[0] - window_s, o[0], self.carrier_spans)
+                    or o[1] > 2 * limit_s]
             ok &= not bad
             self.carrier_over += [t for t, _ in over_s]
-            figures.append(f"{carrier} {len(rows)} arrivals, most in any {window:.2f} s {clear} "
-                           f"(bound cps + burst = {limit}), {loss} over a Redis loss or a gateway's stall (bound "
-                           f"{2 * limit}); by the "
-                           f"gateways' send times {clear_s} and {loss_s}")
+            figures.append(f"{carrier} {len(rows)} arrivals, most in any {window:.2f} s {clear} (bound burst + cps x "
+                           f"({window + ARRIVAL_JITTER_S:.2f} + {late_s:.3f}) = {limit}), {loss} over a Redis loss or "
+                           f"a stall of the machine (bound {2 * limit}); by the gateways' send times, in any "
+                           f"{window_s:.2f} s {clear_s} (bound {limit_s}) and {loss_s} over a Redis loss "
+                           f"(bound {2 * limit_s})")
         self.check("carrier windows", ok, "; ".join(figures))
 
     def check_records(self):

@@ -277,10 +277,12 @@ class Soak:
         for peer, rows in sorted(self.admitted_by_peer().items()):
             for t, cid in rows:
                 n += 1
+                # a call without a record is timed by its arrival at the carrier: admitted up to max-wait before
+                admitted_from = t - (MAX_WAIT_S if cid not in self.records else 0)
                 if self.member(cid) not in self.window_members:
-                    if self.overlaps(t, t, spans):
+                    if self.overlaps(admitted_from, t, spans):
                         unseen_loss += 1
-                    elif self.overlaps(t, t, blind):
+                    elif self.overlaps(admitted_from, t, blind):
                         unseen_blind += 1
                     else:
                         unseen.append(cid)

@@ -97,21 +97,21 @@ def master_ports(args, nodes):
 
 class Dumper:
     """Dumps the keys matching a pattern from every master. SCAN walks the whole keyspace, so the keys are looked
-    for every pass only in the first 10 s (while the peers' first calls create them), then every `rescan_s`
-    seconds and whenever the masters change; in between only their contents are read. A key once found is read
-    at every pass until the masters change: a window whose calls all went stale is deleted and made again by the
-    next admission under the same name, which a pass must not miss."""
+    for at every pass only in the first 10 s after the start and after the masters change (while the peers' calls
+    create them on a new master), otherwise every `rescan_s` seconds; in between only their contents are read. A
+    key once found is read at every pass until the masters change: a window whose calls all went stale is deleted
+    and made again by the next admission under the same name, which a pass must not miss."""
 
     def __init__(self, args, nodes, pattern, rescan_s):
         self.args, self.nodes, self.pattern, self.rescan_s = args, nodes, pattern, rescan_s
-        self.keys, self.scanned, self.started = {}, 0.0, time.monotonic()
+        self.keys, self.scanned, self.changed = {}, 0.0, time.monotonic()
 
     def dump(self, out):
         ports = master_ports(self.args, self.nodes)
         now = time.monotonic()
         if sorted(ports) != sorted(self.keys):
-            self.keys = {}
-        rescan = now - self.scanned >= (0 if now - self.started < 10 else self.rescan_s)
+            self.keys, self.changed = {}, now
+        rescan = now - self.scanned >= (0 if now - self.changed < 10 else self.rescan_s)
         if rescan:
             self.scanned = now
         for port in ports:

@@ -155,40 +155,33 @@ public final class TimerCarrierPacer implements CarrierPacer {
         return Math.max(carrier.burst() * carrier.interval().toNanos(), LATE_FLOOR_NANOS);
     }
 
-    /** Releases the call at {@code dueNanos}, or later if the carrier's release ledger says so. */
+    /**
+     * Releases the call at {@code dueNanos}, or later if the carrier's release ledger says so; a call first
+     * reserved that would leave over {@link #lateToleranceNanos} after its slot, whether its timer fired late or
+     * the ledger held it, takes a new slot instead.
+     */
     private void scheduleRelease(PacedCall call, CarrierConfig carrier, PacingResult released, long dueNanos,
                                  long heldSince, boolean retaken) {
         if (call.isDone()) {
             return;
         }
         long now = nanoClock.getAsLong();
-        if (dueNanos - now > 0) {
-            call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, dueNanos, heldSince,
-                    retaken), dueNanos - now, TimeUnit.NANOSECONDS));
-            return;
+        long wait = dueNanos - now;
+        if (wait <= 0) {
+            if (!retaken && -wait > lateToleranceNanos(carrier)) {
+                call.slotReserved(() -> { }); // its slot is past: nothing to give back
+                reserve(call, carrier, heldSince, true);
+                return;
+            }
+            wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
+                    .tryRelease(now, carrier.interval().toNanos(), carrier.burst());
+            if (wait == 0) {
+                call.complete(released);
+                return;
+            }
         }
-        if (!retaken && now - dueNanos > lateToleranceNanos(carrier)) {
-            call.slotReserved(() -> { }); // its slot is past: nothing to give back
-            reserve(call, carrier, heldSince, true);
-            return;
-        }
-        releaseWithinLedger(call, carrier, released);
-    }
-
-    /** Releases the call now, or once the carrier's release ledger allows. */
-    private void releaseWithinLedger(PacedCall call, CarrierConfig carrier, PacingResult released) {
-        if (call.isDone()) {
-            return;
-        }
-        long intervalNanos = carrier.interval().toNanos();
-        long wait = ledgers.computeIfAbsent(carrier.id(), id -> new ReleaseLedger())
-                .tryRelease(nanoClock.getAsLong(), intervalNanos, carrier.burst());
-        if (wait == 0) {
-            call.complete(released);
-        } else {
-            call.scheduled(timer.schedule(() -> releaseWithinLedger(call, carrier, released), wait,
-                    TimeUnit.NANOSECONDS));
-        }
+        call.scheduled(timer.schedule(() -> scheduleRelease(call, carrier, released, dueNanos, heldSince, retaken),
+                wait, TimeUnit.NANOSECONDS));
     }
 
     @Override

@@ -115,6 +115,22 @@ class TimerCarrierPacerTest {
     }
 
     @Test
+    void aCallTheLedgerHeldIsJudgedLateAgainWhenItsTurnComes() {
+        CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        List<CompletableFuture<PacingResult>> results = hold(carrier, 3); // slots 0, 100 and 200
+        time.stall(Duration.ofMillis(110));
+        time.runDue(); // the second leaves at 110, so the ledger gives the third its turn at 209.5
+        time.advance(Duration.ofMillis(90));
+        assertFalse(results.get(2).isDone(), "at its slot, 200, it waits for its turn");
+        time.stall(Duration.ofMillis(200)); // this gateway stands still through its turn
+        time.runDue();
+        assertEquals(Duration.ofMillis(400), results.get(2).join().delay(), "200 ms late, it took slot 400 and left");
+        HeldCall next = pacer.hold(carrier);
+        time.advance(Duration.ofSeconds(1));
+        assertEquals(Duration.ofMillis(100), outcome(next).delay(), "the slot after it, not the same moment");
+    }
+
+    @Test
     void aCancelledCallIsNeverReleasedAndItsSlotGoesToTheNextCall() {
         CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
         List<HeldCall> calls = new ArrayList<>();

@@ -58,6 +58,10 @@ final class Dialog {
     private final long openedAtNanos;
     private volatile long expiresAtNanos;
     private volatile boolean sessionTimer;
+    /** Whether an ACK was relayed in the dialog (the caller's ACK to the INVITE's 2xx, or a later one). */
+    private volatile boolean acknowledged;
+    /** What a refresh or the answer last gave the dialog to live, applied again by the ACK (DialogTable). */
+    private volatile long lifeNanos;
 
     /** A dialog opened at {@code openedAtNanos}; its owner sets when it expires. */
     Dialog(Request invite, CallIdentity identity, InetAddress source, int sourcePort, String peerId,
@@ -128,6 +132,22 @@ final class Dialog {
 
     void sessionTimer(boolean on) {
         sessionTimer = on;
+    }
+
+    boolean acknowledged() {
+        return acknowledged;
+    }
+
+    void acknowledge() {
+        acknowledged = true;
+    }
+
+    long lifeNanos() {
+        return lifeNanos;
+    }
+
+    void lifeNanos(long nanos) {
+        lifeNanos = nanos;
     }
 
     /**

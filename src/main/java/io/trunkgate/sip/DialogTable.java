@@ -30,6 +30,13 @@ public final class DialogTable {
      * by then at both ends.
      */
     private static final long MAX_SESSION_GRACE_NANOS = TimeUnit.SECONDS.toNanos(32);
+    /**
+     * How long an answered dialog lives while no ACK came: the callee retransmits its 2xx for 64*T1 (32 s), then
+     * ends the session with a BYE (RFC 3261 §13.3.1.4), which this leaves as long again to pass; a dialog neither
+     * party confirmed nor ended by then is dead at both ends, and would otherwise hold its leases for
+     * {@code timeout}.
+     */
+    static final long NO_ACK_NANOS = TimeUnit.SECONDS.toNanos(64);
 
     private final ConcurrentMap<String, Dialog> dialogs = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
@@ -109,9 +116,15 @@ public final class DialogTable {
                 .filter(dialog -> branch.equals(dialog.inviteBranch())).isPresent();
     }
 
-    /** Something was relayed in the dialog: without a session timer, it lives another {@code timeout}. */
-    void touch(Dialog dialog) {
-        if (!dialog.sessionTimer()) {
+    /**
+     * A request was relayed in the dialog: without a session timer, it lives another {@code timeout}. The first ACK
+     * confirms the answer: the dialog gets the life its 2xx gave it (see {@link #sessionRefreshed}).
+     */
+    void touch(Dialog dialog, boolean ack) {
+        if (ack && !dialog.acknowledged()) {
+            dialog.acknowledge();
+            extend(dialog, dialog.lifeNanos() > 0 ? dialog.lifeNanos() : timeoutNanos);
+        } else if (!dialog.sessionTimer()) {
             extend(dialog, timeoutNanos);
         }
     }
@@ -123,8 +136,9 @@ public final class DialogTable {
      */
     void sessionRefreshed(Dialog dialog, Optional<Duration> sessionInterval) {
         dialog.sessionTimer(sessionInterval.isPresent());
-        extend(dialog, sessionInterval.map(Duration::toNanos)
+        dialog.lifeNanos(sessionInterval.map(Duration::toNanos)
                 .map(interval -> interval + Math.min(MAX_SESSION_GRACE_NANOS, interval / 3)).orElse(timeoutNanos));
+        extend(dialog, dialog.acknowledged() ? dialog.lifeNanos() : Math.min(dialog.lifeNanos(), NO_ACK_NANOS));
     }
 
     private void extend(Dialog dialog, long lifeNanos) {
@@ -137,7 +151,7 @@ public final class DialogTable {
     }
 
     /**
-     * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, max_call_length, shutdown,
+     * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, no_ack, max_call_length, shutdown,
      * warm_up_over): its call record is written, and after a BYE it lingers a while for a late ACK; nothing else is
      * relayed in it.
      */
@@ -201,6 +215,9 @@ public final class DialogTable {
     private String expiryReason(Dialog dialog, long now) {
         if (maxCallLengthNanos > 0 && now - (dialog.openedAtNanos() + maxCallLengthNanos) >= 0) {
             return "max_call_length";
+        }
+        if (!dialog.acknowledged() && dialog.lifeNanos() > 0) {
+            return "no_ack";
         }
         return dialog.sessionTimer() ? "session_expired" : "timeout";
     }

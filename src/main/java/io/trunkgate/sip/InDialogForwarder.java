@@ -217,7 +217,7 @@ final class InDialogForwarder {
             return Relay.refused(RequestRefusal.ROUTE_NOT_ALLOWED);
         }
         if (!dialog.ended()) {
-            dialogs.touch(dialog);
+            dialogs.touch(dialog, Request.ACK.equals(routed.getMethod()));
         }
         // Towards a caller on TCP, its own connection while it is open: behind NAT its Contact is not reachable.
         Flow flow = fromCaller || dialog.callerFlow() == null

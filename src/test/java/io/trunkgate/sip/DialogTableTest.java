@@ -80,7 +80,7 @@ class DialogTableTest {
     void relayingInADialogKeepsItAlive() throws Exception {
         Dialog dialog = open("c2", "t2");
         now.addAndGet(TIMEOUT.toNanos() - 1);
-        table.touch(dialog);
+        table.touch(dialog, false);
         now.addAndGet(TIMEOUT.toNanos() - 1);
         table.sweep();
         assertTrue(table.find("c2", "t2").isPresent());
@@ -108,8 +108,9 @@ class DialogTableTest {
     void aNegotiatedSessionTimerEndsTheDialogWhenItIsNotRefreshed() throws Exception {
         Dialog dialog = open("c6", "t6");
         table.sessionRefreshed(dialog, SipMessages.sessionExpires(ok("c6", "Session-Expires: 90;refresher=uac")));
+        table.touch(dialog, true);
         now.addAndGet(Duration.ofSeconds(60).toNanos());
-        table.touch(dialog);
+        table.touch(dialog, false);
         now.addAndGet(Duration.ofSeconds(60).toNanos());
         assertTrue(table.find("c6", "t6").isPresent(), "within 90 s and the grace of 30 s (a third of it)");
         now.addAndGet(1);
@@ -120,6 +121,7 @@ class DialogTableTest {
     void eachRefreshRestartsTheSessionIntervalAndARefreshWithoutItTurnsTheTimerOff() throws Exception {
         Dialog dialog = open("c7", "t7");
         table.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(1800)));
+        table.touch(dialog, true);
         for (int refresh = 0; refresh < 10; refresh++) {
             now.addAndGet(Duration.ofSeconds(900).toNanos());
             table.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(1800)));
@@ -127,7 +129,7 @@ class DialogTableTest {
         assertTrue(table.find("c7", "t7").isPresent(), "refreshed at half the interval for 2.5 hours");
         table.sessionRefreshed(dialog, Optional.empty());
         now.addAndGet(TIMEOUT.toNanos() - 1);
-        table.touch(dialog);
+        table.touch(dialog, false);
         now.addAndGet(TIMEOUT.toNanos() - 1);
         assertTrue(table.find("c7", "t7").isPresent(), "without a timer, relayed requests keep it alive again");
     }
@@ -139,10 +141,11 @@ class DialogTableTest {
         Dialog idle = open(bounded, "c9", "t9");
         idle.confirm(record("c9"));
         bounded.sessionRefreshed(timed, Optional.of(Duration.ofMinutes(30)));
+        bounded.touch(timed, true);
         for (int minute = 0; minute < 119; minute++) {
             now.addAndGet(Duration.ofMinutes(1).toNanos());
             bounded.sessionRefreshed(timed, Optional.of(Duration.ofMinutes(30)));
-            bounded.touch(idle);
+            bounded.touch(idle, false);
         }
         bounded.sweep();
         assertTrue(bounded.find("c8", "t8").isPresent() && bounded.find("c9", "t9").isPresent(), "119 minutes");
@@ -158,9 +161,33 @@ class DialogTableTest {
         Dialog dialog = open(bounded, "c10", "t10");
         dialog.confirm(record("c10"));
         bounded.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(90)));
+        bounded.touch(dialog, true);
         now.addAndGet(Duration.ofSeconds(121).toNanos());
         bounded.sweep();
         assertEquals(List.of("session_expired"), endings);
+    }
+
+    @Test
+    void anAnsweredDialogNobodyAcknowledgedEndsAfterTwiceTheCalleesRetransmissionsAndReleasesItsCall()
+            throws Exception {
+        Dialog unacknowledged = open(bounded, "c13", "t13");
+        unacknowledged.confirm(record("c13"));
+        bounded.sessionRefreshed(unacknowledged, Optional.empty());
+        Dialog acknowledged = open(bounded, "c14", "t14");
+        acknowledged.confirm(record("c14"));
+        bounded.sessionRefreshed(acknowledged, Optional.empty());
+        now.addAndGet(Duration.ofSeconds(1).toNanos());
+        bounded.touch(acknowledged, true);
+        now.addAndGet(Duration.ofSeconds(63).toNanos() - 1);
+        bounded.sweep();
+        assertTrue(bounded.find("c13", "t13").isPresent(), "the callee's BYE after its 32 s of 2xx still passes");
+        now.addAndGet(2);
+        bounded.sweep();
+        assertFalse(bounded.find("c13", "t13").isPresent());
+        assertEquals(List.of("no_ack"), endings, "its leases released, its record written");
+        now.addAndGet(TIMEOUT.toNanos() - Duration.ofSeconds(64).toNanos());
+        bounded.sweep();
+        assertTrue(bounded.find("c14", "t14").isPresent(), "the ACK gave it the whole dialog timeout");
     }
 
     private static CallRecord record(String callId) {

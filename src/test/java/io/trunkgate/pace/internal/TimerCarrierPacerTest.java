@@ -41,6 +41,13 @@ class TimerCarrierPacerTest {
         return result.join();
     }
 
+    /** How long a call held now waits for its slot (the clock moves on 1 s to release it). */
+    private Duration nextCallsWait(CarrierConfig carrier) {
+        HeldCall next = pacer.hold(carrier);
+        time.advance(Duration.ofSeconds(1));
+        return outcome(next).delay();
+    }
+
     private static long released(List<CompletableFuture<PacingResult>> results) {
         return results.stream().filter(r -> r.isDone() && r.join().released()).count();
     }
@@ -92,9 +99,7 @@ class TimerCarrierPacerTest {
         time.stall(Duration.ofMillis(300));
         time.runDue();
         assertTrue(results.get(2).isDone(), "250 ms past its second slot, it leaves");
-        HeldCall next = pacer.hold(carrier);
-        time.advance(Duration.ofSeconds(1));
-        assertEquals(Duration.ZERO, outcome(next).delay(), "no third slot was taken ahead of it");
+        assertEquals(Duration.ZERO, nextCallsWait(carrier), "no third slot was taken ahead of it");
     }
 
     @Test
@@ -109,9 +114,7 @@ class TimerCarrierPacerTest {
         assertEquals(PacingResult.Status.OVER_MAX_WAIT, late.status(), "its new slot, 400, is 400 ms after it was held");
         assertEquals(Duration.ofMillis(400), late.delay());
         assertTrue(results.get(2).join().released(), "50 ms late, within the carrier's burst: it leaves");
-        HeldCall next = pacer.hold(carrier);
-        time.advance(Duration.ofSeconds(1));
-        assertEquals(Duration.ofMillis(150), outcome(next).delay(), "slot 400, given back, is the next call's");
+        assertEquals(Duration.ofMillis(150), nextCallsWait(carrier), "slot 400, given back, is the next call's");
     }
 
     @Test
@@ -125,9 +128,7 @@ class TimerCarrierPacerTest {
         time.stall(Duration.ofMillis(200)); // this gateway stands still through its turn
         time.runDue();
         assertEquals(Duration.ofMillis(400), results.get(2).join().delay(), "200 ms late, it took slot 400 and left");
-        HeldCall next = pacer.hold(carrier);
-        time.advance(Duration.ofSeconds(1));
-        assertEquals(Duration.ofMillis(100), outcome(next).delay(), "the slot after it, not the same moment");
+        assertEquals(Duration.ofMillis(100), nextCallsWait(carrier), "the slot after it, not the same moment");
     }
 
     @Test

@@ -502,6 +502,7 @@ class InviteCallTest {
         admit(Outcome.ADMITTED);
         carrier(call, legs.onlyInvite(), Response.OK, headers.createHeader("Session-Expires", "90;refresher=uac"));
         Duration life = Duration.ofSeconds(90 + 30); // the interval and its grace, a third of it (RFC 4028 §10)
+        dialogs.touch(dialogs.find(call.identity().callId(), call.identity().fromTag()).orElseThrow(), true); // ACK
 
         time.advance(life);
         dialogs.sweep();

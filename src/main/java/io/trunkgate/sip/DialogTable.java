@@ -36,7 +36,7 @@ public final class DialogTable {
      * party confirmed nor ended by then is dead at both ends, and would otherwise hold its leases for
      * {@code timeout}.
      */
-    static final long NO_ACK_NANOS = TimeUnit.SECONDS.toNanos(64);
+    private static final long NO_ACK_NANOS = TimeUnit.SECONDS.toNanos(64);
 
     private final ConcurrentMap<String, Dialog> dialogs = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();

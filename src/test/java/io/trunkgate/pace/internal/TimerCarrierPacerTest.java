@@ -41,6 +41,18 @@ class TimerCarrierPacerTest {
         return result.join();
     }
 
+    /**
+     * Holds {@code calls} calls, releases what is due, then stands still for {@code stall} and runs what fell due
+     * meanwhile, late.
+     */
+    private List<CompletableFuture<PacingResult>> heldThroughAStall(CarrierConfig carrier, int calls, Duration stall) {
+        List<CompletableFuture<PacingResult>> results = hold(carrier, calls);
+        time.runDue();
+        time.stall(stall);
+        time.runDue();
+        return results;
+    }
+
     /** How long a call held now waits for its slot (the clock moves on 1 s to release it). */
     private Duration nextCallsWait(CarrierConfig carrier) {
         HeldCall next = pacer.hold(carrier);
@@ -72,10 +84,8 @@ class TimerCarrierPacerTest {
     void aCallReleasedLaterThanTheCarriersBurstAfterItsSlotTakesANewSlot() {
         // 10 cps, burst 1: slots 100 ms apart, and a call may leave up to 100 ms after its slot
         CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
-        List<CompletableFuture<PacingResult>> results = hold(carrier, 4);
-        time.runDue();
-        time.stall(Duration.ofMillis(350)); // slots 100, 200 and 300 pass while this gateway stands still
-        time.runDue();
+        // slots 100, 200 and 300 pass while this gateway stands still
+        List<CompletableFuture<PacingResult>> results = heldThroughAStall(carrier, 4, Duration.ofMillis(350));
         assertEquals(List.of(true, false, false, true), results.stream().map(CompletableFuture::isDone).toList(),
                 "the call 50 ms late leaves; those 150 and 250 ms late, sent now, would go out back to back with it");
         HeldCall next = pacer.hold(carrier);
@@ -92,10 +102,8 @@ class TimerCarrierPacerTest {
     @Test
     void aCallTakesANewSlotOnlyOnce() {
         CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
-        List<CompletableFuture<PacingResult>> results = hold(carrier, 3);
-        time.runDue();
-        time.stall(Duration.ofMillis(350));
-        time.runDue(); // the call of slot 200 takes slot 400 (the one of slot 100 takes 300 and leaves)
+        // the call of slot 200 takes slot 400 (the one of slot 100 takes 300 and leaves)
+        List<CompletableFuture<PacingResult>> results = heldThroughAStall(carrier, 3, Duration.ofMillis(350));
         time.stall(Duration.ofMillis(300));
         time.runDue();
         assertTrue(results.get(2).isDone(), "250 ms past its second slot, it leaves");
@@ -106,10 +114,7 @@ class TimerCarrierPacerTest {
     void aLateCallWhoseNewSlotWouldMakeItWaitOverMaxWaitGoesElsewhereAndGivesTheSlotBack() {
         // 10 cps, burst 1, max-wait 300 ms: slots 0, 100, 200 and 300
         CarrierConfig carrier = Carriers.carrier(10, 1, Duration.ofMillis(300));
-        List<CompletableFuture<PacingResult>> results = hold(carrier, 4);
-        time.runDue();
-        time.stall(Duration.ofMillis(250));
-        time.runDue();
+        List<CompletableFuture<PacingResult>> results = heldThroughAStall(carrier, 4, Duration.ofMillis(250));
         PacingResult late = results.get(1).join();
         assertEquals(PacingResult.Status.OVER_MAX_WAIT, late.status(), "its new slot, 400, is 400 ms after it was held");
         assertEquals(Duration.ofMillis(400), late.delay());

@@ -81,10 +81,19 @@ class Soak:
     def machine_stalls(self):
         """Gaps in soak_sampler.py's passes (Redis's time of each) outside the faults: the machine stalled."""
         path = os.path.join(self.work, "samples", "windows.txt")
-        passes = sorted({int(line.split()[0]) / 1000 for line in open(path) if line.strip()}) \
-            if os.path.exists(path) else []
-        # a 1 s window's entry lives 1 s: between two passes further apart, an admission may go unseen
-        self.blind_spans = [(a, b) for a, b in zip(passes, passes[1:]) if b - a > 1.0]
+        reads = collections.defaultdict(set)
+        for line in open(path) if os.path.exists(path) else []:
+            f = line.split()
+            if len(f) in (2, 4):  # a read of the window, and an entry it held
+                reads[f[1]].add(int(f[0]) / 1000)
+        passes = sorted(set().union(*reads.values()))
+        # A 1 s window's entry lives 1 s: between two reads of a peer's window further apart, an admission may go
+        # unseen. Each window is timed by its own reads: a cluster's masters are read one after the other.
+        self.blind_spans = collections.defaultdict(list)
+        for key, times in reads.items():
+            times = sorted(times)
+            peer = key.split("{p:", 1)[1].split("}", 1)[0]
+            self.blind_spans[peer] += [(a, b) for a, b in zip(times, times[1:]) if b - a > 1.0]
         spans = [(s - 1, e + 1) for k, s, e, _ in self.faults if k != "reload"]
         for a, b in zip(passes, passes[1:]):
             if b - a > STALL_GAP_S and self.t0 <= a and not self.overlaps(a, b, spans):
@@ -272,9 +281,9 @@ class Soak:
         log, unless it came just before a Redis loss: no call was admitted around the limit."""
         spans = [(s - 1, e) for s, e in self.loss_spans]
         # the INVITE's arrival comes before its admission by its wait for a worker and Redis: up to 1 s here
-        blind = [(a - 1, b) for a, b in self.blind_spans]
         unseen, unseen_loss, unseen_blind, n, most = [], 0, 0, 0, []
         for peer, rows in sorted(self.admitted_by_peer().items()):
+            blind = [(a - 1, b) for a, b in self.blind_spans[peer]]
             for t, cid in rows:
                 n += 1
                 # a call without a record is timed by its arrival at the carrier: admitted up to max-wait before
@@ -292,7 +301,7 @@ class Soak:
                    f"{n} admitted calls; {len(unseen)} missing from the sampled windows"
                    + (f" (e.g. {unseen[:3]})" if unseen else "")
                    + f", {unseen_loss} missing within 1 s before a Redis loss, {unseen_blind} admitted while the "
-                   f"sampler passed no window for over 1 s ({len(self.blind_spans)} such gaps); most admitted in any 1 s by INVITE "
+                   f"sampler read not their peer's window for over 1 s ({sum(map(len, self.blind_spans.values()))} such gaps); most admitted in any 1 s by INVITE "
                    f"arrival at the gateway (queueing before admission included, not a check): {', '.join(most)}")
 
     def check_carriers(self):

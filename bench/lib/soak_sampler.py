@@ -7,8 +7,9 @@ fault proxy).
 
 Every 250 ms it dumps each peer's exact sliding log (<prefix>:{p:ID}:peer:ID:<window ms>, members and their
 admission times on Redis's clock) to DIR/windows.txt, and every 5 s every lease (<prefix>:*leases*) to
-DIR/leases.txt, each line "REDIS_TIME_MS KEY MEMBER SCORE". A window entry lives at least one window length, so
-sampling at a quarter of a 1 s window sees every admission the master kept. Reads only. With --sentinel the
+DIR/leases.txt, each line "REDIS_TIME_MS KEY MEMBER SCORE"; each window read, empty or not, also writes a line
+"REDIS_TIME_MS KEY", so the checks know when each window was last seen. A window entry lives at least one window
+length, so sampling at a quarter of a 1 s window sees every admission the master kept. Reads only. With --sentinel the
 master is the node Sentinel names at each pass; without, the nodes are a Redis Cluster and every node that says
 it is a master (ROLE) at each pass is read, each for the keys of its own slots, on its own clock. A pass a master
 cannot answer is skipped.
@@ -102,8 +103,9 @@ class Dumper:
     key once found is read at every pass until the masters change: a window whose calls all went stale is deleted
     and made again by the next admission under the same name, which a pass must not miss."""
 
-    def __init__(self, args, nodes, pattern, rescan_s):
+    def __init__(self, args, nodes, pattern, rescan_s, mark_reads=False):
         self.args, self.nodes, self.pattern, self.rescan_s = args, nodes, pattern, rescan_s
+        self.mark_reads = mark_reads
         self.keys, self.scanned, self.changed = {}, 0.0, time.monotonic()
 
     def dump(self, out):
@@ -119,7 +121,7 @@ class Dumper:
                 if rescan or port not in self.keys:
                     known = self.keys.get(port, [])
                     self.keys[port] = known + [k for k in scan(port, self.pattern) if k not in known]
-                dump_node(port, self.keys[port], out)
+                dump_node(port, self.keys[port], out, self.mark_reads)
             except (OSError, RuntimeError, ValueError, TypeError):
                 self.keys.pop(port, None)  # this master is down or changing: the next pass asks again
 
@@ -137,7 +139,7 @@ def scan(port, pattern):
         r.close()
 
 
-def dump_node(port, keys, out):
+def dump_node(port, keys, out, mark_reads):
     r = Redis(port)
     try:
         replies = r.call(("TIME",), *[("ZRANGE", k, 0, -1, "WITHSCORES") for k in keys])
@@ -145,6 +147,8 @@ def dump_node(port, keys, out):
         r.close()
     now_ms = int(replies[0][0]) * 1000 + int(replies[0][1]) // 1000
     for key, members in zip(keys, replies[1:]):
+        if mark_reads:
+            out.write(f"{now_ms} {key}\n")
         for i in range(0, len(members or []), 2):
             out.write(f"{now_ms} {key} {members[i]} {members[i + 1]}\n")
     out.flush()
@@ -182,7 +186,7 @@ def main():
             every(5, Dumper(args, nodes, leases, 5), lout, parent)
         return
     with open(f"{args.out}/windows.txt", "a") as wout:
-        every(0.25, Dumper(args, nodes, windows, 2), wout)
+        every(0.25, Dumper(args, nodes, windows, 2, mark_reads=True), wout)
 
 
 if __name__ == "__main__":

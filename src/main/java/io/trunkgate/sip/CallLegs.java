@@ -48,6 +48,12 @@ interface CallLegs {
      */
     void stopRetransmitting(Leg leg);
 
+    /**
+     * Ends the leg's INVITE transaction if it is still waiting for a final response, so the stack forgets it; a
+     * response that comes later is a stray. Returns whether it was waiting.
+     */
+    boolean abandon(Leg leg) throws Exception;
+
     /** ACKs a 2xx on the leg that nobody upstream will take and ends its dialog with a BYE of the gateway's own. */
     void closeAnswered(Leg leg, Response answer, List<Address> routes) throws Exception;
 }

@@ -46,6 +46,8 @@ final class InviteCall {
 
     private static final Logger log = LoggerFactory.getLogger(InviteCall.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
+    /** How long a CANCELled INVITE waits for its final response: 64*T1 (RFC 3261 §9.1). */
+    static final Duration CANCEL_UNANSWERED = Duration.ofMillis(64 * 500);
 
     private final CallServices services;
     private final ActiveConfig active;
@@ -473,12 +475,34 @@ final class InviteCall {
     }
 
     private boolean sendCancel(CallLegs.Leg attempt, CarrierAddress to, String carrierId) {
+        services.time().timers().schedule(() -> onCancelUnanswered(attempt, carrierId),
+                CANCEL_UNANSWERED.toMillis(), TimeUnit.MILLISECONDS);
         try {
             legs.cancel(attempt, to);
             return true;
         } catch (Exception e) {
             log.warn("call={} cannot send CANCEL to {}: {}", logId, carrierId, e.toString());
             return false;
+        }
+    }
+
+    /**
+     * 64*T1 after the attempt's CANCEL: if its carrier still sent no final response, its INVITE transaction is over
+     * (RFC 3261 §9.1), or it would stay in the stack for good; a call still waiting on it ends with its own 487.
+     */
+    private synchronized void onCancelUnanswered(CallLegs.Leg attempt, String carrierId) {
+        try {
+            if (!legs.abandon(attempt)) {
+                return;
+            }
+        } catch (Exception e) {
+            log.warn("call={} INVITE transaction at {} not ended: {}", logId, carrierId, e.toString());
+            return;
+        }
+        log.info("call={} carrier {} sent no final response within {} s of its CANCEL: transaction ended", logId,
+                carrierId, CANCEL_UNANSWERED.toSeconds());
+        if (attempt == client && phase != CallPhase.ENDED) {
+            sendOwn(Refusals.CANCELLED);
         }
     }
 

@@ -9,6 +9,7 @@ import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
+import javax.sip.TransactionState;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.message.Request;
@@ -76,6 +77,17 @@ final class JainSipCallLegs implements CallLegs {
     @Override
     public void stopRetransmitting(Leg leg) {
         InviteRetransmissions.stop(transaction(leg));
+    }
+
+    @Override
+    public boolean abandon(Leg leg) throws Exception {
+        ClientTransaction transaction = transaction(leg);
+        TransactionState state = transaction.getState();
+        if (state != TransactionState.CALLING && state != TransactionState.PROCEEDING) {
+            return false;
+        }
+        transaction.terminate();
+        return true;
     }
 
     @Override

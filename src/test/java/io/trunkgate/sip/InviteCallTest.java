@@ -464,6 +464,53 @@ class InviteCallTest {
     }
 
     @Test
+    void aCancelTheCarrierNeverAnswersEndsItsInviteTransactionAndTheCallAfter64TimesT1() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        RecordingLegs.Leg leg = legs.onlyInvite();
+        carrier(call, leg, Response.RINGING);
+        call.cancel();
+
+        time.advance(InviteCall.CANCEL_UNANSWERED.minusMillis(1));
+        assertEquals(CallPhase.RINGING, call.phase(), "the carrier's 487 may still come");
+        time.advance(Duration.ofMillis(1));
+        assertEquals(List.of("CANCEL 1", "abandon 1"), legs.about(leg));
+        assertEquals(List.of(Response.RINGING, Response.REQUEST_TERMINATED), statuses(legs.answers()));
+        CallRecord record = onlyRecord();
+        assertEquals(Response.REQUEST_TERMINATED, record.finalStatus());
+        assertEquals("caller", record.hungUpBy());
+    }
+
+    @Test
+    void aCancelledInviteTheCarrierAnsweredIsNotAbandoned() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        RecordingLegs.Leg leg = legs.onlyInvite();
+        carrier(call, leg, Response.RINGING);
+        call.cancel();
+        carrier(call, leg, Response.REQUEST_TERMINATED);
+
+        time.advance(InviteCall.CANCEL_UNANSWERED);
+        assertEquals(List.of("CANCEL 1"), legs.about(leg));
+        assertEquals(List.of(Response.RINGING, Response.REQUEST_TERMINATED), statuses(legs.answers()));
+    }
+
+    @Test
+    void anInviteCancelledAtRingTimeoutWhoseCarrierNeverAnswersIsAbandonedAfterTheCall() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        RecordingLegs.Leg leg = legs.onlyInvite();
+        carrier(call, leg, Response.RINGING);
+        time.advance(RING_TIMEOUT);
+        refused(call, Response.REQUEST_TIMEOUT, "within ring-timeout");
+
+        time.advance(InviteCall.CANCEL_UNANSWERED);
+        assertEquals(List.of("CANCEL 1", "abandon 1"), legs.about(leg));
+        assertEquals(List.of(Response.RINGING, Response.REQUEST_TIMEOUT), statuses(legs.answers()),
+                "the call already ended: nothing more goes upstream");
+    }
+
+    @Test
     void cancelBeforeTheCarriersFirstResponseAnswers487AtOnceAndCancelsAfterIt() throws Exception {
         InviteCall call = start();
         admit(Outcome.ADMITTED);
@@ -628,6 +675,9 @@ class InviteCallTest {
         for (Header header : extra) {
             response.addHeader(header);
         }
+        if (status >= 200) {
+            legs.finalResponse(leg);
+        }
         call.onResponse(leg, response);
     }
 
@@ -782,6 +832,23 @@ class InviteCallTest {
         @Override
         public void stopRetransmitting(CallLegs.Leg leg) {
             sent.add(new Sent("stop retransmitting", (Leg) leg, null));
+        }
+
+        /** The legs whose carrier sent a final response: their transaction is over, nothing to abandon. */
+        private final List<Leg> answered = new ArrayList<>();
+
+        void finalResponse(Leg leg) {
+            answered.add(leg);
+        }
+
+        @Override
+        public boolean abandon(CallLegs.Leg leg) {
+            if (answered.contains(leg)) {
+                return false;
+            }
+            answered.add((Leg) leg);
+            sent.add(new Sent("abandon", (Leg) leg, null));
+            return true;
         }
 
         @Override

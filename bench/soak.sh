@@ -153,6 +153,21 @@ sed "s/CALL_MIN_MS/$((CALL_MIN_S * 1000))/; s/CALL_MAX_MS/$((CALL_MAX_S * 1000))
 CA_PORT=$(free_sip_port 127.0.0.2) CB_PORT=$(free_sip_port 127.0.0.2)
 UAS_SCENARIO=$WORK/soak-uas.xml sipp_uas ca 127.0.0.2 "$CA_PORT" -timeout "$((LOAD_S + CALL_MAX_S + 600))s"
 UAS_SCENARIO=$WORK/soak-uas.xml sipp_uas cb 127.0.0.2 "$CB_PORT" -timeout "$((LOAD_S + CALL_MAX_S + 600))s"
+# The INVITEs as they cross the loopback to the carriers, timed by the kernel as they are sent (tcpdump): SIPp's
+# arrival times are when it read them, late by however long it waited for a core. Without tcpdump the checks fall
+# back on SIPp's times.
+printf 'ca %s\ncb %s\n' "$CA_PORT" "$CB_PORT" >"$WORK/carriers.ports"
+CAPTURE_PID=
+if command -v tcpdump >/dev/null 2>&1; then
+  tcpdump -i lo -n -B 65536 -s 0 -w "$WORK/carriers.pcap" \
+    "udp and dst host 127.0.0.2 and (dst port $CA_PORT or dst port $CB_PORT) and udp[8:4] = 0x494e5649" \
+    2>"$WORK/tcpdump.log" &
+  CAPTURE_PID=$!
+  PIDS+=("$CAPTURE_PID")
+  for _ in $(seq 100); do grep -q "listening on" "$WORK/tcpdump.log" && break; sleep 0.1; done
+else
+  log "no tcpdump: the carrier checks use SIPp's arrival times"
+fi
 cp -r "$SIPP_DIR/conf-soak" "$WORK/conf"
 GW_PORT=() ADMIN_PORT=()
 for g in 1 2; do GW_PORT[g]=$(free_sip_port 127.0.0.1); ADMIN_PORT[g]=$(free_port); done
@@ -328,6 +343,8 @@ sleep 3
 for pid in "${CALLERS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 T_END=$(now)
 echo "$T_END" >"$WORK/t_end"
+# tcpdump writes out what it holds, and what it dropped, when interrupted
+[ -z "$CAPTURE_PID" ] || { kill -INT "$CAPTURE_PID" 2>/dev/null || true; wait "$CAPTURE_PID" 2>/dev/null || true; }
 # dialogs and transactions should drain within the transaction linger (5 s by default, 32 s at most)
 for _ in $(seq 80); do
   left=0

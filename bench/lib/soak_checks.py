@@ -237,8 +237,9 @@ class Soak:
         for t, port, payload in read_pcap_udp(path):
             m = CALL_ID.search(payload)
             if m and port in carriers:
-                first.setdefault(m.group(1).decode(errors="replace").strip(), (t, carriers[port]))
-        self.wire = {name: sorted(t for t, c in first.values() if c == name) for name in carriers.values()}
+                # a call that fails over reaches the next carrier with the same Call-ID
+                first.setdefault((carriers[port], m.group(1).decode(errors="replace").strip()), t)
+        self.wire = {name: sorted(t for (c, _), t in first.items() if c == name) for name in carriers.values()}
         self.wire_note = "on the wire"
 
     # ---- helpers ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ set -euo pipefail
 
 REPO_DIR=$(cd "$(dirname "$0")/.." && pwd)
 
-RUN='mvn -q package -DskipTests && java -jar target/trunkgate.jar run --config conf/gateway.conf'
+RUN='mvn -q package -DskipTests && bin/trunkgate run --config conf/gateway.conf'
 CARRIER='sipp -sn uas -i 127.0.0.1 -p 5080'
 CALLER='sipp -sn uac -i 127.0.0.1 -m 10 127.0.0.1:5060'
 OVER_LIMIT='sipp -sn uac -i 127.0.0.1 -r 20 -m 100 127.0.0.1:5060'

@@ -15,7 +15,7 @@
 # end: the highest passing rate of each and the ratio. BUSY_LOOPS=N runs N busy loops (ordinary priority, shell
 # loops) for the whole run: how each proxy degrades on a busy box.
 #
-# MODE=cold: only trunkgate. Starts the jar, probes it with OPTIONS every 20 ms, and the moment it answers 200 (ready; 503 while it warms up)
+# MODE=cold: only trunkgate. Starts it with bin/trunkgate (on Java 25+ from its start cache, recorded first), probes it with OPTIONS every 20 ms, and the moment it answers 200 (ready; 503 while it warms up)
 # offers COLD_RATE calls/s for COLD_S seconds. Prints the time from start to the first SIP answer, failed %,
 # INVITE->200 p50/p99. COLD_FROM=listening starts the load at the first answer of any status (503 while it warms
 # up): a restart in busy hour, where the calls meet the warm-up.
@@ -99,10 +99,22 @@ if [ "$MODE" = cold ]; then
   UAS_PORT=$(free_sip_port 127.0.0.2)
   GW_PORT=$(free_sip_port 127.0.0.1)
   sipp_uas uas 127.0.0.2 "$UAS_PORT" -timeout 3600s
+  # started as users start it, through bin/trunkgate (on Java 25+ from a start cache, recorded here first)
+  java_home=$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")
+  java_major=$("$JAVA" -version 2>&1 | sed -n '1s/^[^"]*"\([0-9]*\).*/\1/p')
+  gateway() {
+    exec env JAVA_HOME="$java_home" JAVA_OPTS="${JAVA_OPTS:-}" TRUNKGATE_JAR="$JAR" TRUNKGATE_CACHE_DIR="$WORK" \
+      TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$GW_ADMIN_PORT" \
+      TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT" \
+      "$REPO_DIR/bin/trunkgate" run --config "$SIPP_DIR/conf-vs/gateway.conf" "$@"
+  }
+  GW_ADMIN_PORT=$(free_port 127.0.0.1)
+  if [ "${java_major:-0}" -ge 25 ]; then
+    log "Java $java_major: recording the start cache first (bin/trunkgate run --warm-up-only)"
+    (gateway --warm-up-only) >"$WORK/gw-cache.log" 2>&1 || { tail -20 "$WORK/gw-cache.log" >&2; exit 1; }
+  fi
   t0=$(date +%s.%N)
-  env TG_SIP_PORT="$GW_PORT" TG_ADMIN_PORT="$(free_port 127.0.0.1)" \
-    TG_CARRIER_URI="sip:127.0.0.2:$UAS_PORT;transport=udp" TG_REDIS="redis://127.0.0.1:$REDIS_PORT" \
-    $JAVA ${JAVA_OPTS:-} -jar "$JAR" run --config "$SIPP_DIR/conf-vs/gateway.conf" >"$WORK/gw.log" 2>&1 &
+  (gateway) >"$WORK/gw.log" 2>&1 &
   GW=$!
   PIDS+=("$GW")
   # OPTIONS every 20 ms until the gateway answers 200 (60 s at most; it answers 503 while it warms up), or with
@@ -137,12 +149,16 @@ EOF
   stat=$(python3 "$REPO_DIR/bench/sipp_analyze.py" stat "$WORK/cold/uac_stat.csv" 2>&1 || true)
   rtt=$(python3 "$REPO_DIR/bench/sipp_analyze.py" rtt "$WORK/cold"/uac_*_rtt.csv 2>&1 || true)
   created=$(field created "$stat"); ok=$(field successful "$stat"); failed=$(( ${created:-0} - ${ok:-0} ))
-  printf -v cold_line 'cold-start: first SIP answer %.2f s after start | %s calls/s for %s s | %s | failed (not successful) %s%% | %s | gateway cpu %.1f s' \
-    "$(echo "$t1 - $t0" | bc)" "$COLD_RATE" "$COLD_S" "$stat" \
+  if grep -q "from the JVM's start cache" "$WORK/gw.log"; then cache=yes; else cache=no; fi
+  if [ "${java_major:-0}" -ge 25 ] && [ "$cache" = no ]; then
+    log "Java $java_major, but the gateway did not start from its start cache"; exit 1
+  fi
+  printf -v cold_line 'cold-start: Java %s, start cache %s | first SIP answer %.2f s after start | %s calls/s for %s s | %s | failed (not successful) %s%% | %s | gateway cpu %.1f s' \
+    "$java_major" "$cache" "$(echo "$t1 - $t0" | bc)" "$COLD_RATE" "$COLD_S" "$stat" \
     "$(python3 -c "print(f'{100.0 * ${failed:-0} / max(1, ${created:-0}):.2f}')")" "$rtt" \
     "$(echo "($c1 - $c0) / $HZ" | bc -l)"
   echo "$cold_line"
-  results_append "sipp-vs-kamailio.sh (cold)" "$(results_command bench/sipp-vs-kamailio.sh MODE COLD_RATE COLD_S COLD_FROM)" \
+  results_append "sipp-vs-kamailio.sh (cold)" "$(results_command bench/sipp-vs-kamailio.sh MODE COLD_RATE COLD_S COLD_FROM JAVA)" \
     "$cold_line"
   echo "# gateway calls by final status: $(grep -o 'final=[0-9]*' "$WORK/gw.log" | sort | uniq -c | tr -s ' ' | paste -sd ',')"
   echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -24,10 +24,18 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, description = "path to gateway.conf")
     Path config;
 
+    @Option(names = "--warm-up-only", description = "start, run the warm-up and stop, taking no call: the run "
+            + "bin/trunkgate records the JVM's start cache from (Java 25 or newer)")
+    boolean warmUpOnly;
+
     @Override
     public Integer call() throws Exception {
         Gateway gateway;
         try {
+            if (warmUpOnly) {
+                Gateway.warmUpAndStop(GatewayConfigLoader.load(config));
+                return 0;
+            }
             gateway = Gateway.start(GatewayConfigLoader.load(config));
         } catch (ConfigException e) {
             e.errors().stream().map(ConfigError::toString).forEach(System.err::println);

@@ -29,7 +29,6 @@ final class GatewayFileReader {
     private static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration DEFAULT_OVERLOAD_DELAY = Duration.ofMillis(50);
     private static final int DEFAULT_WARM_UP_CALLS = 3000;
-    private static final Duration DEFAULT_WARM_UP_TIME = Duration.ofSeconds(30);
     /** A DNS server: "[v6]:port", "v4[:port]" or a bare v6 address. */
     private static final Pattern DNS_SERVER = Pattern.compile("\\[(?<v6>[0-9A-Fa-f:.]+)](?::(?<v6port>\\d{1,5}))?"
             + "|(?<v4>\\d{1,3}(?:\\.\\d{1,3}){3})(?::(?<v4port>\\d{1,5}))?|(?<bare>[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)");
@@ -54,8 +53,8 @@ final class GatewayFileReader {
                 queueTimeout, overloadDelay, sipLimits(file), tcp(file),
                 file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT),
                 new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
-                        file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1))
-                                .orElse(DEFAULT_WARM_UP_TIME), true), TlsListenerReader.settings(file));
+                        file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1)), true),
+                TlsListenerReader.settings(file));
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file), rerouteHook, records(file, stateDir(file)), reroute(file, baseDir),
                 dns(file));

@@ -139,15 +139,42 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config, LongSupplier proxyClock) throws Exception {
         StartedParts parts = new StartedParts();
         try {
-            return start(config, proxyClock, parts);
+            Gateway gateway = start(config, proxyClock, parts, true);
+            gateway.startOperations();
+            return gateway;
         } catch (Exception | Error e) {
             parts.close();
             throw e;
         }
     }
 
-    /** Builds and starts the parts in order, each recorded in {@code parts} as it starts, so they stop in reverse. */
-    private static Gateway start(GatewayConfig config, LongSupplier proxyClock, StartedParts parts) throws Exception {
+    /**
+     * Starts as {@link #start(GatewayConfig)} does up to the end of the warm-up, then stops: no call but the warm-up's
+     * is let in, and the admin server never opens. bin/trunkgate records the JVM's start cache from this run
+     * (docs/warm-up.md).
+     */
+    public static void warmUpAndStop(GatewayConfig config) throws Exception {
+        if (warmUpPlan(config).isEmpty()) {
+            log.warn("no warm-up to run (sip.warm-up.calls = 0, or no UDP listener on IPv4): not started");
+            return;
+        }
+        StartedParts parts = new StartedParts();
+        Gateway gateway;
+        try {
+            gateway = start(config, System::nanoTime, parts, false);
+        } catch (Exception | Error e) {
+            parts.close();
+            throw e;
+        }
+        gateway.close();
+    }
+
+    /**
+     * Builds and starts the parts in order, each recorded in {@code parts} as it starts, so they stop in reverse; with
+     * {@code takeCalls}, the proxy takes calls once the warm-up is over.
+     */
+    private static Gateway start(GatewayConfig config, LongSupplier proxyClock, StartedParts parts, boolean takeCalls)
+            throws Exception {
         AtomicReference<ActiveConfig> active = new AtomicReference<>(new ActiveConfig(config, 1));
         GatewayThreads threads = parts.add("threads", new GatewayThreads());
         ScheduledExecutorService timers = threads.sipTimers();
@@ -223,13 +250,13 @@ public final class Gateway implements AutoCloseable {
         config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
         if (warmUp.isPresent()) {
             warmUp(warmUp.get(), config, active, calls, dialogs, metrics);
-            sip.newCalls().deliverTo(proxy);
-            starting.get().open();
+            if (takeCalls) {
+                sip.newCalls().deliverTo(proxy);
+                starting.get().open();
+            }
         }
-        Gateway gateway = new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
+        return new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
                 overload, metrics, health, resolver, tls, parts);
-        gateway.startOperations();
-        return gateway;
     }
 
     /** The caps and the target of overload control as configured, with its default constants. */

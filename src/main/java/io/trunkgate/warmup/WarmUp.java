@@ -49,6 +49,13 @@ public final class WarmUp {
     /** The warm-up caller's and carrier's address: loopback, and far from the 127.0.0.1 everyone uses. */
     private static final InetAddress ADDRESS = loopback(254);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * The warm-up's length unless sip.warm-up.max-time sets it. From a start cache the compiler has the call path's
+     * profiles from the first call, and compiles it in a few seconds; it stays busy longer with colder code, so the
+     * compiler's activity cannot end that warm-up. Without one, on 2 cores, the compiler is still busy at 30 s.
+     */
+    static final Duration MAX_TIME = Duration.ofSeconds(30);
+    static final Duration MAX_TIME_FROM_START_CACHE = Duration.ofSeconds(7);
 
     private static InetAddress loopback(int last) {
         try {
@@ -81,6 +88,11 @@ public final class WarmUp {
         public boolean isWarmUpCall(InetAddress source, String callId) {
             return source.equals(address) && callId.startsWith(callIdPrefix);
         }
+    }
+
+    /** How long the warm-up may take: as configured, else by whether the JVM started from a start cache. */
+    static Duration maxTime(WarmUpSettings settings, boolean startCache) {
+        return settings.maxTime().orElse(startCache ? MAX_TIME_FROM_START_CACHE : MAX_TIME);
     }
 
     /** The compiler's share of the last second, for the log line: summed over its threads, so it may pass 100%. */
@@ -130,16 +142,18 @@ public final class WarmUp {
         long started = System.nanoTime();
         try (WarmUpAgent agent = new WarmUpAgent(plan.address(), plan.listener(), plan.callIdPrefix())) {
             activate.accept(config(real, plan.address(), agent.carrierUri()));
-            long deadline = started + settings.maxTime().toNanos();
+            boolean startCache = StartCache.inUse();
+            long deadline = started + maxTime(settings, startCache).toNanos();
             agent.run(NUMBER, settings.calls(), () -> false, CONCURRENCY, deadline);
             CompilerActivity compiler = CompilerActivity.ofThisJvm();
             if (settings.untilCompiled()) {
                 agent.run(NUMBER, 0, compiler::busy, LIGHT_CONCURRENCY, deadline);
             }
             int completed = agent.completed();
-            log.info("warm-up: {} of {} calls completed ({} failed) through {} in {} ms; {} configured{}", completed,
+            log.info("warm-up: {} of {} calls completed ({} failed) through {} in {} ms{}; {} configured{}", completed,
                     agent.placed(), agent.failed(), plan.listener(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), settings.calls(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                    startCache ? " from the JVM's start cache" : "", settings.calls(),
                     settings.untilCompiled() ? String.format(Locale.ROOT,
                             ", then more, %d at a time, while the JIT compiler was busy (%s)", LIGHT_CONCURRENCY,
                             compilerShare(compiler.lastShare())) : "");

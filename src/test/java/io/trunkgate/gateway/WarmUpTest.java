@@ -331,6 +331,42 @@ class WarmUpTest {
         }
     }
 
+    @Test
+    void aWarmUpOnlyRunLetsNoCallInAndStopsWhenItsWarmUpIsOver() throws Exception {
+        SipAgent caller = SipAgent.start("127.0.0.147");
+        SipAgent carrier = SipAgent.start("127.0.0.148");
+        int port = RedisServerProcess.freePort();
+        TestConfigs config = TestConfigs.onSharedRedis("warm-up-only", port).instance("warm-only")
+                .warmUp(new WarmUpSettings(1_000_000, Duration.ofSeconds(10), false))
+                .peer("caller", "127.0.0.147", Limit.exact(Duration.ofSeconds(1), 100))
+                .carrier("carrier", carrier, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
+                .route("", "carrier");
+        try (LogCapture logs = LogCapture.start()) {
+            CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
+                try {
+                    Gateway.warmUpAndStop(config.build());
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            // sent again by the caller's stack until the listener is open
+            Response answer = caller.invite("127.0.0.1", port, "+4480").awaitFinal(WAIT_MS);
+            assertEquals(503, answer.getStatusCode());
+            assertTrue(answer.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), answer.toString());
+            run.get(60, TimeUnit.SECONDS);
+
+            assertTrue(warmUpCallsCompleted(logs) >= 100, "the warm-up ran");
+            assertEquals(0, carrier.received(Request.INVITE).size(), "calls at the configured carrier");
+            assertTrue(logs.reactions().stream().map(ILoggingEvent::getFormattedMessage)
+                    .noneMatch(line -> line.startsWith("admin HTTP on")), "the admin server opened");
+            // stopped: its SIP port is free again
+            new DatagramSocket(new InetSocketAddress("127.0.0.1", port)).close();
+        } finally {
+            caller.close();
+            carrier.close();
+        }
+    }
+
     /** A gateway starting on another thread, so that the test can call it while it warms up. */
     private static CompletableFuture<Gateway> startInTheBackground(TestConfigs config) {
         return CompletableFuture.supplyAsync(() -> {

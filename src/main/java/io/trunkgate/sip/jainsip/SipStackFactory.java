@@ -125,6 +125,10 @@ public final class SipStackFactory {
         properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         properties.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
         properties.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");
+        // SipFactory keeps every stack it made by name and hands it back, stopped or not, for that name, with the
+        // settings it was made with: a gateway started again in the same JVM got its predecessor's stack, workers,
+        // timers and all. Forgetting them makes this a new stack; the gateway holds its own reference.
+        factory.resetFactory();
         SipStack stack = factory.createSipStack(properties);
         StrayResponseValve strays = StrayResponseValve.install(stack);
 

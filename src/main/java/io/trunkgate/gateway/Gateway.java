@@ -137,15 +137,7 @@ public final class Gateway implements AutoCloseable {
      * instead of {@link System#nanoTime}: a test moves it to say when.
      */
     public static Gateway start(GatewayConfig config, LongSupplier proxyClock) throws Exception {
-        StartedParts parts = new StartedParts();
-        try {
-            Gateway gateway = start(config, proxyClock, parts, true);
-            gateway.startOperations();
-            return gateway;
-        } catch (Exception | Error e) {
-            parts.close();
-            throw e;
-        }
+        return start(config, proxyClock, true);
     }
 
     /**
@@ -158,15 +150,22 @@ public final class Gateway implements AutoCloseable {
             log.warn("no warm-up to run (sip.warm-up.calls = 0, or no UDP listener on IPv4): not started");
             return;
         }
+        start(config, System::nanoTime, false).close();
+    }
+
+    /** Starts the parts, and with {@code takeCalls} the proxy and the operations; stops what started if one fails. */
+    private static Gateway start(GatewayConfig config, LongSupplier proxyClock, boolean takeCalls) throws Exception {
         StartedParts parts = new StartedParts();
-        Gateway gateway;
         try {
-            gateway = start(config, System::nanoTime, parts, false);
+            Gateway gateway = start(config, proxyClock, parts, takeCalls);
+            if (takeCalls) {
+                gateway.startOperations();
+            }
+            return gateway;
         } catch (Exception | Error e) {
             parts.close();
             throw e;
         }
-        gateway.close();
     }
 
     /**

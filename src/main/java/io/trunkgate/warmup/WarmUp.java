@@ -54,8 +54,8 @@ public final class WarmUp {
      * profiles from the first call, and compiles it in a few seconds; it stays busy longer with colder code, so the
      * compiler's activity cannot end that warm-up. Without one, on 2 cores, the compiler is still busy at 30 s.
      */
-    static final Duration MAX_TIME = Duration.ofSeconds(30);
-    static final Duration MAX_TIME_FROM_START_CACHE = Duration.ofSeconds(7);
+    private static final Duration MAX_TIME = Duration.ofSeconds(30);
+    private static final Duration MAX_TIME_FROM_START_CACHE = Duration.ofSeconds(7);
 
     private static InetAddress loopback(int last) {
         try {

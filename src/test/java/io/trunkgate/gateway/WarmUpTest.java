@@ -228,8 +228,7 @@ class WarmUpTest {
             }
             for (SipAgent.Call call : calls) {
                 Response answer = call.awaitFinal(WAIT_MS);
-                assertEquals(503, answer.getStatusCode());
-                assertTrue(answer.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), answer.toString());
+                assertGatewayStarting(answer, "a call while it warms up");
                 assertEquals(1, ((RetryAfterHeader) answer.getHeader(RetryAfterHeader.NAME)).getRetryAfter());
             }
             try (Gateway gateway = started.get(60, TimeUnit.SECONDS)) {
@@ -261,8 +260,7 @@ class WarmUpTest {
             CompletableFuture<Gateway> started = startInTheBackground(config);
             try {
                 Response early = intruder.invite("127.0.0.1", port, "+4470").awaitFinal(WAIT_MS);
-                assertEquals(503, early.getStatusCode(), "a call from the warm-up's address while it runs");
-                assertTrue(early.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), early.toString());
+                assertGatewayStarting(early, "a call from the warm-up's address while it runs");
                 try (Gateway gateway = started.get(60, TimeUnit.SECONDS)) {
                     int completed = warmUpCallsCompleted(logs);
                     assertTrue(completed >= 100, "warm-up calls completed: " + completed);
@@ -351,8 +349,7 @@ class WarmUpTest {
             });
             // sent again by the caller's stack until the listener is open
             Response answer = caller.invite("127.0.0.1", port, "+4480").awaitFinal(WAIT_MS);
-            assertEquals(503, answer.getStatusCode());
-            assertTrue(answer.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), answer.toString());
+            assertGatewayStarting(answer, "a call while it warms up only");
             run.get(60, TimeUnit.SECONDS);
 
             assertTrue(warmUpCallsCompleted(logs) >= 100, "the warm-up ran");
@@ -365,6 +362,12 @@ class WarmUpTest {
             caller.close();
             carrier.close();
         }
+    }
+
+    /** {@code answer} is the 503 "gateway starting" of a gateway that is warming up. */
+    private static void assertGatewayStarting(Response answer, String what) {
+        assertEquals(503, answer.getStatusCode(), what);
+        assertTrue(answer.getHeader(ReasonHeader.NAME).toString().contains("gateway starting"), answer.toString());
     }
 
     /** A gateway starting on another thread, so that the test can call it while it warms up. */

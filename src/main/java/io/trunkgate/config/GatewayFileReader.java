@@ -147,7 +147,8 @@ final class GatewayFileReader {
                 file.optional("sip.max-call-length").duration(Duration.ofMinutes(1)).orElse(defaults.maxCallLength()),
                 file.optional("sip.max-dialogs").integer(1, Integer.MAX_VALUE).orElse(defaults.maxDialogs()),
                 file.optional("sip.transaction-linger").duration(Duration.ofSeconds(1), SipLimits.MAX_LINGER)
-                        .orElse(defaults.linger()));
+                        .orElse(defaults.linger()),
+                file.optional("sip.path-mtu").integer(SipLimits.MIN_PATH_MTU, 65535).orElse(defaults.pathMtu()));
     }
 
     private static List<SipListener> listeners(ConfigSection file, Path baseDir, TlsFileCheck tlsFiles) {

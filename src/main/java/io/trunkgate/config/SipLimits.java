@@ -15,9 +15,16 @@ import java.time.Duration;
  * @param maxDialogs     dialogs remembered at once; beyond it new INVITEs are answered 503
  * @param linger         how long a finished transaction is remembered to answer retransmissions of its request
  *                       (RFC 3261's Timer J, 32 s over UDP, at most this), and a dialog a BYE ended for a late ACK
+ * @param pathMtu        the path MTU towards carriers: a request to a carrier within 200 bytes of it goes over TCP,
+ *                       not UDP (RFC 3261 §18.1.1)
  */
 public record SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTimeout, Duration maxCallLength,
-        int maxDialogs, Duration linger) {
+        int maxDialogs, Duration linger, int pathMtu) {
+
+    /** Ethernet's MTU: requests to carriers over 1300 bytes go over TCP, as RFC 3261 says for an unknown MTU. */
+    public static final int DEFAULT_PATH_MTU = 1500;
+    /** The smallest path MTU IPv4 guarantees (RFC 791); below it nothing could go over UDP. */
+    public static final int MIN_PATH_MTU = 576;
 
     /** Kamailio's tm keeps a finished transaction 5 s too ({@code wt_timer}). */
     public static final Duration DEFAULT_LINGER = Duration.ofSeconds(5);
@@ -25,5 +32,11 @@ public record SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTi
     public static final Duration MAX_LINGER = Duration.ofSeconds(32);
 
     public static final SipLimits DEFAULTS =
-            new SipLimits(16 * 1024, 16, Duration.ofHours(12), Duration.ZERO, 200_000, DEFAULT_LINGER);
+            new SipLimits(16 * 1024, 16, Duration.ofHours(12), Duration.ZERO, 200_000, DEFAULT_LINGER, DEFAULT_PATH_MTU);
+
+    /** Limits with the default path MTU. */
+    public SipLimits(int maxMessageSize, int maxViaHeaders, Duration dialogTimeout, Duration maxCallLength,
+                     int maxDialogs, Duration linger) {
+        this(maxMessageSize, maxViaHeaders, dialogTimeout, maxCallLength, maxDialogs, linger, DEFAULT_PATH_MTU);
+    }
 }

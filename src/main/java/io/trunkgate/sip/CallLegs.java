@@ -33,8 +33,13 @@ interface CallLegs {
     /** A further 2xx to the caller after the final response, outside the transaction (a fork's, a retransmission). */
     void answerAgain(Response response) throws Exception;
 
-    /** The caller's INVITE as it goes to {@code number} at the carrier's {@code uri}, sent to {@code to}. */
-    Outgoing toCarrier(Request invite, String number, SipUri uri, CarrierAddress to) throws Exception;
+    /**
+     * The caller's INVITE as it goes to {@code number} at the carrier's {@code uri}, sent to {@code to}; over TCP
+     * to the same address and port instead of UDP when it is too big for a datagram ({@link UdpSizeRule}), so the
+     * answer's {@link Outgoing#to} is where it goes.
+     */
+    Outgoing toCarrier(Request invite, String number, String carrierId, SipUri uri, CarrierAddress to)
+            throws Exception;
 
     /** Sends the INVITE to its carrier; the leg's responses and timeout go to {@code call}. */
     Leg send(Outgoing invite, InviteCall call) throws Exception;

@@ -79,8 +79,10 @@ final class InviteCall {
     private String admission = "pending";
     private AdmissionVerdict verdict;
     private CarrierConfig carrier;
-    /** The carrier's address the current attempt went to. */
+    /** The carrier's address the current attempt went to, as routing chose it (carrier health knows it so). */
     private CarrierAddress target;
+    /** Where the current attempt's INVITE went: {@link #target}, or over TCP when too big for UDP (its CANCEL too). */
+    private CarrierAddress sentTo;
     private Dialog dialog;
     private Duration held = Duration.ZERO;
     /** When the current attempt started waiting for its carrier slot. */
@@ -241,14 +243,15 @@ final class InviteCall {
         target = send.address();
         held = held.plus(send.held());
         try {
-            CallLegs.Outgoing out = legs.toCarrier(request, number, carrier.uri(), target);
+            CallLegs.Outgoing out = legs.toCarrier(request, number, carrier.id(), carrier.uri(), target);
+            sentTo = out.to();
             if (dialog == null) {
                 dialog = services.dialogs().open(request, identity, callerSource, callerPort, peer.id());
             }
             dialog.carrierAttempt(Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
             client = legs.send(out, this);
-            attempts.add(new RecordFields.Attempt(carrier.id(), target.label(), send.held().toMillis(),
+            attempts.add(new RecordFields.Attempt(carrier.id(), sentTo.label(), send.held().toMillis(),
                     carrier.shadowPacing() ? send.shadow().wouldWait().toMillis() : null, services.time()));
             noteShadow(send);
             if (firstAttempt) {
@@ -469,7 +472,7 @@ final class InviteCall {
     }
 
     private void sendCancel() {
-        if (sendCancel(client, target, carrier.id())) {
+        if (sendCancel(client, sentTo, carrier.id())) {
             cancelSent = true;
         }
     }
@@ -513,7 +516,7 @@ final class InviteCall {
      */
     private void leaveSilent(CallLegs.Leg attempt) {
         legs.stopRetransmitting(attempt);
-        leftSilent.put(attempt, new LeftAttempt(carrier.id(), target));
+        leftSilent.put(attempt, new LeftAttempt(carrier.id(), sentTo));
     }
 
     /** A response on an attempt the call left: a first provisional of one left silent gets its CANCEL now. */

@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.config.SipUri;
+import io.trunkgate.config.Transport;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.sip.jainsip.InviteRetransmissions;
 import java.util.List;
@@ -30,9 +31,15 @@ final class JainSipCallLegs implements CallLegs {
     private final SipProvider inbound;
     private final SipProviders providers;
     private final SipMessages messages;
+    private final UdpSizeRule sizeRule;
+    /** {@code sip.path-mtu}: a request to a carrier within {@link UdpSizeRule#MARGIN} of it goes over TCP. */
+    private final int pathMtu;
 
-    JainSipCallLegs(ServerTransaction server, SipProvider inbound, SipProviders providers, SipMessages messages) {
+    JainSipCallLegs(ServerTransaction server, SipProvider inbound, SipProviders providers, SipMessages messages,
+                    UdpSizeRule sizeRule, int pathMtu) {
         this.server = server;
+        this.sizeRule = sizeRule;
+        this.pathMtu = pathMtu;
         this.inbound = inbound;
         this.providers = providers;
         this.messages = messages;
@@ -49,7 +56,28 @@ final class JainSipCallLegs implements CallLegs {
     }
 
     @Override
-    public Outgoing toCarrier(Request invite, String number, SipUri uri, CarrierAddress to) throws Exception {
+    public Outgoing toCarrier(Request invite, String number, String carrierId, SipUri uri, CarrierAddress to)
+            throws Exception {
+        Outgoing out = build(invite, number, uri, to);
+        if (to.transport() != Transport.UDP || !UdpSizeRule.mayBeTooBig(SipMessages.size(invite), pathMtu)) {
+            return out;
+        }
+        int size = SipMessages.wireSize(out.request(), ListeningPoint.UDP);
+        if (!UdpSizeRule.tooBig(size, pathMtu)) {
+            return out;
+        }
+        if (UdpSizeRule.udpOnly(uri)) {
+            sizeRule.keptOnUdp(carrierId, to, size, pathMtu, "its URI says transport=udp");
+            return out;
+        }
+        if (!providers.has(ListeningPoint.TCP)) {
+            sizeRule.keptOnUdp(carrierId, to, size, pathMtu, "sip.listeners has no TCP listener to send from");
+            return out;
+        }
+        return build(invite, number, uri, UdpSizeRule.overTcp(to));
+    }
+
+    private Outgoing build(Request invite, String number, SipUri uri, CarrierAddress to) throws Exception {
         String transport = to.transport().name();
         SipProvider outbound = providers.forTransport(transport, to.ip());
         List<ListeningPoint> recordRoutes = SipMessages.recordRoutes(invite, inbound, outbound, transport);

@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.config.SipUri;
+import io.trunkgate.config.Transport;
 import io.trunkgate.sip.jainsip.JainSip;
 import io.trunkgate.dns.CarrierAddress;
 import java.net.InetAddress;
@@ -121,7 +122,7 @@ public final class SipMessages {
      */
     Request toCarrier(Request invite, String number, SipUri carrier, CarrierAddress address, SipProvider outbound,
                       List<ListeningPoint> recordRoutes) throws Exception {
-        SipURI target = carrierUri(number.isEmpty() ? null : number, carrier);
+        SipURI target = carrierUri(number.isEmpty() ? null : number, carrier, address.transport());
         Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);
         out.removeHeader(RouteHeader.NAME);
         aim(out, address);
@@ -133,6 +134,14 @@ public final class SipMessages {
      * the port and transport it was written with; an IP address gets both; a sips URI stays one.
      */
     SipURI carrierUri(String user, SipUri carrier) throws ParseException {
+        return carrierUri(user, carrier, carrier.transport());
+    }
+
+    /**
+     * As {@link #carrierUri(String, SipUri)}, for a request sent over {@code sent}: an IP address without a written
+     * transport gets that one (a request too big for UDP goes over TCP, RFC 3261 §18.1.1).
+     */
+    private SipURI carrierUri(String user, SipUri carrier, Transport sent) throws ParseException {
         SipURI target = addresses.createSipURI(user, carrier.host());
         if (carrier.hostIsAddress() || carrier.portGiven()) {
             target.setPort(carrier.port());
@@ -143,8 +152,10 @@ public final class SipMessages {
             if (carrier.transportGiven()) {
                 target.setTransportParam("tcp");
             }
-        } else if (carrier.hostIsAddress() || carrier.transportGiven()) {
+        } else if (carrier.transportGiven()) {
             target.setTransportParam(carrier.transport().sipName());
+        } else if (carrier.hostIsAddress()) {
+            target.setTransportParam(sent.sipName());
         }
         return target;
     }
@@ -301,6 +312,11 @@ public final class SipMessages {
 
     static int sourcePort(Message message) {
         return JainSip.sourcePort(message);
+    }
+
+    /** The request's size on the wire, encoded as the stack sends it over {@code transport}. */
+    static int wireSize(Request request, String transport) {
+        return JainSip.wireSize(request, transport);
     }
 
     /** The message's size as received: its header section (as parsed) and its body. */

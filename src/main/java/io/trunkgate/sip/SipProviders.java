@@ -11,6 +11,11 @@ public record SipProviders(List<SipProvider> all) {
         all = List.copyOf(all);
     }
 
+    /** Whether a provider listens on {@code transport} ("UDP", "TCP" or "TLS"), so the gateway can send over it. */
+    public boolean has(String transport) {
+        return all.stream().anyMatch(provider -> provider.getListeningPoint(transport) != null);
+    }
+
     /**
      * The provider that can send over {@code transport} ("UDP" or "TCP") to {@code host}: one listening on the
      * host's address family (IPv6 for an IPv6 literal), else any with the transport.

@@ -68,6 +68,8 @@ public final class SipProxy implements SipListener, NewCallGate {
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
     private final StrayResponseRelay strays;
+    /** RFC 3261 §18.1.1 for INVITEs to carriers; it remembers which carriers it warned about. */
+    private final UdpSizeRule udpSizeRule = new UdpSizeRule();
     /** Lines whose number (and text) strangers control: escaped, at most 10 a second. */
     private final ThrottledLog throttled = new ThrottledLog(log, LOG_LINES_PER_SECOND, LOG_SUMMARY_DELAY);
     /**
@@ -203,7 +205,8 @@ public final class SipProxy implements SipListener, NewCallGate {
                     "Max-Forwards exhausted", 0));
             return;
         }
-        CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers(), services.messages());
+        CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers(), services.messages(),
+                udpSizeRule, active.config().sip().limits().pathMtu());
         InviteCall call = new InviteCall(callServices, active, request, identity,
                 new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())

@@ -31,22 +31,24 @@ class SipLimitsConfigTest {
     @Test
     void valuesAsWritten() throws Exception {
         files.write("gateway.conf", "sip { max-message-size = 8192, max-via-headers = 8, dialog-timeout = 4h\n"
-                + "max-call-length = 3h, max-dialogs = 5000, transaction-linger = 32s }\n");
+                + "max-call-length = 3h, max-dialogs = 5000, transaction-linger = 32s, path-mtu = 9000 }\n");
 
-        assertEquals(new SipLimits(8192, 8, Duration.ofHours(4), Duration.ofHours(3), 5000, Duration.ofSeconds(32)),
+        assertEquals(new SipLimits(8192, 8, Duration.ofHours(4), Duration.ofHours(3), 5000, Duration.ofSeconds(32),
+                        9000),
                 files.load().sip().limits());
     }
 
     @Test
     void mistakesAreReportedByKey() {
         files.write("gateway.conf", "sip.dialog-timeout = 30s\nsip.max-call-length = 3\n"
-                + "sip.transaction-linger = 33s\n");
+                + "sip.transaction-linger = 33s\nsip.path-mtu = 500\n");
 
         List<ConfigError> errors = files.errors();
 
         assertError(errors, files.path("gateway.conf"), 1, "sip.dialog-timeout", "must be at least");
         assertError(errors, files.path("gateway.conf"), 2, "sip.max-call-length", "needs a unit");
         assertError(errors, files.path("gateway.conf"), 3, "sip.transaction-linger", "must be at most 32000ms");
-        assertEquals(3, errors.size(), errors.toString());
+        assertError(errors, files.path("gateway.conf"), 4, "sip.path-mtu", "576");
+        assertEquals(4, errors.size(), errors.toString());
     }
 }

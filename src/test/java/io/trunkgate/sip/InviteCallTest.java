@@ -807,7 +807,8 @@ class InviteCallTest {
         }
 
         @Override
-        public Outgoing toCarrier(Request invite, String number, SipUri uri, CarrierAddress to) throws Exception {
+        public Outgoing toCarrier(Request invite, String number, String carrierId, SipUri uri, CarrierAddress to)
+                throws Exception {
             Request out = (Request) invite.clone();
             SipURI target = addresses.createSipURI(number, to.ip());
             target.setPort(to.port());

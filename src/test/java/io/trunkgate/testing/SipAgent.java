@@ -168,7 +168,20 @@ public final class SipAgent implements SipListener, AutoCloseable {
         return start(host, ListeningPoint.TLS, properties);
     }
 
+    /**
+     * An agent on {@code host} that takes requests over UDP and TCP on one port, as most carriers do; it sends its own
+     * requests over UDP.
+     */
+    public static SipAgent startUdpAndTcp(String host) throws Exception {
+        return start(host, ListeningPoint.UDP, new Properties(), ListeningPoint.TCP);
+    }
+
     private static SipAgent start(String host, String transport, Properties properties) throws Exception {
+        return start(host, transport, properties, null);
+    }
+
+    private static SipAgent start(String host, String transport, Properties properties, String alsoTransport)
+            throws Exception {
         SipFactory factory = JainSip.factory();
         properties.setProperty("javax.sip.STACK_NAME", "agent-" + UUID.randomUUID());
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
@@ -191,6 +204,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
             }
         }
         SipProvider provider = stack.createSipProvider(point);
+        if (alsoTransport != null) {
+            provider.addListeningPoint(stack.createListeningPoint(host, port, alsoTransport));
+        }
         SipAgent agent = new SipAgent(stack, provider, host, port, transport);
         provider.addSipListener(agent);
         stack.start();
@@ -478,6 +494,17 @@ public final class SipAgent implements SipListener, AutoCloseable {
     }
 
     public Call invite(String gatewayHost, int gatewayPort, String user, int maxForwards) throws Exception {
+        return invite(gatewayHost, gatewayPort, user, maxForwards, invite -> { });
+    }
+
+    /** Sends an INVITE for {@code user} to the gateway at host:port, as {@code shape} changes it (a body, headers). */
+    public Call invite(String gatewayHost, int gatewayPort, String user,
+                       java.util.function.Consumer<Request> shape) throws Exception {
+        return invite(gatewayHost, gatewayPort, user, 70, shape);
+    }
+
+    private Call invite(String gatewayHost, int gatewayPort, String user, int maxForwards,
+                        java.util.function.Consumer<Request> shape) throws Exception {
         SipURI requestUri = ADDRESSES.createSipURI(user, gatewayHost);
         requestUri.setPort(gatewayPort);
         requestUri.setTransportParam(transport.toLowerCase(java.util.Locale.ROOT));
@@ -496,6 +523,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
         if (assertedIdentity != null) {
             invite.addHeader(HEADERS.createHeader("P-Asserted-Identity", "<" + assertedIdentity + ">"));
         }
+        shape.accept(invite);
         ClientTransaction transaction = provider.getNewClientTransaction(invite);
         Call call = new Call(callId, transaction);
         calls.put(callId, call);

@@ -86,6 +86,11 @@ public final class JainSip {
         return ((SIPMessage) message).getSize();
     }
 
+    /** The message's size as the stack encodes it to send over {@code transport} (its top Via says that transport). */
+    public static int wireSize(Message message, String transport) {
+        return ((SIPMessage) message).encodeAsBytes(transport).length;
+    }
+
     /** The SIP version on the request line, as written (the parser reads any version as SIP/2.0). */
     public static String sipVersion(Request request) {
         return ((SIPRequest) request).getSIPVersion();

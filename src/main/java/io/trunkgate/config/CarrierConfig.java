@@ -29,13 +29,16 @@ import java.util.Set;
  *                        would, and the wait (or reroute) they would have had is counted ({@code pacing-mode})
  * @param maxConcurrentMode {@code shadow}: a call finding the carrier full is sent anyway, without a lease, and
  *                        counted ({@code max-concurrent-mode})
+ * @param sources         networks that speak for the carrier in its dialogs besides the addresses its URI resolves
+ *                        to ({@code match.sources}): where it may send a BYE or re-INVITE from
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
                             int maxHeld, Duration answerTimeout, Duration ringTimeout, OptionalInt maxConcurrent,
                             Optional<ProbeSettings> probe, Optional<CarrierTls> tls, LimitMode pacingMode,
-                            LimitMode maxConcurrentMode) {
+                            LimitMode maxConcurrentMode, List<Cidr> sources) {
     public CarrierConfig {
+        sources = List.copyOf(sources);
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);
         pacingMode = pacingMode == null ? LimitMode.ENFORCE : pacingMode;
@@ -44,6 +47,21 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
             throw new IllegalArgumentException("carrier " + id + ": TLS settings "
                     + (tls.isPresent() ? "given for a " + uri.transport().sipName() + " URI" : "missing"));
         }
+    }
+
+    /** A carrier that speaks in its dialogs from the addresses its URI resolves to alone. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe,
+                         Optional<CarrierTls> tls, LimitMode pacingMode, LimitMode maxConcurrentMode) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, probe, tls, pacingMode, maxConcurrentMode, List.of());
+    }
+
+    /** The same carrier, speaking in its dialogs from {@code sources} too. */
+    public CarrierConfig withSources(List<Cidr> sources) {
+        return new CarrierConfig(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld,
+                answerTimeout, ringTimeout, maxConcurrent, probe, tls, pacingMode, maxConcurrentMode, sources);
     }
 
     /** A carrier whose pacing and max-concurrent are enforced. */

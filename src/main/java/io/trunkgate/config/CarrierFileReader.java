@@ -57,13 +57,31 @@ final class CarrierFileReader {
         Optional<ProbeSettings> probe = file.optional("probe").object().flatMap(CarrierFileReader::probe);
 
         Optional<Optional<CarrierTls>> tls = tls(file, uri, baseDir, tlsFiles);
+        List<Cidr> sources = sources(file.optional("match.sources"));
 
         if (id.isEmpty() || uri.isEmpty() || cps.isEmpty() || tls.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
                 failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe,
-                tls.get(), pacingMode, maxConcurrentMode));
+                tls.get(), pacingMode, maxConcurrentMode, sources));
+    }
+
+    /**
+     * match.sources: the addresses and networks the carrier may send in-dialog requests from besides those its URI
+     * resolves to (none when left out; a list written empty is a mistake). Unlike a peer's, they admit no call:
+     * nothing but a dialog's requests is taken from a carrier.
+     */
+    private static List<Cidr> sources(Field field) {
+        Optional<List<Field>> elements = field.elements();
+        if (elements.filter(List::isEmpty).isPresent()) {
+            field.error("must list at least one source address or network");
+        }
+        List<Cidr> sources = new ArrayList<>();
+        for (Field element : elements.orElse(List.of())) {
+            element.parsed(Cidr::parse).ifPresent(sources::add);
+        }
+        return sources;
     }
 
     /**

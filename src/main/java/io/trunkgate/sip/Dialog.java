@@ -47,6 +47,8 @@ final class Dialog {
     private final URI callerTarget;
     private final List<Address> callerRoutes;
     private final Set<InetAddress> carrierSources = new HashSet<>();
+    /** The carrier of the latest attempt: whoever speaks for it may speak for the callee's end ({@link DialogParties}). */
+    private String carrierId;
     private final Set<Hop> towardsCallee = new HashSet<>();
     private final Set<String> calleeTags = new HashSet<>();
     private URI calleeTarget;
@@ -151,10 +153,12 @@ final class Dialog {
     }
 
     /**
-     * The gateway sends an attempt of this call to {@code carrier} (each failover adds one), with
+     * The gateway sends an attempt of this call to carrier {@code carrierId} at {@code carrier} (each failover adds
+     * one), with
      * {@code ownRecordRoutes} Record-Route entries of its own.
      */
-    synchronized void carrierAttempt(Hop carrier, int ownRecordRoutes) {
+    synchronized void carrierAttempt(String carrierId, Hop carrier, int ownRecordRoutes) {
+        this.carrierId = carrierId;
         this.ownRecordRoutes = ownRecordRoutes;
         towardsCallee.add(carrier);
         InetAddress address = carrier.address();
@@ -226,7 +230,14 @@ final class Dialog {
         return tag != null && calleeTags.contains(tag);
     }
 
-    /** Whether {@code source} may send requests from the caller's side ({@code fromCaller}) or the callee's. */
+    synchronized String carrierId() {
+        return carrierId;
+    }
+
+    /**
+     * Whether {@code source} is an address the dialog learned for the caller's side ({@code fromCaller}) or the
+     * callee's; {@link DialogParties} adds those that speak for the peer and the carrier.
+     */
     synchronized boolean isEnd(InetAddress source, boolean fromCaller) {
         return fromCaller ? callerSource.equals(source) : carrierSources.contains(source);
     }

@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.sip.jainsip.Flow;
 import io.trunkgate.sip.jainsip.JainSip;
@@ -21,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Requests inside a dialog the gateway admitted (ACK for 2xx, BYE, re-INVITE, UPDATE, INFO, PRACK...): relayed
- * only when the dialog is known, the request comes from one of its two ends, and it goes to the other end.
- * Everything else is refused (481, or 403 for a party aiming elsewhere; an ACK is absorbed), so nobody can use
+ * only when the dialog is known, the request comes from one of its two ends ({@link DialogParties}), and it goes to
+ * the other end. Everything else is refused (481 for a dialog that does not exist, 403 with a Reason for a sender
+ * that speaks for neither end or a party aiming elsewhere; an ACK is absorbed), so nobody can use
  * the gateway to reach a carrier, or any other host, without admission. ACK is forwarded statelessly; the
  * others through a server and a client transaction, with the responses relayed back.
  */
@@ -122,8 +124,11 @@ final class InDialogForwarder {
     private final SipMessages messages;
     private final GatewayMetrics metrics;
     private final InDialogStack stack;
+    private final DialogParties parties;
 
-    InDialogForwarder(DialogTable dialogs, SipMessages messages, GatewayMetrics metrics, InDialogStack stack) {
+    InDialogForwarder(DialogTable dialogs, SipMessages messages, GatewayMetrics metrics, InDialogStack stack,
+                      DialogParties parties) {
+        this.parties = parties;
         this.dialogs = dialogs;
         this.messages = messages;
         this.metrics = metrics;
@@ -146,7 +151,7 @@ final class InDialogForwarder {
             return;
         }
         try {
-            Relay relay = route(ack, SipMessages.source(ack));
+            Relay relay = route(ack, SipMessages.source(ack), JainSip.callerCertificate(ack));
             if (relay.refusal() != null) {
                 metrics.requestRefused(relay.refusal().tag);
                 log.debug("ACK absorbed: {}", relay.refusal().tag);
@@ -176,10 +181,10 @@ final class InDialogForwarder {
     }
 
     /**
-     * Whether a request from {@code source} may be relayed, and the copy to relay: the checks of this class's
-     * comment.
+     * Whether a request from {@code source}, on a connection that presented {@code certificate} (if any), may be
+     * relayed, and the copy to relay: the checks of this class's comment.
      */
-    Relay route(Request request, InetAddress source) throws Exception {
+    Relay route(Request request, InetAddress source, Optional<PresentedCertificate> certificate) throws Exception {
         String callId = SipMessages.callId(request);
         String fromTag = SipMessages.fromTag(request);
         String toTag = SipMessages.toTag(request);
@@ -196,7 +201,7 @@ final class InDialogForwarder {
         if (dialog.ended() && !Request.ACK.equals(request.getMethod())) {
             return Relay.refused(RequestRefusal.UNKNOWN_DIALOG);
         }
-        if (!dialog.isEnd(source, fromCaller)) {
+        if (!parties.maySpeak(dialog, fromCaller, source, certificate)) {
             return Relay.refused(RequestRefusal.NOT_A_PARTY);
         }
         Request routed = (Request) request.clone();

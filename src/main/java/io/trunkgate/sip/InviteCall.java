@@ -248,7 +248,7 @@ final class InviteCall {
             if (dialog == null) {
                 dialog = services.dialogs().open(request, identity, callerSource, callerPort, peer.id());
             }
-            dialog.carrierAttempt(Hop.of(target.ip(), target.port()), out.recordRoutes());
+            dialog.carrierAttempt(carrier.id(), Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
             client = legs.send(out, this);
             attempts.add(new RecordFields.Attempt(carrier.id(), sentTo.label(), send.held().toMillis(),

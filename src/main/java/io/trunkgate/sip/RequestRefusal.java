@@ -19,16 +19,24 @@ enum RequestRefusal {
     BAD_EXTENSION(Response.BAD_EXTENSION, "bad_extension"),
     // within a dialog (InDialogForwarder)
     UNKNOWN_DIALOG(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "unknown_dialog"),
-    NOT_A_PARTY(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "not_a_party"),
-    ROUTE_NOT_ALLOWED(Response.FORBIDDEN, "route_not_allowed"),
+    /** The dialog exists, the sender speaks for neither end (DialogParties): 403 and why, never 481. */
+    NOT_A_PARTY(Response.FORBIDDEN, "not_a_party", "not a party to this dialog"),
+    ROUTE_NOT_ALLOWED(Response.FORBIDDEN, "route_not_allowed", "relayed only to the dialog's other end"),
     /** An INVITE outside a dialog with the Call-ID and From tag of a call in progress ({@link Refusals#CALL_IN_PROGRESS}). */
     MERGED_REQUEST(Response.LOOP_DETECTED, "merged_request");
 
     final int status;
     final String tag;
+    /** The text of the answer's Reason header, or null for none. */
+    final String reason;
 
     RequestRefusal(int status, String tag) {
+        this(status, tag, null);
+    }
+
+    RequestRefusal(int status, String tag, String reason) {
         this.status = status;
         this.tag = tag;
+        this.reason = reason;
     }
 }

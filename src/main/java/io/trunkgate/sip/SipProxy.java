@@ -89,7 +89,8 @@ public final class SipProxy implements SipListener, NewCallGate {
         this.refusals = new SourceAnswerBudget(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services.dialogs(), services.messages(), services.metrics(),
-                new JainSipDialogStack(services.providers(), services.messages()));
+                new JainSipDialogStack(services.providers(), services.messages()),
+                new DialogParties(services.config(), services.resolver()));
         this.strays = new StrayResponseRelay(services.providers(), services.dialogs(), services.metrics());
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList(),
@@ -152,12 +153,15 @@ public final class SipProxy implements SipListener, NewCallGate {
             provider.sendResponse(services.messages().response(Response.TOO_MANY_HOPS, request));
             return;
         }
-        InDialogForwarder.Relay relay = inDialog.route(request, SipMessages.source(request));
+        InDialogForwarder.Relay relay = inDialog.route(request, SipMessages.source(request),
+                JainSip.callerCertificate(request));
         if (relay.refusal() != null) {
             services.metrics().requestRefused(relay.refusal().tag);
             log.debug("{} refused: {}", request.getMethod(), relay.refusal().tag);
             if (refusals.allow(SipMessages.source(request))) {
-                provider.sendResponse(services.messages().response(relay.refusal().status, request));
+                RequestRefusal refusal = relay.refusal();
+                provider.sendResponse(refusal.reason == null ? services.messages().response(refusal.status, request)
+                        : services.messages().refusal(refusal.status, request, refusal.reason, 0));
             }
             return;
         }

@@ -237,7 +237,7 @@ class DialogTableTest {
         assertTrue(dialog.isEnd(InetAddress.getByName("127.0.0.9"), true));
         assertFalse(dialog.isEnd(InetAddress.getByName("127.0.0.8"), true));
         assertFalse(dialog.isEnd(InetAddress.getByName("127.0.0.9"), false), "the caller is not the carrier's end");
-        dialog.carrierAttempt(Hop.of("127.0.0.20", 5060), 1);
+        dialog.carrierAttempt("carrier-a", Hop.of("127.0.0.20", 5060), 1);
         assertTrue(dialog.isEnd(InetAddress.getByName("127.0.0.20"), false));
         assertTrue(dialog.mayRelayTo(Hop.of("127.0.0.20", 5060), true));
         assertFalse(dialog.mayRelayTo(Hop.of("127.0.0.21", 5060), true), "a caller's request goes only to the carrier");

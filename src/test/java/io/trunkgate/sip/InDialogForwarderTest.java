@@ -8,7 +8,12 @@ import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.sip.jainsip.Flow;
 import java.net.InetAddress;
 import java.time.Clock;
+import io.trunkgate.config.DnsSettings;
+import io.trunkgate.dns.CarrierResolver;
+import io.trunkgate.runtime.ActiveConfig;
+import io.trunkgate.testing.TestConfigs;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sip.SipFactory;
@@ -47,7 +52,12 @@ class InDialogForwarderTest {
             10, () -> 0L, Clock.systemUTC(), (key, record) -> { });
     private final GatewayMetrics metrics = new GatewayMetrics("test-gw");
     private final OwnAddressStack stack = new OwnAddressStack();
-    private final InDialogForwarder forwarder = new InDialogForwarder(dialogs, messages, metrics, stack);
+    /** Nobody but the dialog's own ends speaks for them: no peer or carrier is configured. */
+    private final ActiveConfig noParties =
+            new ActiveConfig(new TestConfigs(TestConfigs.sharedRedis("in-dialog"), 5060).build(), 1);
+    private final DialogParties parties = new DialogParties(() -> noParties,
+            CarrierResolver.uncached(new DnsSettings(Optional.empty(), Duration.ofSeconds(1), Duration.ZERO)));
+    private final InDialogForwarder forwarder = new InDialogForwarder(dialogs, messages, metrics, stack, parties);
 
     InDialogForwarderTest() throws Exception {
         messageFactory = SipFactory.getInstance().createMessageFactory();
@@ -62,7 +72,7 @@ class InDialogForwarderTest {
     void callersByeGoesToTheCalleesContactWithoutTheGatewaysRoute() throws Exception {
         answeredCall("UDP");
         InDialogForwarder.Relay relay = forwarder.route(
-                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070", own()), ip(CALLER));
+                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070", own()), ip(CALLER), Optional.empty());
         assertNull(relay.refusal());
         assertEquals("sip:bob@" + CARRIER + ":5070", relay.routed().getRequestURI().toString());
         assertNull(relay.routed().getHeader(RouteHeader.NAME), "the gateway's own Route is taken off");
@@ -74,7 +84,7 @@ class InDialogForwarderTest {
     void calleesByeGoesToTheCaller() throws Exception {
         answeredCall("UDP");
         InDialogForwarder.Relay relay = forwarder.route(
-                request(Request.BYE, CALLEE_TAG, CALLER_TAG, "sip:alice@" + CALLER + ":5060", own()), ip(CARRIER));
+                request(Request.BYE, CALLEE_TAG, CALLER_TAG, "sip:alice@" + CALLER + ":5060", own()), ip(CARRIER), Optional.empty());
         assertNull(relay.refusal());
         assertEquals(CALLER, relay.host());
         assertNull(relay.flow());
@@ -84,7 +94,7 @@ class InDialogForwarderTest {
     void requestNamingOnlyTheGatewayGoesToTheOtherEndsTarget() throws Exception {
         answeredCall("UDP");
         InDialogForwarder.Relay relay = forwarder.route(
-                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:" + GATEWAY + ":5060"), ip(CALLER));
+                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:" + GATEWAY + ":5060"), ip(CALLER), Optional.empty());
         assertNull(relay.refusal());
         assertEquals("sip:bob@" + CARRIER + ":5070", relay.routed().getRequestURI().toString());
     }
@@ -93,24 +103,24 @@ class InDialogForwarderTest {
     void requestOfNoKnownDialogIsRefused481() throws Exception {
         answeredCall("UDP");
         assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(
-                request(Request.BYE, CALLER_TAG, "another-tag", "sip:bob@" + CARRIER + ":5070"), ip(CALLER)));
+                request(Request.BYE, CALLER_TAG, "another-tag", "sip:bob@" + CARRIER + ":5070"), ip(CALLER), Optional.empty()));
         Request otherCall = request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070");
         otherCall.setHeader(headers.createCallIdHeader("another-call"));
-        assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(otherCall, ip(CALLER)));
+        assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(otherCall, ip(CALLER), Optional.empty()));
     }
 
     @Test
     void requestFromNeitherEndIsRefused() throws Exception {
         answeredCall("UDP");
-        assertRefused(RequestRefusal.NOT_A_PARTY, 481, forwarder.route(
-                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"), ip(STRANGER)));
+        assertRefused(RequestRefusal.NOT_A_PARTY, 403, forwarder.route(
+                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"), ip(STRANGER), Optional.empty()));
     }
 
     @Test
     void partyAimingAnywhereButTheOtherEndIsRefused403() throws Exception {
         answeredCall("UDP");
         assertRefused(RequestRefusal.ROUTE_NOT_ALLOWED, 403, forwarder.route(
-                request(Request.INVITE, CALLER_TAG, CALLEE_TAG, "sip:+4420@" + STRANGER), ip(CALLER)));
+                request(Request.INVITE, CALLER_TAG, CALLEE_TAG, "sip:+4420@" + STRANGER), ip(CALLER), Optional.empty()));
     }
 
     @Test
@@ -118,27 +128,27 @@ class InDialogForwarderTest {
         Dialog dialog = answeredCall("UDP");
         dialog.end();
         assertRefused(RequestRefusal.UNKNOWN_DIALOG, 481, forwarder.route(
-                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"), ip(CALLER)));
+                request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"), ip(CALLER), Optional.empty()));
         assertNull(forwarder.route(request(Request.ACK, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"),
-                ip(CALLER)).refusal(), "a 2xx retransmitted after the BYE still wants its ACK");
+                ip(CALLER), Optional.empty()).refusal(), "a 2xx retransmitted after the BYE still wants its ACK");
     }
 
     @Test
     void requestTowardsATcpCallerTakesItsConnectionWhileItIsOpen() throws Exception {
         answeredCall("TCP");
         Request bye = request(Request.BYE, CALLEE_TAG, CALLER_TAG, "sip:alice@" + CALLER + ":5060");
-        InDialogForwarder.Relay open = forwarder.route(bye, ip(CARRIER));
+        InDialogForwarder.Relay open = forwarder.route(bye, ip(CARRIER), Optional.empty());
         assertEquals(new Flow(new java.net.InetSocketAddress(CALLER, 5060), "TCP"), open.flow());
         assertEquals("TCP", open.transport());
 
         stack.open = false;
-        InDialogForwarder.Relay closed = forwarder.route(bye, ip(CARRIER));
+        InDialogForwarder.Relay closed = forwarder.route(bye, ip(CARRIER), Optional.empty());
         assertNull(closed.flow(), "a closed connection: to the caller's Contact");
         assertEquals("UDP", closed.transport());
 
         stack.open = true;
         assertNull(forwarder.route(request(Request.BYE, CALLER_TAG, CALLEE_TAG, "sip:bob@" + CARRIER + ":5070"),
-                ip(CALLER)).flow(), "towards the callee the caller's connection is not used");
+                ip(CALLER), Optional.empty()).flow(), "towards the callee the caller's connection is not used");
     }
 
     @Test
@@ -153,7 +163,7 @@ class InDialogForwarderTest {
         Request invite = request(Request.INVITE, CALLER_TAG, null, "sip:+15551234@" + GATEWAY);
         invite.setHeader(headers.createViaHeader(CALLER, 5060, transport, "z9hG4bK-invite"));
         Dialog dialog = dialogs.open(invite, CallIdentity.of(invite), ip(CALLER), 5060, "peer-a");
-        dialog.carrierAttempt(Hop.of(CARRIER, 5060), 1);
+        dialog.carrierAttempt("carrier-a", Hop.of(CARRIER, 5060), 1);
         Response ok = messageFactory.createResponse(Response.OK, invite);
         ((ToHeader) ok.getHeader(ToHeader.NAME)).setTag(CALLEE_TAG);
         ok.addHeader(headers.createContactHeader(address("sip:bob@" + CARRIER + ":5070")));

@@ -110,6 +110,8 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
     private final Map<String, Answered> answered = new ConcurrentHashMap<>();
     private final BlockingQueue<Response> calleeResponses = new LinkedBlockingQueue<>();
+    /** Responses to requests this agent sent for another agent's dialog ({@link #sendFromHere}), by Call-ID. */
+    private final Map<String, BlockingQueue<Response>> othersAnswers = new ConcurrentHashMap<>();
 
     private SipAgent(SipStack stack, SipProvider provider, String host, int port, String transport) {
         this.stack = stack;
@@ -408,6 +410,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
             provider.getNewClientTransaction(inDialog(Request.BYE, ++cseq)).sendRequest();
         }
 
+        /** The BYE inside the dialog, not sent (another agent may send it: {@link SipAgent#sendFromHere}). */
+        public Request byeRequest() throws Exception {
+            return inDialog(Request.BYE, ++cseq);
+        }
+
         /** Sends BYE inside the dialog and waits for its final response. */
         public Response bye(long timeoutMs) throws Exception {
             return request(inDialog(Request.BYE, ++cseq), timeoutMs);
@@ -665,8 +672,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
         return byeFromCallee(callId, null, timeoutMs);
     }
 
-    /** As {@link #byeFromCallee(String, long)}, the BYE carrying {@code reason} as its Reason header (null: none). */
-    public Response byeFromCallee(String callId, String reason, long timeoutMs) throws Exception {
+    /**
+     * The BYE this agent would send, as the callee, to end the call {@code callId} it answered (not sent): to the
+     * caller's Contact along the INVITE's Record-Route.
+     */
+    public Request calleeBye(String callId) throws Exception {
         Answered call = answered.get(callId);
         Request invite = call.invite();
         javax.sip.header.FromHeader caller = (javax.sip.header.FromHeader) invite.getHeader(javax.sip.header.FromHeader.NAME);
@@ -680,6 +690,12 @@ public final class SipAgent implements SipListener, AutoCloseable {
         for (ListIterator<?> it = invite.getHeaders(RecordRouteHeader.NAME); it.hasNext(); ) {
             bye.addHeader(HEADERS.createRouteHeader(((RecordRouteHeader) it.next()).getAddress()));
         }
+        return bye;
+    }
+
+    /** As {@link #byeFromCallee(String, long)}, the BYE carrying {@code reason} as its Reason header (null: none). */
+    public Response byeFromCallee(String callId, String reason, long timeoutMs) throws Exception {
+        Request bye = calleeBye(callId);
         if (reason != null) {
             bye.addHeader(HEADERS.createHeader("Reason", reason));
         }
@@ -694,9 +710,41 @@ public final class SipAgent implements SipListener, AutoCloseable {
         return null;
     }
 
+    /**
+     * Sends {@code request}, which another agent made for its dialog, from this agent's own address (its Via made
+     * this agent's): a party of the dialog speaking from a second address. Returns its final response, or null after
+     * the timeout.
+     */
+    public Response sendFromHere(Request request, long timeoutMs) throws Exception {
+        Request copy = (Request) request.clone();
+        copy.removeHeader(javax.sip.header.ViaHeader.NAME);
+        copy.addHeader(HEADERS.createViaHeader(host, port, transport, JainSip.newBranch()));
+        String callId = ((CallIdHeader) copy.getHeader(CallIdHeader.NAME)).getCallId();
+        BlockingQueue<Response> answers = new LinkedBlockingQueue<>();
+        othersAnswers.put(callId, answers);
+        try {
+            provider.getNewClientTransaction(copy).sendRequest();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                Response r = left <= 0 ? null : answers.poll(left, TimeUnit.NANOSECONDS);
+                if (r == null || r.getStatusCode() >= 200) {
+                    return r;
+                }
+            }
+        } finally {
+            othersAnswers.remove(callId);
+        }
+    }
+
     @Override
     public void processResponse(ResponseEvent event) {
         Response response = event.getResponse();
+        BlockingQueue<Response> forOther = othersAnswers.get(((CallIdHeader) response.getHeader(CallIdHeader.NAME)).getCallId());
+        if (forOther != null) {
+            forOther.add(response);
+            return;
+        }
         if (Request.BYE.equals(((CSeqHeader) response.getHeader(CSeqHeader.NAME)).getMethod())
                 && answered.containsKey(((CallIdHeader) response.getHeader(CallIdHeader.NAME)).getCallId())) {
             calleeResponses.add(response);

@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,6 +38,15 @@ public final class CallRegistry {
     /** The calls refused lately by {@link CallIdentity#key}, oldest first (each is kept {@link #COPY_SPAN}). */
     private final Map<String, Refused> refused = new LinkedHashMap<>();
     private final LongSupplier nanoClock;
+    /** Calls challenged by their carrier, waiting for the caller's retry, by Call-ID and From tag ({@link Challenge}). */
+    private final ConcurrentMap<String, Challenge> challenged = new ConcurrentHashMap<>();
+
+    /**
+     * How long a challenged call waits for the caller's retry with credentials: 64*T1 (RFC 3261 §17.1.1.2), as long
+     * as the caller may still be sending the challenged INVITE's copies. A user agent answers a challenge at once
+     * (its credentials are stored); a retry later than this is a call of its own.
+     */
+    static final Duration CHALLENGE_SPAN = COPY_SPAN;
 
     /**
      * How a copy of a call refused lately is answered.
@@ -117,13 +127,57 @@ public final class CallRegistry {
         return Optional.ofNullable(found).filter(r -> r.untilNanos() - nanoClock.getAsLong() > 0);
     }
 
+    /**
+     * The call's carrier challenged it: {@code challenge} waits for the caller's retry, until {@link #challengeOver}.
+     * A challenge of the same Call-ID and From tag still waiting (its caller started over with a lower CSeq, or
+     * never retried) ends first.
+     */
+    void challenged(Challenge challenge) {
+        Challenge before = challenged.put(callerKey(challenge.counted().callId(), challenge.counted().fromTag()),
+                challenge);
+        if (before != null) {
+            before.over().run();
+        }
+    }
+
+    /**
+     * The challenge an INVITE with {@code identity} from {@code peerId} continues, taken away: its Call-ID and From
+     * tag, a higher CSeq, {@code credentials} (an Authorization or Proxy-Authorization header) and the same peer.
+     * Empty for any other INVITE, which is a call of its own.
+     */
+    Optional<Challenge> takeChallenge(CallIdentity identity, String peerId, boolean credentials) {
+        if (!credentials) {
+            return Optional.empty();
+        }
+        String key = callerKey(identity.callId(), identity.fromTag());
+        Challenge found = challenged.get(key);
+        if (found == null || found.cseq() >= identity.cseq() || !found.peerId().equals(peerId)
+                || !challenged.remove(key, found)) {
+            return Optional.empty();
+        }
+        return Optional.of(found);
+    }
+
+    /** No retry took {@code challenge} in time (or shutdown ends it): the call ends as its last answer said. */
+    void challengeOver(Challenge challenge) {
+        if (challenged.remove(callerKey(challenge.counted().callId(), challenge.counted().fromTag()), challenge)) {
+            challenge.over().run();
+        }
+    }
+
     Optional<InviteCall> find(Request cancel) {
         return Optional.ofNullable(calls.get(key(cancel)));
     }
 
-    /** The identities ({@link CallIdentity#key}) of the INVITEs in progress. */
+    /**
+     * The identities ({@link CallIdentity#key}) the INVITEs in progress are leased under, and those of the calls
+     * waiting for a retry after a challenge.
+     */
     public Set<String> callKeys() {
-        return calls.values().stream().map(call -> call.identity().key()).collect(Collectors.toSet());
+        Set<String> keys = calls.values().stream().map(call -> call.counted().key())
+                .collect(Collectors.toCollection(HashSet::new));
+        challenged.values().forEach(challenge -> keys.add(challenge.counted().key()));
+        return keys;
     }
 
     /** INVITEs in progress: not yet finally answered, for overload control and metrics. */
@@ -146,8 +200,12 @@ public final class CallRegistry {
         calls.values().forEach(InviteCall::abortHeld);
     }
 
-    /** Answers every held call with 503 and cancels forwarded ones, for shutdown. */
+    /**
+     * Answers every held call with 503 and cancels forwarded ones, for shutdown; calls waiting for a retry after a
+     * challenge end as their last answer said.
+     */
     public void abortAll() {
         calls.values().forEach(InviteCall::abort);
+        challenged.values().forEach(this::challengeOver);
     }
 }

@@ -56,6 +56,13 @@ final class InviteCall {
     private final PeerConfig peer;
     private final String key;
     private final CallIdentity identity;
+    /**
+     * The identity the call is admitted and leased under: its own, or for a retry after a challenge the first
+     * INVITE's ({@link Challenge}).
+     */
+    private final CallIdentity counted;
+    /** The challenge this INVITE retries after, or empty for a call of its own. */
+    private final Optional<Challenge> challenge;
     /** The Call-ID as log lines write it: quoted and escaped when it could pass for other fields. */
     private final String logId;
     private final String number;
@@ -84,7 +91,7 @@ final class InviteCall {
     /** Where the current attempt's INVITE went: {@link #target}, or over TCP when too big for UDP (its CANCEL too). */
     private CarrierAddress sentTo;
     private Dialog dialog;
-    private Duration held = Duration.ZERO;
+    private Duration held;
     /** When the current attempt started waiting for its carrier slot. */
     private long holdStartedNanos;
     /** The current carrier attempt; null before the first and while routing picks the next. */
@@ -94,12 +101,12 @@ final class InviteCall {
     /** The To tag of the 2xx relayed upstream; once set, further 2xx (forks, retransmissions) are relayed too. */
     private String answerTag;
     private Response lastFailure;
-    /** Where the INVITE came from and its numbers, for the call record. */
+    /** Where the INVITE came from and its numbers, for the call record (the first INVITE's, after a challenge). */
     private final CallRecord.Caller caller;
-    /** Each INVITE sent to a carrier, in order. */
-    private final List<RecordFields.Attempt> attempts = new ArrayList<>();
+    /** Each INVITE sent to a carrier, in order (after a challenge, the challenged ones first). */
+    private final List<RecordFields.Attempt> attempts;
     /** Carriers' shadow pacing and caps that would have refused an attempt ("carrier:x max-wait"). */
-    private final List<String> carrierWouldRefuse = new ArrayList<>();
+    private final List<String> carrierWouldRefuse;
     /** When the first provisional response above 100 went to the caller (post-dial delay), or 0. */
     private long ringingNanos;
     /**
@@ -122,20 +129,34 @@ final class InviteCall {
      */
     InviteCall(CallServices services, ActiveConfig active, Request request, CallIdentity identity,
                InetSocketAddress source, CallLegs legs, PeerConfig peer) {
+        this(services, active, request, identity, source, legs, peer, Optional.empty());
+    }
+
+    /** As the other constructor, for the caller's retry after {@code challenge} when present: the same call. */
+    InviteCall(CallServices services, ActiveConfig active, Request request, CallIdentity identity,
+               InetSocketAddress source, CallLegs legs, PeerConfig peer, Optional<Challenge> challenge) {
         this.services = services;
         this.active = active;
         this.legs = legs;
         this.request = request;
-        this.arrivedNanos = services.time().nanoTime();
-        this.invitedAt = services.time().now();
         this.peer = peer;
         this.key = CallRegistry.key(request);
         this.identity = identity;
+        this.challenge = challenge;
         this.logId = LogFields.value(identity.callId());
         this.number = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null ? uri.getUser() : "";
         this.callerSource = source.getAddress();
         this.callerPort = source.getPort();
-        this.caller = RecordFields.caller(request, identity, callerSource, callerPort);
+        this.counted = challenge.map(Challenge::counted).orElse(identity);
+        this.arrivedNanos = challenge.map(Challenge::arrivedNanos).orElseGet(services.time()::nanoTime);
+        this.invitedAt = challenge.map(Challenge::invitedAt).orElseGet(services.time()::now);
+        this.caller = challenge.map(Challenge::caller)
+                .orElseGet(() -> RecordFields.caller(request, identity, callerSource, callerPort));
+        this.attempts = new ArrayList<>(challenge.map(Challenge::attempts).orElse(List.of()));
+        this.carrierWouldRefuse = new ArrayList<>(challenge.map(Challenge::wouldRefuse).orElse(List.of()));
+        this.held = challenge.map(Challenge::held).orElse(Duration.ZERO);
+        this.verdict = challenge.map(Challenge::verdict).orElse(null);
+        challenge.ifPresent(c -> admission = c.admission());
     }
 
     String key() {
@@ -144,6 +165,11 @@ final class InviteCall {
 
     CallIdentity identity() {
         return identity;
+    }
+
+    /** The identity the call is admitted and leased under (see {@link #counted}). */
+    CallIdentity counted() {
+        return counted;
     }
 
     InetAddress callerSource() {
@@ -162,8 +188,14 @@ final class InviteCall {
 
     /** Starts the call, which the caller has added to the {@link CallRegistry}. */
     void start() {
-        // A capped carrier's lease must come before its slot, so its slot is not asked for here.
         chain = active.routes().chain(number);
+        if (challenge.isPresent()) {
+            // the retry after a challenge: admitted with its first INVITE, it holds that one's leases
+            routeAdmitted(Optional.empty());
+            return;
+        }
+        // A capped carrier's lease must come before its slot, so its slot is not asked for here.
+
         firstSlot = CallRouting.firstCarrier(chain, services.routing().health())
                 .filter(first -> first.maxConcurrent().isEmpty())
                 .flatMap(services.routing().firstSlots());
@@ -189,7 +221,7 @@ final class InviteCall {
             reserved.filter(Reservation::reserved).ifPresent(slot -> firstSlot.get().giveBack(slot));
         }
         if (phase == CallPhase.ENDED) {
-            services.leases().release(identity.key());
+            services.leases().release(counted.key());
             return;
         }
         if (merged) {
@@ -201,9 +233,17 @@ final class InviteCall {
             sendOwn(Refusals.admission(verdict, active.config().admission(), peer.id()));
             return;
         }
+        routeAdmitted(reserved);
+    }
+
+    /** The call is admitted: routing starts, with the first carrier's slot when the admission {@code reserved} it. */
+    private synchronized void routeAdmitted(Optional<Reservation> reserved) {
+        if (phase == CallPhase.ENDED) {
+            return;
+        }
         enter(CallPhase.ROUTING);
         CallServices.Routing inputs = services.routing();
-        LeasedCarrierPacer pacer = new LeasedCarrierPacer(inputs.pacer(), services.leases(), identity.key());
+        LeasedCarrierPacer pacer = new LeasedCarrierPacer(inputs.pacer(), services.leases(), counted.key());
         routing = new CallRouting(identity.callId(), number, active.routes(), chain, pacer,
                 inputs.rerouteHook().get(), inputs.health(), inputs.resolver());
         holdStartedNanos = services.time().nanoTime();
@@ -246,7 +286,7 @@ final class InviteCall {
             CallLegs.Outgoing out = legs.toCarrier(request, number, carrier.id(), carrier.uri(), target);
             sentTo = out.to();
             if (dialog == null) {
-                dialog = services.dialogs().open(request, identity, callerSource, callerPort, peer.id());
+                dialog = services.dialogs().open(request, counted, callerSource, callerPort, peer.id());
             }
             dialog.carrierAttempt(carrier.id(), Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
@@ -602,10 +642,16 @@ final class InviteCall {
             if (dialog != null) {
                 services.dialogs().remove(dialog, "failed");
             }
-            services.leases().release(identity.key());
             services.calls().refused(identity, Optional.empty());
-            services.records().accept(record(status, null).ended(services.time().now(), "failed",
-                    hungUpBy == null ? "callee" : hungUpBy, null));
+            CallRecord ended = record(status, null).ended(services.time().now(), "failed",
+                    hungUpBy == null ? "callee" : hungUpBy, null);
+            int challenges = challenge.map(Challenge::challenges).orElse(0);
+            if (hungUpBy == null && Challenge.continues(status, challenges)) {
+                awaitRetry(ended, challenges + 1);
+            } else {
+                services.leases().release(counted.key());
+                services.records().accept(ended);
+            }
         }
         List<String> wouldRefuse = wouldRefuse();
         if (active.logsEachCall()) {
@@ -615,8 +661,13 @@ final class InviteCall {
                     TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos),
                     wouldRefuse.isEmpty() ? "" : " would_refuse=" + wouldRefuse);
         }
-        wouldRefuse.forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
-        if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
+        // a retry after a challenge counts what its own attempts would have refused; the rest was counted before
+        List<String> newlyWouldRefuse = challenge.map(c -> (List<String>) carrierWouldRefuse.subList(
+                c.wouldRefuse().size(), carrierWouldRefuse.size())).orElse(wouldRefuse);
+        newlyWouldRefuse.forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
+        if (challenge.isPresent()) {
+            // the call's admission was counted with its first INVITE
+        } else if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
             services.metrics().callAdmitted(peer.id());
         } else if (verdict != null && verdict.gatewayBehind()) {
             services.metrics().callShed(peer.id(), ShedReason.OVERLOAD.tag());
@@ -624,8 +675,42 @@ final class InviteCall {
             services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
         }
         if (carrier != null) {
-            services.metrics().callSent(carrier.id(), held);
+            services.metrics().callSent(carrier.id(), held.minus(challenge.map(Challenge::held).orElse(Duration.ZERO)));
         }
+    }
+
+    /**
+     * The carrier's 401 or 407 ({@code status}) goes to the caller: the call waits for the retry with credentials,
+     * holding its leases; the record it ends with ({@code ended}) is written if none comes in time.
+     */
+    private void awaitRetry(CallRecord ended, int challenges) {
+        String countedKey = counted.key();
+        Challenge waiting = new Challenge(peer.id(), counted, identity.cseq(), challenges, verdict, admission,
+                invitedAt, arrivedNanos, caller, attempts, tried(), reroutes(), carrierWouldRefuse, held, () -> {
+                    services.leases().release(countedKey);
+                    services.records().accept(ended);
+                });
+        services.calls().challenged(waiting);
+        services.time().timers().schedule(() -> services.calls().challengeOver(waiting),
+                CallRegistry.CHALLENGE_SPAN.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The carriers the call was sent to, in order: before its challenges too. */
+    private List<String> tried() {
+        List<String> tried = new ArrayList<>(challenge.map(Challenge::tried).orElse(List.of()));
+        if (routing != null) {
+            tried.addAll(routing.tried());
+        }
+        return tried;
+    }
+
+    /** The call's reroutes, in order: before its challenges too. */
+    private List<String> reroutes() {
+        List<String> reroutes = new ArrayList<>(challenge.map(Challenge::reroutes).orElse(List.of()));
+        if (routing != null) {
+            reroutes.addAll(routing.reroutes());
+        }
+        return reroutes;
     }
 
     /** The call record so far: everything but its end ({@code answeredAt} null for a call not answered). */
@@ -636,7 +721,7 @@ final class InviteCall {
                 verdict == null ? "pending" : AdmissionLabels.recordOutcome(verdict),
                 verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
                 wouldRefuse(),
-                routing == null ? List.of() : routing.tried(), routing == null ? List.of() : routing.reroutes(),
+                tried(), reroutes(),
                 attempts.stream().map(RecordFields.Attempt::record).toList(), held.toMillis(), invitedAt,
                 ringingNanos == 0 ? null : TimeUnit.NANOSECONDS.toMillis(ringingNanos - arrivedNanos),
                 TimeUnit.NANOSECONDS.toMillis(now - arrivedNanos), answeredAt, null, 0, status, finalReason, null,

@@ -23,6 +23,8 @@ import javax.sip.header.ReasonHeader;
 import javax.sip.header.RetryAfterHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
+import javax.sip.header.AuthorizationHeader;
+import javax.sip.header.ProxyAuthorizationHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Message;
 import javax.sip.message.MessageFactory;
@@ -312,6 +314,12 @@ public final class SipMessages {
 
     static int sourcePort(Message message) {
         return JainSip.sourcePort(message);
+    }
+
+    /** Whether the request carries credentials: an Authorization or Proxy-Authorization header (RFC 3261 §22). */
+    static boolean hasCredentials(Request request) {
+        return request.getHeader(AuthorizationHeader.NAME) != null
+                || request.getHeader(ProxyAuthorizationHeader.NAME) != null;
     }
 
     /** The request's size on the wire, encoded as the stack sends it over {@code transport}. */

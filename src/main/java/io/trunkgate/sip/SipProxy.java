@@ -211,11 +211,14 @@ public final class SipProxy implements SipListener, NewCallGate {
         }
         CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers(), services.messages(),
                 udpSizeRule, active.config().sip().limits().pathMtu());
+        Optional<Challenge> challenge = services.calls().takeChallenge(identity, peer.get().id(),
+                SipMessages.hasCredentials(request));
         InviteCall call = new InviteCall(callServices, active, request, identity,
-                new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get());
+                new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get(), challenge);
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
+            challenge.ifPresent(taken -> taken.over().run());
             services.metrics().requestRefused(RequestRefusal.MERGED_REQUEST.tag);
             server.get().sendResponse(services.messages().refusal(Refusals.CALL_IN_PROGRESS.status(), request,
                     Refusals.CALL_IN_PROGRESS.reason(), 0));
@@ -225,6 +228,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             server.get().sendResponse(services.messages().response(Response.TRYING, request));
         } catch (Exception e) {
             services.calls().remove(call); // never started: its Call-ID and From tag must not stay taken
+            challenge.ifPresent(taken -> taken.over().run());
             throw e;
         }
         call.start();

@@ -66,7 +66,12 @@ public final class SipAgent implements SipListener, AutoCloseable {
         /** 180, then two 200s with different To tags, as a forking proxy's two branches would answer. */
         FORK,
         /** 180; a CANCEL gets 200 and a 487 that carries only the CANCEL's Via, as some carriers send. */
-        RING_487_WITH_CANCEL_VIA
+        RING_487_WITH_CANCEL_VIA,
+        /**
+         * 407 Proxy Authentication Required to an INVITE without a Proxy-Authorization header, as most carriers
+         * challenge every call; 180 and 200 to one with it.
+         */
+        CHALLENGE_407
     }
 
     public record Received(Request request, long atNanos) {
@@ -329,7 +334,7 @@ public final class SipAgent implements SipListener, AutoCloseable {
     /** One outgoing call: its INVITE transaction and what came back. */
     public final class Call {
         private final String callId;
-        private final ClientTransaction invite;
+        private volatile ClientTransaction invite;
         private final BlockingQueue<Response> responses = new LinkedBlockingQueue<>();
         private final List<Response> all = Collections.synchronizedList(new ArrayList<>());
         private volatile Response answer;
@@ -408,6 +413,23 @@ public final class SipAgent implements SipListener, AutoCloseable {
         /** Sends BYE inside the dialog without waiting for its answer. */
         public void sendBye() throws Exception {
             provider.getNewClientTransaction(inDialog(Request.BYE, ++cseq)).sendRequest();
+        }
+
+        /**
+         * Sends the INVITE again after a 401 or 407, as a user agent does: the same Call-ID, From tag and To, the next
+         * CSeq, a new branch, and a Proxy-Authorization header (its digest is not checked by the test carriers).
+         */
+        public void retryWithCredentials() throws Exception {
+            Request retry = (Request) invite.getRequest().clone();
+            ((CSeqHeader) retry.getHeader(CSeqHeader.NAME)).setSeqNumber(++cseq);
+            retry.removeHeader(javax.sip.header.ViaHeader.NAME);
+            retry.addHeader(HEADERS.createViaHeader(host, port, transport, JainSip.newBranch()));
+            retry.setHeader(HEADERS.createHeader(javax.sip.header.ProxyAuthorizationHeader.NAME,
+                    "Digest username=\"acme\", realm=\"carrier.test\", nonce=\"n\", uri=\""
+                            + retry.getRequestURI() + "\", response=\"00000000000000000000000000000000\""));
+            ClientTransaction transaction = provider.getNewClientTransaction(retry);
+            invite = transaction;
+            transaction.sendRequest();
         }
 
         /** The BYE inside the dialog, not sent (another agent may send it: {@link SipAgent#sendFromHere}). */
@@ -567,8 +589,19 @@ public final class SipAgent implements SipListener, AutoCloseable {
         ServerTransaction st = event.getServerTransaction() != null ? event.getServerTransaction()
                 : provider.getNewServerTransaction(request);
         String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
-        switch (behaviour) {
-            case SILENT -> { }
+        Behaviour answering = behaviour;
+        if (answering == Behaviour.CHALLENGE_407) {
+            if (request.getHeader(javax.sip.header.ProxyAuthorizationHeader.NAME) == null) {
+                Response challenge = tagged(MESSAGES.createResponse(Response.PROXY_AUTHENTICATION_REQUIRED, request));
+                challenge.addHeader(HEADERS.createHeader(javax.sip.header.ProxyAuthenticateHeader.NAME,
+                        "Digest realm=\"carrier.test\", nonce=\"" + UUID.randomUUID() + "\", algorithm=MD5"));
+                st.sendResponse(challenge);
+                return;
+            }
+            answering = Behaviour.ANSWER;
+        }
+        switch (answering) {
+            case SILENT, CHALLENGE_407 -> { }
             case REJECT_503 -> {
                 Response refusal = tagged(MESSAGES.createResponse(Response.SERVICE_UNAVAILABLE, request));
                 if (retryAfterSeconds > 0) {

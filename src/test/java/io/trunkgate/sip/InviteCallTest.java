@@ -627,6 +627,56 @@ class InviteCallTest {
         assertTrue(calls.allAnswered());
     }
 
+    // ---- challenged by the carrier ----
+
+    @Test
+    void aChallengedCallThatNoRetryContinuesEndsAfterTheChallengeSpanWithItsRecordAndLeases() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        carrier(call, legs.onlyInvite(), Response.PROXY_AUTHENTICATION_REQUIRED);
+        assertEquals(List.of(Response.PROXY_AUTHENTICATION_REQUIRED), statuses(legs.answers()));
+        assertTrue(records.isEmpty(), "the call waits for the caller's retry");
+        assertTrue(leases.released.isEmpty(), "and keeps its leases meanwhile");
+        assertEquals(java.util.Set.of(call.identity().key()), calls.callKeys(), "which are renewed");
+
+        time.advance(CallRegistry.CHALLENGE_SPAN.minusMillis(1));
+        assertTrue(records.isEmpty());
+        time.advance(Duration.ofMillis(1));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, onlyRecord().finalStatus());
+        assertTrue(leases.released.contains(call.identity().key()), "no retry came: the leases go");
+        assertTrue(calls.callKeys().isEmpty());
+    }
+
+    @Test
+    void onlyALaterCseqWithCredentialsFromTheSamePeerContinuesAChallengedCall() throws Exception {
+        InviteCall call = start();
+        admit(Outcome.ADMITTED);
+        carrier(call, legs.onlyInvite(), Response.UNAUTHORIZED);
+        CallIdentity first = call.identity();
+        CallIdentity retry = new CallIdentity(first.callId(), first.fromTag(), first.cseq() + 1);
+
+        assertTrue(calls.takeChallenge(retry, PEER, false).isEmpty(), "no credentials: a call of its own");
+        assertTrue(calls.takeChallenge(retry, "peer-b", true).isEmpty(), "another peer's INVITE");
+        assertTrue(calls.takeChallenge(first, PEER, true).isEmpty(), "the challenged CSeq again");
+        assertTrue(calls.takeChallenge(new CallIdentity(first.callId(), "other-tag", 2), PEER, true).isEmpty());
+        Challenge taken = calls.takeChallenge(retry, PEER, true).orElseThrow();
+        assertEquals(first, taken.counted(), "the retry is counted and leased as the first INVITE");
+        assertTrue(calls.takeChallenge(retry, PEER, true).isEmpty(), "taken once");
+
+        time.advance(CallRegistry.CHALLENGE_SPAN);
+        assertTrue(records.isEmpty(), "the retry that took it writes the call's record");
+        assertTrue(leases.released.isEmpty());
+    }
+
+    @Test
+    void aCallIsContinuedAcrossTwoChallengesAtMost() {
+        assertTrue(Challenge.continues(407, 0));
+        assertTrue(Challenge.continues(401, 1));
+        assertFalse(Challenge.continues(401, 2), "a third challenge ends the call");
+        assertFalse(Challenge.continues(403, 0));
+        assertFalse(Challenge.continues(486, 0));
+    }
+
     // ---- helpers ----
 
     private InviteCall start() throws Exception {

@@ -195,7 +195,6 @@ final class InviteCall {
             return;
         }
         // A capped carrier's lease must come before its slot, so its slot is not asked for here.
-
         firstSlot = CallRouting.firstCarrier(chain, services.routing().health())
                 .filter(first -> first.maxConcurrent().isEmpty())
                 .flatMap(services.routing().firstSlots());
@@ -661,27 +660,33 @@ final class InviteCall {
                     TimeUnit.NANOSECONDS.toMillis(services.time().nanoTime() - arrivedNanos),
                     wouldRefuse.isEmpty() ? "" : " would_refuse=" + wouldRefuse);
         }
-        // a retry after a challenge counts what its own attempts would have refused; the rest was counted before
-        List<String> newlyWouldRefuse = challenge.map(c -> (List<String>) carrierWouldRefuse.subList(
-                c.wouldRefuse().size(), carrierWouldRefuse.size())).orElse(wouldRefuse);
-        newlyWouldRefuse.forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
-        if (challenge.isPresent()) {
-            // the call's admission was counted with its first INVITE
-        } else if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
-            services.metrics().callAdmitted(peer.id());
-        } else if (verdict != null && verdict.gatewayBehind()) {
-            services.metrics().callShed(peer.id(), ShedReason.OVERLOAD.tag());
-        } else if (verdict != null) {
-            services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
+        if (challenge.isEmpty()) {
+            wouldRefuse.forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
+            countAdmission();
+        } else {
+            // a retry after a challenge: its admission and what came before it were counted with its first INVITE
+            carrierWouldRefuse.subList(challenge.get().wouldRefuse().size(), carrierWouldRefuse.size())
+                    .forEach(limit -> services.metrics().callWouldRefuse(peer.id(), limit));
         }
         if (carrier != null) {
             services.metrics().callSent(carrier.id(), held.minus(challenge.map(Challenge::held).orElse(Duration.ZERO)));
         }
     }
 
+    /** The call's admission in the metrics: admitted, shed or rejected, and why. */
+    private void countAdmission() {
+        if (verdict != null && verdict.admitted() && !AdmissionLabels.duplicate(verdict)) {
+            services.metrics().callAdmitted(peer.id());
+        } else if (verdict != null && verdict.gatewayBehind()) {
+            services.metrics().callShed(peer.id(), ShedReason.OVERLOAD.tag());
+        } else if (verdict != null) {
+            services.metrics().callRejected(peer.id(), AdmissionLabels.rejectionReason(verdict));
+        }
+    }
+
     /**
-     * The carrier's 401 or 407 ({@code status}) goes to the caller: the call waits for the retry with credentials,
-     * holding its leases; the record it ends with ({@code ended}) is written if none comes in time.
+     * The carrier's 401 or 407 goes to the caller, its {@code challenges}th: the call waits for the retry with
+     * credentials, holding its leases; the record it ends with ({@code ended}) is written if none comes in time.
      */
     private void awaitRetry(CallRecord ended, int challenges) {
         String countedKey = counted.key();

@@ -58,17 +58,17 @@ class ChallengedCallsTest {
 
     @BeforeAll
     void start() throws Exception {
-        caller = SipAgent.start("127.0.0.231");
-        otherCaller = SipAgent.start("127.0.0.232");
-        challenging = SipAgent.start("127.0.0.233");
+        caller = SipAgent.start("127.0.0.243");
+        otherCaller = SipAgent.start("127.0.0.244");
+        challenging = SipAgent.start("127.0.0.245");
         challenging.behave(SipAgent.Behaviour.CHALLENGE_407);
-        busy = SipAgent.start("127.0.0.234");
+        busy = SipAgent.start("127.0.0.246");
         busy.behave(SipAgent.Behaviour.BUSY_486);
         records = dir.resolve("calls.jsonl");
         Duration wait = Duration.ofSeconds(5);
         config = TestConfigs.onSharedRedis("challenged", RedisServerProcess.freePort())
-                .peer("acme", "127.0.0.231", Limit.exact(Duration.ofSeconds(1), 5))
-                .peer("initech", "127.0.0.232", Limit.exact(Duration.ofSeconds(1), 100))
+                .peer("acme", "127.0.0.243", Limit.exact(Duration.ofSeconds(1), 5))
+                .peer("initech", "127.0.0.244", Limit.exact(Duration.ofSeconds(1), 100))
                 .carrier("auth", challenging, 1000, wait, Duration.ofSeconds(5))
                 .carrier("busy", busy, 1000, wait, Duration.ofSeconds(5))
                 .route("+1", "auth").route("+2", "busy")

@@ -74,18 +74,18 @@ class DialogPartiesTest {
         TestCertificates.Issued ca = certificates.certificate("trunkgate test CA").ca().write("ca");
         TestCertificates.Issued gatewayCertificate = certificates.certificate("gateway").ip(GW).issuedBy(ca)
                 .write("gateway");
-        TestCertificates.Issued carrierCertificate = certificates.certificate("carrier").ip("127.0.0.213")
-                .ip("127.0.0.214").issuedBy(ca).write("carrier");
-        caller = agent(SipAgent.start("127.0.0.211"));
-        callerElsewhere = agent(SipAgent.start("127.0.0.212"));
-        tlsCarrier = agent(SipAgent.startTls("127.0.0.213", carrierCertificate, ca.certificate(), false, dir));
-        tlsCarrierElsewhere = agent(SipAgent.startTls("127.0.0.214", carrierCertificate, ca.certificate(), false,
+        TestCertificates.Issued carrierCertificate = certificates.certificate("carrier").ip("127.0.0.203")
+                .ip("127.0.0.204").issuedBy(ca).write("carrier");
+        caller = agent(SipAgent.start("127.0.0.201"));
+        callerElsewhere = agent(SipAgent.start("127.0.0.202"));
+        tlsCarrier = agent(SipAgent.startTls("127.0.0.203", carrierCertificate, ca.certificate(), false, dir));
+        tlsCarrierElsewhere = agent(SipAgent.startTls("127.0.0.204", carrierCertificate, ca.certificate(), false,
                 dir));
-        udpCarrier = agent(SipAgent.start("127.0.0.215"));
-        udpCarrierElsewhere = agent(SipAgent.start("127.0.0.216"));
-        srvOne = agent(SipAgent.start("127.0.0.217"));
-        srvTwo = agent(SipAgent.start("127.0.0.218"));
-        stranger = agent(SipAgent.start("127.0.0.219"));
+        udpCarrier = agent(SipAgent.start("127.0.0.205"));
+        udpCarrierElsewhere = agent(SipAgent.start("127.0.0.206"));
+        srvOne = agent(SipAgent.start("127.0.0.207"));
+        srvTwo = agent(SipAgent.start("127.0.0.208"));
+        stranger = agent(SipAgent.start("127.0.0.209"));
         dns = LoopbackDns.start(60,
                 LoopbackDns.srv("_sip._udp.pair." + D, "one." + D, srvOne.port(), 10, 50),
                 LoopbackDns.srv("_sip._udp.pair." + D, "two." + D, srvTwo.port(), 10, 50),
@@ -96,16 +96,16 @@ class DialogPartiesTest {
         config = TestConfigs.onSharedRedis("dialog-parties", RedisServerProcess.freePort())
                 .dns(new DnsSettings(Optional.of(dns.address()), Duration.ofSeconds(1), Duration.ofHours(1)))
                 .listenTls(tlsPort, gatewayCertificate, Optional.of(ca.certificateFile()))
-                .peer(new PeerConfig("caller", List.of(Cidr.parse("127.0.0.211"), Cidr.parse("127.0.0.212")),
+                .peer(new PeerConfig("caller", List.of(Cidr.parse("127.0.0.201"), Cidr.parse("127.0.0.202")),
                         Optional.empty(), List.of(Limit.exact(Duration.ofSeconds(1), 1000))))
                 .carrier("udp", udpCarrier, 1000, wait, Duration.ofSeconds(5))
                 .carrier("pair", "sip:pair." + D + ";transport=udp", 1000, wait, Duration.ofSeconds(5))
                 .carrier(new CarrierConfig("tls", SipUri.parse(tlsCarrier.uri()), 1000, 1, wait, Set.of(503, 408),
                         true, List.of(), 1000, Duration.ofSeconds(5), Duration.ofMinutes(2), OptionalInt.empty(),
                         Optional.empty(), Optional.of(new CarrierTls(Optional.of(ca.certificateFile()))))
-                        .withSources(List.of(Cidr.parse("127.0.0.214"))))
+                        .withSources(List.of(Cidr.parse("127.0.0.204"))))
                 .route("+1", "udp").route("+2", "pair").route("+3", "tls");
-        config.carrier(config.build().carriers().get("udp").withSources(List.of(Cidr.parse("127.0.0.216/32"))));
+        config.carrier(config.build().carriers().get("udp").withSources(List.of(Cidr.parse("127.0.0.206/32"))));
         gateway = Gateway.start(config.build());
     }
 

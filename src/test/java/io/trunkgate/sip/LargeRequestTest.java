@@ -42,13 +42,13 @@ class LargeRequestTest {
 
     @BeforeAll
     void start() throws Exception {
-        caller = SipAgent.start("127.0.0.191");
-        takesTcp = SipAgent.startUdpAndTcp("127.0.0.192");
-        udpOnly = SipAgent.start("127.0.0.193");
+        caller = SipAgent.start("127.0.0.251");
+        takesTcp = SipAgent.startUdpAndTcp("127.0.0.252");
+        udpOnly = SipAgent.start("127.0.0.253");
         Duration wait = Duration.ofSeconds(5);
         config = TestConfigs.onSharedRedis("large-requests", RedisServerProcess.freePort())
-                .peer("caller", "127.0.0.191", Limit.exact(Duration.ofSeconds(1), 1000))
-                .carrier("tcp-too", "sip:127.0.0.192:" + takesTcp.port(), 1000, wait, Duration.ofSeconds(5))
+                .peer("caller", "127.0.0.251", Limit.exact(Duration.ofSeconds(1), 1000))
+                .carrier("tcp-too", "sip:127.0.0.252:" + takesTcp.port(), 1000, wait, Duration.ofSeconds(5))
                 .carrier("udp-only", udpOnly, 1000, wait, Duration.ofSeconds(5))
                 .route("+1", "tcp-too").route("+2", "udp-only");
         gateway = Gateway.start(config.build());
@@ -65,7 +65,7 @@ class LargeRequestTest {
     /** An SDP offer of about {@code bytes} bytes: many a=rtpmap lines, as a video offer with many codecs has. */
     private static Consumer<Request> offer(int bytes) {
         return invite -> {
-            StringBuilder sdp = new StringBuilder("v=0\r\no=- 1 1 IN IP4 127.0.0.191\r\ns=-\r\nc=IN IP4 127.0.0.191\r\n"
+            StringBuilder sdp = new StringBuilder("v=0\r\no=- 1 1 IN IP4 127.0.0.251\r\ns=-\r\nc=IN IP4 127.0.0.251\r\n"
                     + "t=0 0\r\nm=audio 40000 RTP/AVP 0\r\n");
             for (int i = 0; sdp.length() < bytes; i++) {
                 sdp.append("a=fmtp:").append(96 + i % 30).append(" profile-level-id=42e01f;packetization-mode=1;")

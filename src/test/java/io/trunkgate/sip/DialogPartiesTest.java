@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.CarrierTls;
+import io.trunkgate.config.CertificateMatch;
 import io.trunkgate.config.Cidr;
 import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.Limit;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Who may speak in a dialog, with real agents: a carrier hangs up from another of its addresses (one its match.sources
  * lists, over UDP, and over TLS on a new connection from another local address; one its name resolves to, an SRV
- * target the call did not go to), a peer from another of its match.sources; each BYE reaches the other end. A BYE
+ * target the call did not go to), a peer from another of its match.sources, or on a new TLS connection from another
+ * address presenting its certificate; each BYE reaches the other end. A BYE
  * from an address that speaks for neither end is refused 403 with a Reason, never 481, and the call stays up.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -59,6 +61,9 @@ class DialogPartiesTest {
     private SipAgent srvOne;
     private SipAgent srvTwo;
     private SipAgent stranger;
+    private SipAgent tlsCaller;
+    private SipAgent tlsCallerElsewhere;
+    private int tlsPort;
     private LoopbackDns dns;
     private Gateway gateway;
     private TestConfigs config;
@@ -86,18 +91,24 @@ class DialogPartiesTest {
         srvOne = agent(SipAgent.start("127.0.0.207"));
         srvTwo = agent(SipAgent.start("127.0.0.208"));
         stranger = agent(SipAgent.start("127.0.0.209"));
+        TestCertificates.Issued callerCertificate = certificates.certificate("acme trunk").issuedBy(ca)
+                .write("caller");
+        tlsCaller = agent(SipAgent.startTls("127.0.0.200", callerCertificate, ca.certificate(), false, dir));
+        tlsCallerElsewhere = agent(SipAgent.startTls("127.0.0.210", callerCertificate, ca.certificate(), false,
+                dir));
         dns = LoopbackDns.start(60,
                 LoopbackDns.srv("_sip._udp.pair." + D, "one." + D, srvOne.port(), 10, 50),
                 LoopbackDns.srv("_sip._udp.pair." + D, "two." + D, srvTwo.port(), 10, 50),
                 LoopbackDns.host("one." + D, srvOne.host()), LoopbackDns.host("two." + D, srvTwo.host()));
 
         Duration wait = Duration.ofSeconds(5);
-        int tlsPort = SipSockets.freePort();
+        tlsPort = SipSockets.freePort();
         config = TestConfigs.onSharedRedis("dialog-parties", RedisServerProcess.freePort())
                 .dns(new DnsSettings(Optional.of(dns.address()), Duration.ofSeconds(1), Duration.ofHours(1)))
                 .listenTls(tlsPort, gatewayCertificate, Optional.of(ca.certificateFile()))
                 .peer(new PeerConfig("caller", List.of(Cidr.parse("127.0.0.201"), Cidr.parse("127.0.0.202")),
                         Optional.empty(), List.of(Limit.exact(Duration.ofSeconds(1), 1000))))
+                .peerByCertificate("acme-tls", CertificateMatch.Sha256.parse(callerCertificate.sha256()))
                 .carrier("udp", udpCarrier, 1000, wait, Duration.ofSeconds(5))
                 .carrier("pair", "sip:pair." + D + ";transport=udp", 1000, wait, Duration.ofSeconds(5))
                 .carrier(new CarrierConfig("tls", SipUri.parse(tlsCarrier.uri()), 1000, 1, wait, Set.of(503, 408),
@@ -161,6 +172,19 @@ class DialogPartiesTest {
         Response answer = callerElsewhere.sendFromHere(call.byeRequest(), WAIT_MS);
         assertNotNull(answer, "no answer to the caller's BYE from its second address");
         assertEquals(200, answer.getStatusCode());
+        assertEquals(1, udpCarrier.received(Request.BYE, call.callId()), "the carrier got the caller's BYE");
+    }
+
+    @Test
+    void aPeerKnownByItsCertificateHangsUpOnANewTlsConnectionFromAnotherAddress() throws Exception {
+        SipAgent.Call call = tlsCaller.invite(GW, tlsPort, "+1555004");
+        Response answer = call.awaitFinal(WAIT_MS);
+        assertNotNull(answer, "no answer to the TLS caller");
+        assertEquals(200, answer.getStatusCode());
+        call.ack();
+        Response bye = tlsCallerElsewhere.sendFromHere(call.byeRequest(), WAIT_MS);
+        assertNotNull(bye, "no answer to the BYE on the new connection");
+        assertEquals(200, bye.getStatusCode(), "the same certificate speaks for the peer from another address");
         assertEquals(1, udpCarrier.received(Request.BYE, call.callId()), "the carrier got the caller's BYE");
     }
 

@@ -4,6 +4,7 @@ import io.trunkgate.config.SipUri;
 import io.trunkgate.config.Transport;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.sip.jainsip.InviteRetransmissions;
+import io.trunkgate.sip.jainsip.JainSip;
 import java.util.List;
 import java.util.Locale;
 import javax.sip.ClientTransaction;
@@ -59,7 +60,11 @@ final class JainSipCallLegs implements CallLegs {
     public Outgoing toCarrier(Request invite, String number, String carrierId, SipUri uri, CarrierAddress to)
             throws Exception {
         Outgoing out = build(invite, number, uri, to);
-        if (to.transport() != Transport.UDP || !UdpSizeRule.mayBeTooBig(SipMessages.size(invite), pathMtu)) {
+        if (to.transport() != Transport.UDP) {
+            return out;
+        }
+        // a request the parser sized (every one received) and far below the limit is not measured again
+        if (JainSip.headerSize(invite) > 0 && !UdpSizeRule.mayBeTooBig(SipMessages.size(invite), pathMtu)) {
             return out;
         }
         int size = SipMessages.wireSize(out.request(), ListeningPoint.UDP);

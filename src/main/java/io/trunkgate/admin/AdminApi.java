@@ -108,7 +108,8 @@ public final class AdminApi {
     record ConcurrentView(String scope, long calls, int max, String mode, Long wouldRefuse) {
     }
 
-    record PeerView(String id, String group, Long blockedForMs, List<LimitView> limits,
+    /** {@code anySource}: the peer is matched from any source address ({@code allow-any-source = true}). */
+    record PeerView(String id, String group, boolean anySource, Long blockedForMs, List<LimitView> limits,
                     List<ConcurrentView> concurrent) {
     }
 
@@ -335,10 +336,10 @@ public final class AdminApi {
         CompletionStage<List<LimitUsage>> read = usage.read(active.peerScope(peer), active.groupScope(peer), listCalls);
         CompletionStage<Optional<Duration>> blocked = blocks.remaining(peer.id(), peer.group());
         return read.thenCombine(blocked, (limits, block) -> new PeerView(peer.id(), peer.group().orElse(null),
-                block.map(Duration::toMillis).orElse(null),
+                peer.anySource(), block.map(Duration::toMillis).orElse(null),
                 limits.stream().map(l -> limitView(peer.id(), l, listCalls > 0)).toList(), null))
                 .thenCombine(peerConcurrent(active, peer), (view, concurrent) -> new PeerView(view.id(), view.group(),
-                        view.blockedForMs(), view.limits(), concurrent));
+                        view.anySource(), view.blockedForMs(), view.limits(), concurrent));
     }
 
     /** The peer's and its group's calls in progress against their caps (null when neither has one). */

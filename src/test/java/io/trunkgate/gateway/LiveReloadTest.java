@@ -214,6 +214,31 @@ class LiveReloadTest {
     }
 
     @Test
+    void aConfigOverItsBoundsIsRefusedAndHealthSaysDegraded() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        writePeer("max = 5" + " }, { window = 1s, max = 5".repeat(64)); // 65 limits on one line
+        JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertEquals("limits", health.get("config").get("lastReload").get("errors").get(0).get("key").asText(),
+                health.toString());
+        JsonNode error = admin.send("GET", "/api/reload", null, TOKEN).json().get("errors").get(0);
+        assertEquals(3, error.get("line").asInt(), error.toString());
+        assertEquals("65 limits, over the limit of 64", error.get("message").asText());
+        assertEquals(generation, gateway.activeConfig().generation());
+
+        writePeer("max = 5");
+        awaitHealth(h -> h.get("status").asText().equals("ok"));
+        // A file over 16 MiB is not parsed at all (the reload that parsed 43 MB ran out of memory).
+        write("peers/huge.conf", "# padding\n".repeat(1_700_000));
+        JsonNode huge = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertTrue(huge.get("config").get("lastReload").get("errors").get(0).get("file").asText().endsWith("huge.conf"),
+                huge.toString());
+        JsonNode tooBig = admin.send("GET", "/api/reload", null, TOKEN).json().get("errors").get(0);
+        assertEquals("17000000 bytes, over the limit of 16777216 bytes (16 MiB) per configuration file; not read",
+                tooBig.get("message").asText());
+        assertEquals(200, call("+2000"), "calls run on the previous configuration");
+    }
+
+    @Test
     void aDeeplyNestedFileIsRefusedAndTheWatcherGoesOn() throws Exception {
         long generation = gateway.activeConfig().generation();
         write("peers/acme.conf", "a {".repeat(20_000) + "}".repeat(20_000));

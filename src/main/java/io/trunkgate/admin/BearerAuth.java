@@ -36,6 +36,13 @@ final class BearerAuth extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         HttpMethod method = request.method();
+        if (request.headers().getAll(HttpHeaderNames.AUTHORIZATION).size() > 1) {
+            // Which one would count is a guess two parsers (a proxy's and this one) need not make alike.
+            request.release();
+            ctx.writeAndFlush(Reply.error(HttpResponseStatus.BAD_REQUEST, "more than one Authorization header"))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         if (!AdminRoutes.tokenRequired(method, new QueryStringDecoder(request.uri()).path())) {
             ctx.fireChannelRead(request);
             return;

@@ -218,6 +218,7 @@ class LiveReloadTest {
         long generation = gateway.activeConfig().generation();
         writePeer("max = 5" + " }, { window = 1s, max = 5".repeat(64)); // 65 limits on one line
         JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertEquals("degraded", health.get("status").asText(), "a peer over 64 limits is refused: " + health);
         assertEquals("limits", health.get("config").get("lastReload").get("errors").get(0).get("key").asText(),
                 health.toString());
         JsonNode error = admin.send("GET", "/api/reload", null, TOKEN).json().get("errors").get(0);

@@ -54,7 +54,7 @@ final class HostCheck extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     /** Whether {@code host} (a Host header: a name or address, a port perhaps) names this server. */
-    boolean allowed(String host) {
+    private boolean allowed(String host) {
         String name = unbracketed(withoutPort(host.trim().toLowerCase(Locale.ROOT)));
         if (name.equals("localhost") || name.equals(adminHost)) {
             return true;

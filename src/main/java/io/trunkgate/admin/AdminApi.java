@@ -42,10 +42,13 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The admin endpoints: what each one reads or changes, and the JSON it answers with. */
 public final class AdminApi {
 
+    private static final Logger log = LoggerFactory.getLogger(AdminApi.class);
     /** Calls listed per exact window by GET /api/peers/{id}. */
     static final int LISTED_CALLS = 100;
     /** The longest block an operator may set: anything longer is taken for a typo. */
@@ -55,20 +58,30 @@ public final class AdminApi {
     record RedisHealth(boolean reachable, double latencyMs, String error) {
     }
 
-    /** A configuration error: the file as the loader names it, the line (0 = unknown), the key, the problem. */
+    /**
+     * A configuration error: the file as the loader names it, the line (0 = unknown), the key, the problem. The
+     * problem often quotes the value (a token put in the wrong key, a Redis URL with its password), so only answers
+     * that need the admin token carry it ({@code message} null otherwise).
+     */
     record ErrorView(String file, int line, String key, String message) {
-        static List<ErrorView> of(List<ConfigError> errors) {
-            return errors.isEmpty() ? null : errors.stream()
-                    .map(e -> new ErrorView(e.file().toString(), e.line(), e.key(), e.message())).toList();
+        static List<ErrorView> of(List<ConfigError> errors, boolean withMessages) {
+            return errors.isEmpty() ? null : errors.stream().map(e -> new ErrorView(e.file().toString(), e.line(),
+                    e.key(), withMessages ? e.message() : null)).toList();
         }
     }
 
-    record ReloadReport(String at, String trigger, boolean applied, long generation, List<ErrorView> errors) {
-        static ReloadReport of(ConfigReloader.Attempt attempt) {
+    /** {@code details}: where the errors' messages are when this report leaves them out. */
+    record ReloadReport(String at, String trigger, boolean applied, long generation, List<ErrorView> errors,
+                        String details) {
+        static ReloadReport of(ConfigReloader.Attempt attempt, boolean withMessages) {
             return new ReloadReport(attempt.at().toString(), attempt.trigger(), attempt.applied(),
-                    attempt.generation(), ErrorView.of(attempt.errors()));
+                    attempt.generation(), ErrorView.of(attempt.errors(), withMessages),
+                    withMessages || attempt.errors().isEmpty() ? null : ERROR_DETAILS);
         }
     }
+
+    static final String ERROR_DETAILS = "each error's message is in the gateway's log and in GET /api/reload"
+            + " (with the admin token)";
 
     record ConfigHealth(long generation, String source, ReloadReport lastReload) {
     }
@@ -95,7 +108,8 @@ public final class AdminApi {
     record ConcurrentView(String scope, long calls, int max, String mode, Long wouldRefuse) {
     }
 
-    record PeerView(String id, String group, Long blockedForMs, List<LimitView> limits,
+    /** {@code anySource}: the peer is matched from any source address ({@code allow-any-source = true}). */
+    record PeerView(String id, String group, boolean anySource, Long blockedForMs, List<LimitView> limits,
                     List<ConcurrentView> concurrent) {
     }
 
@@ -159,6 +173,8 @@ public final class AdminApi {
     private final CallLeases leases;
     private final CarrierHealth health;
     private final Function<SipListener, Optional<CertificateStatus>> certificates;
+    /** The last Redis failure /health logged, so a poll every second logs a lasting outage once. */
+    private volatile String lastRedisError;
 
     public AdminApi(Supplier<ActiveConfig> config, Supplier<Integer> invitesInFlight, RedissonClient redis,
                     BlockRegistry blocks, WindowUsage usage, CallLeases leases, CarrierPacer pacer,
@@ -204,11 +220,12 @@ public final class AdminApi {
         long start = System.nanoTime();
         return redis.getBucket(config.get().config().redis().keyPrefix() + ":health").isExistsAsync()
                 .handle((exists, error) -> new RedisHealth(error == null, (System.nanoTime() - start) / 1e6,
-                        error == null ? null : rootMessage(error)))
+                        error == null ? null : redisError(error)))
                 .thenApply(redisHealth -> {
                     var snapshot = reloader.consistently(() -> Map.entry(config.get(), reloader.lastAttempt()));
                     ActiveConfig active = snapshot.getKey();
-                    ReloadReport last = snapshot.getValue().map(ReloadReport::of).orElse(null);
+                    ReloadReport last = snapshot.getValue().map(attempt -> ReloadReport.of(attempt, false))
+                            .orElse(null);
                     boolean reloadRefused = last != null && !last.applied();
                     // Draining first: a load balancer must move traffic away even while everything else is fine.
                     boolean drain = draining.draining();
@@ -299,23 +316,30 @@ public final class AdminApi {
                 .thenApply(lifted -> Reply.ok(new BlockView(peer.id(), false, null, lifted)));
     }
 
+    /** GET /api/reload (with the token): the last reload with every error in full; 404 before the first one. */
+    CompletionStage<Reply> lastReload() {
+        ConfigReloader.Attempt attempt = reloader.lastAttempt().orElseThrow(() -> new ApiException(
+                HttpResponseStatus.NOT_FOUND, "no reload since the gateway started"));
+        return CompletableFuture.completedFuture(Reply.ok(ReloadReport.of(attempt, true)));
+    }
+
     /** 200 when the configuration was applied; 422 with every error when it was refused (the old one runs on). */
     CompletionStage<Reply> reload() {
         return reloader.reload().thenApply(attempt -> attempt.applied()
                 ? Reply.ok(new ReloadResult(true, attempt.generation(), null, null))
                 : Reply.json(HttpResponseStatus.UNPROCESSABLE_ENTITY, new ReloadResult(false, attempt.generation(),
                         "configuration refused; generation " + attempt.generation() + " keeps running",
-                        ErrorView.of(attempt.errors()))));
+                        ErrorView.of(attempt.errors(), true))));
     }
 
     private CompletionStage<PeerView> peerView(ActiveConfig active, PeerConfig peer, int listCalls) {
         CompletionStage<List<LimitUsage>> read = usage.read(active.peerScope(peer), active.groupScope(peer), listCalls);
         CompletionStage<Optional<Duration>> blocked = blocks.remaining(peer.id(), peer.group());
         return read.thenCombine(blocked, (limits, block) -> new PeerView(peer.id(), peer.group().orElse(null),
-                block.map(Duration::toMillis).orElse(null),
+                peer.anySource(), block.map(Duration::toMillis).orElse(null),
                 limits.stream().map(l -> limitView(peer.id(), l, listCalls > 0)).toList(), null))
                 .thenCombine(peerConcurrent(active, peer), (view, concurrent) -> new PeerView(view.id(), view.group(),
-                        view.blockedForMs(), view.limits(), concurrent));
+                        view.anySource(), view.blockedForMs(), view.limits(), concurrent));
     }
 
     /** The peer's and its group's calls in progress against their caps (null when neither has one). */
@@ -397,12 +421,21 @@ public final class AdminApi {
         }
     }
 
-    private static String rootMessage(Throwable error) {
+    /**
+     * Why Redis did not answer, for /health, which needs no token: the kind of failure only, since the client's
+     * messages name the configured addresses; the message itself goes to the log, once per change.
+     */
+    private String redisError(Throwable error) {
         Throwable root = error;
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
+        String message = root.toString();
+        if (!message.equals(lastRedisError)) {
+            lastRedisError = message;
+            log.warn("health check: Redis did not answer: {}", message);
+        }
+        return root.getClass().getSimpleName() + " (the gateway's log has the details)";
     }
 
     private static String resource(String name) {

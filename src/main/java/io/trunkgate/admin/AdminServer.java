@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * pipeline: {@link ConnectionCap} against too many connections, HTTP codec, aggregation into whole requests
  * (413 beyond the size), {@link RequestDeadline} against requests that do not arrive in time,
  * {@link JsonReplyEncoder} for the answers, {@link MalformedRequestFilter} for requests the codec could not read,
- * {@link BearerAuth} for requests that change something, then {@link AdminRouter} to the endpoints of
+ * {@link HostCheck} for requests not addressed to the server by its own names (DNS rebinding), {@link BearerAuth}
+ * for requests that change something or read what needs the token, then {@link AdminRouter} to the endpoints of
  * {@link AdminApi} ({@link AdminRoutes}).
  */
 public final class AdminServer implements AutoCloseable {
@@ -46,14 +47,15 @@ public final class AdminServer implements AutoCloseable {
         BearerAuth auth = new BearerAuth(token);
         JsonReplyEncoder encoder = new JsonReplyEncoder();
         MalformedRequestFilter malformed = new MalformedRequestFilter();
+        HostCheck hosts = new HostCheck(settings.host());
         ConnectionCap cap = new ConnectionCap(settings.maxConnections(), settings.maxConnectionsPerAddress());
         Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(cap);
-                        ch.pipeline().addLast(requestHandlers(settings.requestTimeout(), encoder, malformed, auth,
-                                router));
+                        ch.pipeline().addLast(requestHandlers(settings.requestTimeout(), encoder, malformed, hosts,
+                                auth, router));
                     }
                 })
                 .bind(settings.host(), settings.port()).sync().channel();
@@ -64,9 +66,10 @@ public final class AdminServer implements AutoCloseable {
 
     /** A connection's handlers after its cap, in order: from its bytes to {@code router} and back. */
     static ChannelHandler[] requestHandlers(Duration requestTimeout, JsonReplyEncoder encoder,
-                                            MalformedRequestFilter malformed, BearerAuth auth, AdminRouter router) {
+                                            MalformedRequestFilter malformed, HostCheck hosts, BearerAuth auth,
+                                            AdminRouter router) {
         return new ChannelHandler[] {new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                new RequestDeadline(requestTimeout), encoder, malformed, auth, router};
+                new RequestDeadline(requestTimeout), encoder, malformed, hosts, auth, router};
     }
 
     public InetSocketAddress address() {

@@ -8,15 +8,17 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Lets reads through and asks every other request (PUT, POST, DELETE: the ones that change something) for
- * {@code Authorization: Bearer <admin.token>}: 401 without it or with a wrong one, 403 when no token is
- * configured at all. The token is read per request, so a reload can rotate it.
+ * Asks every request that needs it ({@link AdminRoutes#tokenRequired}: PUT, POST, DELETE, and reads of what quotes
+ * configured values) for {@code Authorization: Bearer <admin.token>}: 401 without it or with a wrong one, 403 when
+ * no token is configured at all; lets the other reads through. The token is read per request, so a reload can
+ * rotate it.
  */
 @ChannelHandler.Sharable
 final class BearerAuth extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -34,7 +36,14 @@ final class BearerAuth extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         HttpMethod method = request.method();
-        if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
+        if (request.headers().getAll(HttpHeaderNames.AUTHORIZATION).size() > 1) {
+            // Which one would count is a guess two parsers (a proxy's and this one) need not make alike.
+            request.release();
+            ctx.writeAndFlush(Reply.error(HttpResponseStatus.BAD_REQUEST, "more than one Authorization header"))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        if (!AdminRoutes.tokenRequired(method, new QueryStringDecoder(request.uri()).path())) {
             ctx.fireChannelRead(request);
             return;
         }

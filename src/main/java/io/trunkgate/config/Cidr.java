@@ -2,6 +2,11 @@ package io.trunkgate.config;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.math.BigInteger;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /** An IPv4 or IPv6 network in CIDR notation; a bare address is a host network (/32 or /128). */
@@ -60,6 +65,35 @@ public final class Cidr {
 
     public int prefixLength() {
         return prefixLength;
+    }
+
+    /**
+     * Whether {@code networks} together hold every IPv4 address or every IPv6 address: {@code 0.0.0.0/0},
+     * {@code ::/0}, or networks that add up to one of them (two /1 halves).
+     */
+    public static boolean coverAFamily(Collection<Cidr> networks) {
+        return coveredFamily(networks).isPresent();
+    }
+
+    /** "IPv4" or "IPv6" when {@code networks} hold every address of that family (IPv4 first), else empty. */
+    static Optional<String> coveredFamily(Collection<Cidr> networks) {
+        return covers(networks, 4) ? Optional.of("IPv4") : covers(networks, 16) ? Optional.of("IPv6")
+                : Optional.empty();
+    }
+
+    /** Whether the networks of one address length cover its whole space: merged in order, no gap is left. */
+    private static boolean covers(Collection<Cidr> networks, int length) {
+        List<Cidr> family = networks.stream().filter(n -> n.network.length == length)
+                .sorted(Comparator.comparing((Cidr n) -> new BigInteger(1, n.network))).toList();
+        BigInteger next = BigInteger.ZERO;
+        for (Cidr n : family) {
+            BigInteger first = new BigInteger(1, n.network);
+            if (first.compareTo(next) > 0) {
+                return false;
+            }
+            next = next.max(first.add(BigInteger.ONE.shiftLeft(length * 8 - n.prefixLength)));
+        }
+        return next.equals(BigInteger.ONE.shiftLeft(length * 8));
     }
 
     private static byte[] mask(byte[] address, int prefix) {

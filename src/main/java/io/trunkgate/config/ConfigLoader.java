@@ -178,8 +178,15 @@ public final class ConfigLoader {
             return List.of();
         }
         try (Stream<Path> entries = Files.list(dir)) {
-            return entries.filter(p -> p.getFileName().toString().endsWith(".conf") && Files.isRegularFile(p))
-                    .sorted().toList();
+            List<Path> files = entries.filter(p -> p.getFileName().toString().endsWith(".conf")
+                    && Files.isRegularFile(p)).limit(ConfigBounds.MAX_FILES_PER_DIRECTORY + 1L).sorted().toList();
+            if (files.size() > ConfigBounds.MAX_FILES_PER_DIRECTORY) {
+                errors.add(new ConfigError(dir, 0, "", "more than " + ConfigBounds.MAX_FILES_PER_DIRECTORY
+                        + " .conf files, over the limit of " + ConfigBounds.MAX_FILES_PER_DIRECTORY
+                        + " per directory (none of them is read)"));
+                return List.of();
+            }
+            return files;
         } catch (IOException e) {
             errors.add(new ConfigError(dir, 0, "", "cannot list the directory: " + e.getMessage()));
             return List.of();

@@ -73,6 +73,11 @@ final class Field {
         return string(s -> !s.isBlank(), "must not be empty");
     }
 
+    /** true or false, unquoted. */
+    Optional<Boolean> bool() {
+        return typed("true or false", v -> (Boolean) v.unwrapped(), ConfigValueType.BOOLEAN);
+    }
+
     /** The id of a peer, group or carrier, or a reference to one. */
     Optional<String> id() {
         return string(ID.asMatchPredicate(), ID_RULE);

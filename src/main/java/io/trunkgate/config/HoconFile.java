@@ -8,6 +8,8 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigParseable;
 import com.typesafe.config.ConfigSyntax;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +33,10 @@ final class HoconFile {
             if (included == null) {
                 throw new com.typesafe.config.ConfigException.Generic("include \"" + what + "\": no such file");
             }
+            Optional.ofNullable(included.origin().filename()).map(Path::of).flatMap(HoconFile::overLimit)
+                    .ifPresent(tooBig -> {
+                        throw new com.typesafe.config.ConfigException.Generic("include \"" + what + "\": " + tooBig);
+                    });
             try {
                 return included.parse(context.parseOptions().setAllowMissing(false));
             } catch (com.typesafe.config.ConfigException.IO missing) {
@@ -44,6 +50,11 @@ final class HoconFile {
 
     /** The file as a section to read, or empty after reporting why it could not be parsed or resolved. */
     static Optional<ConfigSection> read(Path file, List<ConfigError> errors) {
+        Optional<String> tooBig = overLimit(file);
+        if (tooBig.isPresent()) {
+            errors.add(new ConfigError(file, 0, "", tooBig.get()));
+            return Optional.empty();
+        }
         try {
             // An absolute path: includes are looked up next to the file.
             Config config = ConfigFactory.parseFile(file.toAbsolutePath().toFile(),
@@ -56,6 +67,17 @@ final class HoconFile {
         } catch (StackOverflowError e) {
             // The parser recurses once per nesting level: thousands of levels are an attack or a broken file.
             errors.add(new ConfigError(file, 0, "", "nested too deeply to read"));
+            return Optional.empty();
+        }
+    }
+
+    /** Why {@code file} is too big to parse, if it is (a file that cannot be sized is left to the parser). */
+    private static Optional<String> overLimit(Path file) {
+        try {
+            long size = Files.size(file);
+            return size <= ConfigBounds.MAX_FILE_BYTES ? Optional.empty() : Optional.of(size + " bytes, over the limit"
+                    + " of " + ConfigBounds.MAX_FILE_BYTES + " bytes (16 MiB) per configuration file; not read");
+        } catch (IOException e) {
             return Optional.empty();
         }
     }

@@ -21,7 +21,7 @@ final class LimitsReader {
     /** The limits, each in its own {@code mode}, else in {@code fileMode}. */
     static List<Limit> read(ConfigSection file, LimitMode fileMode) {
         List<Limit> limits = new ArrayList<>();
-        for (Field element : file.optional("limits").elements().orElse(List.of())) {
+        for (Field element : ConfigBounds.atMost(file.optional("limits"), ConfigBounds.MAX_LIMITS, "limits")) {
             element.object().flatMap(item -> {
                 LimitMode mode = item.optional("mode").choice(LimitMode.class).orElse(fileMode);
                 return limit(item).map(limit -> limit.in(mode));

@@ -47,6 +47,15 @@ public record PeerConfig(String id, List<Cidr> sources, Optional<String> group, 
         this(id, sources, group, limits, OptionalInt.empty(), List.of(), LimitMode.ENFORCE);
     }
 
+    /**
+     * Whether this peer is matched by any source address at all: its sources cover every IPv4 or IPv6 address and
+     * no certificate is asked for. Such a peer takes in every caller the unknown-source 403 would stop, so its file
+     * must say {@code allow-any-source = true}.
+     */
+    public boolean anySource() {
+        return certificates.isEmpty() && Cidr.coverAFamily(sources);
+    }
+
     /** Whether a TLS client certificate is needed to match this peer. */
     public boolean matchedByCertificate() {
         return !certificates.isEmpty();

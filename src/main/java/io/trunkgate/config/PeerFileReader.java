@@ -34,6 +34,14 @@ final class PeerFileReader {
         LimitMode mode = LimitsReader.mode(file);
         List<Limit> limits = LimitsReader.read(file, mode);
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
+        boolean anySourceAllowed = file.optional("allow-any-source").bool().orElse(false);
+        Optional<String> everyAddress = certificates.isEmpty() ? Cidr.coveredFamily(Written.values(sources))
+                : Optional.empty();
+        if (everyAddress.isPresent() && !anySourceAllowed) {
+            sourcesField.error("covers every " + everyAddress.get() + " address, so this peer would take in calls"
+                    + " from anyone (no unknown-source 403 any more); list the peer's networks, or set"
+                    + " allow-any-source = true if that is meant");
+        }
         if (sources.isEmpty() && certificates.isEmpty()) {
             return Optional.empty();
         }

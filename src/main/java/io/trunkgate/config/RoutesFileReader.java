@@ -18,7 +18,7 @@ final class RoutesFileReader {
     static List<RouteConfig> read(ConfigSection file, IdIndex carriers) {
         List<RouteConfig> routes = new ArrayList<>();
         Map<String, Location> prefixes = new HashMap<>();
-        for (Field element : file.required("routes").elements().orElse(List.of())) {
+        for (Field element : ConfigBounds.atMost(file.required("routes"), ConfigBounds.MAX_ROUTES, "routes")) {
             element.object().flatMap(route -> route(route, carriers, prefixes)).ifPresent(routes::add);
         }
         return routes;

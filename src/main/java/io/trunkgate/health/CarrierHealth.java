@@ -34,7 +34,7 @@ public interface CarrierHealth {
 
         @Override
         public void answered(CarrierConfig carrier, CarrierAddress address, int status,
-                             Optional<Duration> retryAfter) {
+                             Optional<Duration> retryAfter, Caller caller) {
         }
 
         @Override
@@ -63,10 +63,12 @@ public interface CarrierHealth {
     Map<CarrierAddress, CarrierState> addresses(CarrierConfig carrier);
 
     /**
-     * A carrier's final response to a call sent to {@code address}; a 503 with {@code retryAfter} sets the whole
-     * carrier down for that long.
+     * A carrier's final response to {@code caller}'s call sent to {@code address}. A 503 with {@code retryAfter}
+     * sets the whole carrier down for that long only once such answers came to calls of several peers for several
+     * numbers (one refused number, or one caller, does not take the carrier away from the others).
      */
-    void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter);
+    void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter,
+                  Caller caller);
 
     /** A carrier's address gave a call no response within the carrier's answer-timeout. */
     void timedOut(CarrierConfig carrier, CarrierAddress address);

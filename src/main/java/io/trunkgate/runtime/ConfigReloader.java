@@ -7,15 +7,11 @@ import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -31,10 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Live reload: polls the configuration files for changed contents (gateway.conf, the peer, group and carrier
- * files, routes.conf) and on a change loads and validates everything again. A valid configuration is handed
- * to the gateway, which swaps it in atomically; an invalid one is refused, every error logged with file, line
- * and key and kept for /health, and the running configuration stays. Reloads run one at a time on one thread.
+ * Live reload: polls the configuration files for changes (gateway.conf, the peer, group and carrier files,
+ * routes.conf: a file added or removed, or a size or modification time changed; contents are read only to reload)
+ * and on a change loads and validates everything again. A valid configuration is handed to the gateway, which
+ * swaps it in atomically; one that is invalid, or whose reload fails in any way (an exception, out of memory), is
+ * refused, every error logged with file, line and key and kept for /health, and the running configuration stays.
+ * Reloads run one at a time on one thread.
  */
 public final class ConfigReloader implements AutoCloseable {
 
@@ -56,9 +54,11 @@ public final class ConfigReloader implements AutoCloseable {
     private final ScheduledExecutorService worker;
     private final Optional<ScheduledFuture<?>> polling;
     private String fingerprint;
-    /** Where the configuration is read from, as gateway.conf said when it held {@link #sourcesReadFrom}. */
+    /** Where the configuration is read from, as gateway.conf said when it had the stamp {@link #sourcesReadFrom}. */
     private List<Path> sources = List.of();
-    private byte[] sourcesReadFrom;
+    private String sourcesReadFrom;
+    /** Why the files could not be checked, while they cannot: one refused attempt per reason, not one a poll. */
+    private String checkFailure;
     private volatile Optional<Attempt> last = Optional.empty();
     private final Object swap = new Object();
 
@@ -103,15 +103,19 @@ public final class ConfigReloader implements AutoCloseable {
     private void poll() {
         try {
             String now = fingerprint();
-            if (!now.equals(fingerprint)) {
+            boolean recovered = checkFailure != null;
+            checkFailure = null;
+            if (!now.equals(fingerprint) || recovered) {
                 fingerprint = now;
                 attempt("file change");
             }
-        } catch (RuntimeException | StackOverflowError e) {
-            log.warn("config files not checked for changes: {}", e.toString());
         } catch (Throwable e) {
             // Whatever happens, the next poll must run: a scheduled task that throws is never run again.
-            log.error("config reload failed: {}", e.toString());
+            String reason = "the configuration files could not be checked for changes: " + e;
+            if (!reason.equals(checkFailure)) {
+                checkFailure = reason;
+                last = Optional.of(refuse("file change", List.of(new ConfigError(source, 0, "", reason))));
+            }
         }
     }
 
@@ -141,6 +145,10 @@ public final class ConfigReloader implements AutoCloseable {
             attempt = refuse(trigger, List.of(new ConfigError(source, 0, "", "cannot apply: " + e.getMessage())));
         } catch (StackOverflowError e) {
             attempt = refuse(trigger, List.of(new ConfigError(source, 0, "", "nested too deeply to read")));
+        } catch (Throwable e) {
+            // Out of memory included: what the failed reload took is garbage now, and the running config stays.
+            log.error("config reload ({}) failed", trigger, e);
+            attempt = refuse(trigger, List.of(new ConfigError(source, 0, "", "the reload failed: " + e)));
         }
         last = Optional.of(attempt);
         return attempt;
@@ -155,30 +163,38 @@ public final class ConfigReloader implements AutoCloseable {
     }
 
     /**
-     * A digest of the names and contents of every configuration file, so any edit changes it. Where the files are
-     * is read from gateway.conf only when gateway.conf changed: parsing it every second kept the JIT compiler busy
-     * with the config library long after start.
+     * The name, size, modification time and identity (inode) of every configuration file, so any edit, replacement,
+     * new or removed file changes it; no contents are read. Where the files are is read from gateway.conf only when
+     * its own stamp changed: parsing it every second kept the JIT compiler busy with the config library long after
+     * start.
      */
     private String fingerprint() {
         try {
-            byte[] gatewayConf = Files.isRegularFile(source) ? Files.readAllBytes(source) : new byte[0];
-            if (!Arrays.equals(gatewayConf, sourcesReadFrom)) {
+            String gatewayConf = stamp(source);
+            if (!gatewayConf.equals(sourcesReadFrom)) {
                 sources = ConfigLoader.sources(source);
                 sourcesReadFrom = gatewayConf;
             }
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            StringBuilder stamps = new StringBuilder();
             for (Path path : sources) {
                 for (Path file : files(path)) {
-                    digest.update(file.toString().getBytes(StandardCharsets.UTF_8));
-                    digest.update(file.equals(source) ? gatewayConf : Files.readAllBytes(file));
+                    stamps.append(stamp(file)).append('\n');
                 }
             }
-            return HexFormat.of().formatHex(digest.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+            return stamps.toString();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** "path size mtime inode" of a file; "path -" when it is not there. */
+    private static String stamp(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            return file + " -";
+        }
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        return file + " " + attributes.size() + " " + attributes.lastModifiedTime().toInstant() + " "
+                + attributes.fileKey();
     }
 
     /** A file itself, or the *.conf files of a directory in name order; nothing when it does not exist. */

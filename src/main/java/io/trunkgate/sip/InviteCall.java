@@ -3,6 +3,7 @@ package io.trunkgate.sip;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.dns.CarrierAddress;
+import io.trunkgate.health.Caller;
 import io.trunkgate.limit.AdmissionDecision;
 import io.trunkgate.limit.AdmissionRequest;
 import io.trunkgate.limit.AdmissionVerdict;
@@ -357,7 +358,8 @@ final class InviteCall {
             return;
         }
         stopAttemptTimer();
-        services.routing().health().answered(carrier, target, status, SipMessages.retryAfter(response));
+        services.routing().health().answered(carrier, target, status, SipMessages.retryAfter(response),
+                new Caller(peer.id(), number));
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {

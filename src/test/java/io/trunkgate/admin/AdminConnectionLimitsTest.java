@@ -39,7 +39,7 @@ class AdminConnectionLimitsTest {
     private static final int MAX_CONNECTIONS = 8;
     private static final int MAX_PER_ADDRESS = 4;
     private static final Duration WITHIN = Duration.ofSeconds(5);
-    private static final String HEALTH = "GET /health HTTP/1.1\r\nHost: admin\r\n\r\n";
+    private static final String HEALTH = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     private Gateway quick;
 
     @BeforeAll
@@ -116,7 +116,7 @@ class AdminConnectionLimitsTest {
         long deadline = start + WITHIN.toNanos();
         int trickled = 0;
         try (RawHttpConnection slow = RawHttpConnection.open(quick.adminAddress(), "127.0.0.132")) {
-            slow.send("GET /health HTTP/1.1\r\nHost: admin\r\nX-Slow: ");
+            slow.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
             while (!slow.closedWithin(Duration.ofMillis(50))) {
                 assertTrue(System.nanoTime() < deadline, "still open after trickling " + trickled + " bytes");
                 try {

@@ -61,7 +61,7 @@ class AdminHandlersTest {
     private EmbeddedChannel channel() {
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.pipeline().addLast(AdminServer.requestHandlers(Duration.ofSeconds(5), new JsonReplyEncoder(),
-                new MalformedRequestFilter(), new BearerAuth(() -> token), router));
+                new MalformedRequestFilter(), new HostCheck("admin"), new BearerAuth(() -> token), router));
         return channel;
     }
 
@@ -224,7 +224,7 @@ class AdminHandlersTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.freezeTime(); // the channel's clock moves only by advanceTimeBy
         channel.pipeline().addLast(AdminServer.requestHandlers(Duration.ofMillis(200), new JsonReplyEncoder(),
-                new MalformedRequestFilter(), new BearerAuth(() -> token), router));
+                new MalformedRequestFilter(), new HostCheck("admin"), new BearerAuth(() -> token), router));
         channel.writeInbound(Unpooled.copiedBuffer("GET /api/things HTTP/1.1\r\nHo", StandardCharsets.UTF_8));
         channel.advanceTimeBy(199, TimeUnit.MILLISECONDS);
         channel.runPendingTasks();

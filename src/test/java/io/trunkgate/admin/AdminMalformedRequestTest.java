@@ -59,7 +59,7 @@ class AdminMalformedRequestTest {
 
     @Test
     void aWellFormedRawRequestIsServed() throws Exception {
-        String answer = exchange("GET /api/blocks/acme HTTP/1.1\r\nHost: admin\r\n\r\n");
+        String answer = exchange("GET /api/blocks/acme HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         assertEquals(200, RawHttpConnection.status(answer), answer);
     }
 
@@ -67,7 +67,7 @@ class AdminMalformedRequestTest {
     void aPutWithABrokenHeaderGets400AndBlocksNothing() throws Exception {
         for (String broken : List.of("broken header line", "X-No-Colon", "Bad Name: value",
                 "Content-Length: 1\r\nContent-Length: 2")) {
-            String answer = exchange("PUT /api/blocks/acme?duration=10m HTTP/1.1\r\nHost: admin\r\n"
+            String answer = exchange("PUT /api/blocks/acme?duration=10m HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer " + TOKEN + "\r\n" + broken + "\r\n\r\n");
             assertEquals(400, RawHttpConnection.status(answer), broken + ": " + answer);
             assertTrue(answer.contains("\"error\""), answer);
@@ -79,7 +79,7 @@ class AdminMalformedRequestTest {
     void aDeleteWithABrokenHeaderGets400AndLiftsNothing() throws Exception {
         assertEquals(200, admin.send("PUT", "/api/blocks/acme?duration=10m", null, TOKEN).status());
         try {
-            String answer = exchange("DELETE /api/blocks/acme HTTP/1.1\r\nHost: admin\r\n"
+            String answer = exchange("DELETE /api/blocks/acme HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer " + TOKEN + "\r\nbroken header line\r\n\r\n");
             assertEquals(400, RawHttpConnection.status(answer), answer);
             assertTrue(blocked(), "the block was lifted");
@@ -92,7 +92,7 @@ class AdminMalformedRequestTest {
     void anInvalidRequestLineGets400() throws Exception {
         for (String requestLine : List.of("GET /api/blocks/acme HTTP/1.1 extra", "GARBAGE",
                 "PUT /api/blocks/acme?duration=10m HTTP/9")) {
-            String answer = exchange(requestLine + "\r\nHost: admin\r\nAuthorization: Bearer " + TOKEN + "\r\n\r\n");
+            String answer = exchange(requestLine + "\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN + "\r\n\r\n");
             assertEquals(400, RawHttpConnection.status(answer), requestLine + ": " + answer);
         }
         assertFalse(blocked());
@@ -100,7 +100,7 @@ class AdminMalformedRequestTest {
 
     @Test
     void headersOverTheLimitGet400AndAreNotExecuted() throws Exception {
-        String answer = exchange("PUT /api/blocks/acme?duration=10m HTTP/1.1\r\nHost: admin\r\n"
+        String answer = exchange("PUT /api/blocks/acme?duration=10m HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Authorization: Bearer " + TOKEN + "\r\nX-Padding: " + "a".repeat(10_000) + "\r\n\r\n");
         assertEquals(400, RawHttpConnection.status(answer), answer);
         assertFalse(blocked());
@@ -109,12 +109,47 @@ class AdminMalformedRequestTest {
     @Test
     void aBodyOverTheLimitGets413AndIsNotExecuted() throws Exception {
         try (RawHttpConnection connection = RawHttpConnection.open(gateway.adminAddress(), CLIENT)) {
-            connection.send("PUT /api/blocks/acme HTTP/1.1\r\nHost: admin\r\nConnection: close\r\n"
+            connection.send("PUT /api/blocks/acme HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                     + "Authorization: Bearer " + TOKEN + "\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 70000\r\n\r\n{\"duration\": \"10m\", \"padding\": \"");
             String answer = connection.answer(ANSWER_WITHIN);
             assertEquals(413, RawHttpConnection.status(answer), answer);
         }
         assertFalse(blocked());
+    }
+
+    @Test
+    void aRequestAddressedByAnotherNameGets421SoADnsRebindingPageReadsNothing() throws Exception {
+        int port = gateway.adminAddress().getPort();
+        for (String host : List.of("attacker.example:" + port, "attacker.example", "127.0.0.1.nip.io:" + port,
+                "192.0.2.7:" + port)) {
+            String answer = exchange("GET /api/peers HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+            assertEquals(421, RawHttpConnection.status(answer), host + ": " + answer);
+            assertFalse(answer.contains("acme"), "nothing of the API: " + answer);
+        }
+        for (String host : List.of("127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "[::1]:" + port,
+                "127.0.0.1")) {
+            String answer = exchange("GET /api/peers HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+            assertEquals(200, RawHttpConnection.status(answer), host + ": " + answer);
+        }
+        String noHost = exchange("GET /api/peers HTTP/1.1\r\n\r\n");
+        assertEquals(400, RawHttpConnection.status(noHost), noHost);
+        String twoHosts = exchange("GET /api/peers HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: attacker.example\r\n\r\n");
+        assertEquals(400, RawHttpConnection.status(twoHosts), twoHosts);
+        String rebound = exchange("PUT /api/blocks/acme?duration=10m HTTP/1.1\r\nHost: attacker.example\r\n"
+                + "Authorization: Bearer " + TOKEN + "\r\n\r\n");
+        assertEquals(421, RawHttpConnection.status(rebound), rebound);
+        assertFalse(blocked());
+    }
+
+    @Test
+    void aDuplicatedAuthorizationHeaderGets400AndIsNotExecuted() throws Exception {
+        for (String second : List.of("Bearer wrong", "Bearer " + TOKEN)) {
+            String answer = exchange("PUT /api/blocks/acme?duration=10m HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer " + TOKEN + "\r\nAuthorization: " + second + "\r\n\r\n");
+            assertEquals(400, RawHttpConnection.status(answer), second + ": " + answer);
+            assertTrue(answer.contains("more than one Authorization header"), answer);
+            assertFalse(blocked(), "the request was executed");
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.trunkgate.admin;
 
 import static io.trunkgate.testing.History.total;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -64,6 +65,8 @@ class StatusPageTest {
                 .peer("acme", "127.0.0.71", Limit.exact(Duration.ofSeconds(1), 10), Limit.exact(Duration.ofMinutes(1), 300))
                 .peer("globex", "127.0.0.74", Limit.bucketed(Duration.ofDays(1), 100_000, Duration.ofMinutes(1)),
                         Limit.exact(Duration.ofSeconds(1), 2), Limit.exact(Duration.ofSeconds(1), 1).in(LimitMode.SHADOW))
+                // matched from any address (allow-any-source = true in its file); the others' addresses are more specific
+                .peer("anyone", "0.0.0.0/0")
                 .maxConcurrent("acme", 50)
                 .carrier("carrier-a", carrierA, 30, wait, wait)
                 .maxConcurrent("carrier-a", 100)
@@ -164,7 +167,10 @@ class StatusPageTest {
         String dom = renderedPage();
         assertTrue(dom.contains("<tr data-peer=\"acme\">"), dom);
         assertTrue(dom.contains("<tr data-peer=\"globex\">"), dom);
-        assertEquals(5, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits and globex's three");
+        assertEquals(6, dom.split("<tr data-peer=", -1).length - 1, "acme's two limits, globex's three, anyone's none");
+        assertTrue(dom.contains("<tr data-peer=\"anyone\"><td class=\"blocked\">anyone (ANY SOURCE)</td>"),
+                "a peer matched from any address is marked: " + dom);
+        assertFalse(dom.contains("acme (ANY SOURCE)"), dom);
         // the burst of four in one second: the shadow 1/s would have refused the second (admitted) and both
         // calls the enforced 2/s refused
         assertTrue(dom.contains("<td class=\"shadow\">1 / 1s (peer:globex) shadow: would refuse 3</td>"),

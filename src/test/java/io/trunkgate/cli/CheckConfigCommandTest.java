@@ -35,6 +35,40 @@ class CheckConfigCommandTest {
     }
 
     @Test
+    void aPeerMatchingEverySourceNeedsAllowAnySource(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("gateway.conf"), "redis.mode = embedded\n");
+        Files.createDirectories(dir.resolve("peers"));
+        Files.writeString(dir.resolve("peers/open.conf"), "id = open\nmatch.sources = [\"0.0.0.0/0\"]\n");
+        Files.writeString(dir.resolve("peers/open6.conf"), "id = open6\nmatch.sources = [\"8000::/1\", \"::/1\"]\n");
+        CommandRun refused = CommandRun.of("check-config", "--config", dir.resolve("gateway.conf").toString());
+        assertEquals(1, refused.exit(), refused.err());
+        assertTrue(refused.err().contains("open.conf:2: match.sources: covers every IPv4 address, so this peer would"
+                + " take in calls from anyone"), refused.err());
+        assertTrue(refused.err().contains("set allow-any-source = true if that is meant"), refused.err());
+        assertTrue(refused.err().contains("open6.conf:2: match.sources: covers every IPv6 address"), refused.err());
+
+        Files.writeString(dir.resolve("peers/open.conf"), "id = open\nmatch.sources = [\"0.0.0.0/0\"]\n"
+                + "allow-any-source = true\n");
+        Files.writeString(dir.resolve("peers/open6.conf"), "id = open6\nmatch.sources = [\"8000::/1\"]\n");
+        CommandRun accepted = CommandRun.of("check-config", "--config", dir.resolve("gateway.conf").toString());
+        assertEquals(0, accepted.exit(), accepted.err());
+    }
+
+    @Test
+    void aConfigurationOverItsBoundsIsRefusedWithFileLineKeyAndTheLimit(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("gateway.conf"), "redis.mode = embedded\n");
+        Files.createDirectories(dir.resolve("peers"));
+        Files.writeString(dir.resolve("peers/acme.conf"), "id = acme\nmatch.sources = [\"10.0.0.1\"]\nlimits = [\n"
+                + "  { window = 1s, max = 10 }\n".repeat(65) + "]\n");
+        Files.writeString(dir.resolve("peers/huge.conf"), "# padding\n".repeat(1_700_000));
+        CommandRun result = CommandRun.of("check-config", "--config", dir.resolve("gateway.conf").toString());
+        assertEquals(1, result.exit(), result.err());
+        assertTrue(result.err().contains("acme.conf:3: limits: 65 limits, over the limit of 64"), result.err());
+        assertTrue(result.err().contains("huge.conf: 17000000 bytes, over the limit of 16777216 bytes (16 MiB) per"
+                + " configuration file; not read"), result.err());
+    }
+
+    @Test
     void tlsFilesThatDoNotLoadAreErrorsWithFileLineAndKey(@TempDir Path dir) throws Exception {
         TestCertificates certs = new TestCertificates(dir);
         certs.certificate("gw").dns("gw.example").write("chain");

@@ -299,6 +299,26 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void aConfigurationOverItsBoundsIsRefusedWithTheLimit() throws Exception {
+        files.write("carriers/a.conf", CARRIER_A);
+        files.write("routes.conf", "routes = [\n" + "  { prefix = \"1\", carriers = [carrier-a] }\n".repeat(200_001) + "]\n");
+        files.write("groups/wholesale.conf", "id = wholesale\nlimits = [\n" + "  { window = 1s, max = 1 }\n".repeat(65)
+                + "]\n");
+        for (int i = 0; i <= 10_000; i++) {
+            java.nio.file.Files.writeString(java.nio.file.Files.createDirectories(dir.resolve("peers"))
+                    .resolve("p" + i + ".conf"), "id = p" + i + "\nmatch.sources = [\"10.0.0.1\"]\n");
+        }
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("routes.conf"), 1, "routes", "200001 routes, over the limit of 200000");
+        assertError(errors, files.path("groups/wholesale.conf"), 2, "limits", "65 limits, over the limit of 64");
+        assertError(errors, files.path("peers"), 0, "", "more than 10000 .conf files, over the limit of 10000 per"
+                + " directory");
+        assertEquals(3, errors.size(), errors.toString());
+    }
+
+    @Test
     void carrierUriAndFailoverEntries() {
         files.write("carriers/a.conf", "id = carrier-a\nuri = \"http://gw.a.example\"\ncps = 0\n"
                 + "failover-on = [503, 200, soon, timeout]\n");

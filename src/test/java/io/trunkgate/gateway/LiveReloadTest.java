@@ -184,12 +184,68 @@ class LiveReloadTest {
     }
 
     @Test
+    void aConfigErrorQuotingASecretShowsItOnlyWithTheToken() throws Exception {
+        String original = Files.readString(dir.resolve("gateway.conf"));
+        String secret = "pw-" + UUID.randomUUID();
+        // The token pasted into the wrong key, and a Redis address with a password and a bad port.
+        write("gateway.conf", original.replace("admin { host = \"127.0.0.1\", port = ",
+                        "admin { host = \"127.0.0.1\", port = \"" + secret + "\", old-port = ")
+                .replaceFirst("addresses = \\[\"[^\"]+\"]", "addresses = [\"redis://:" + secret + "@127.0.0.1:99999x\"]"));
+        JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        JsonNode errors = health.get("config").get("lastReload").get("errors");
+        assertTrue(errors.size() >= 2, health.toString());
+        assertTrue(health.toString().contains("admin.port") && health.toString().contains("redis.addresses[0]"),
+                "/health names the file, line and key of each error: " + health);
+        for (String open : new String[] {"/health", "/", "/api/peers", "/api/carriers", "/api/listeners",
+                "/api/history", "/metrics"}) {
+            Answer answer = admin.get(open);
+            assertFalse(answer.body().contains(secret), open + " needs no token and must not quote the secret: "
+                    + answer.body());
+        }
+        assertEquals(401, admin.get("/api/reload").status(), "the errors in full need the token");
+        Answer full = admin.send("GET", "/api/reload", null, TOKEN);
+        assertEquals(200, full.status(), full.body());
+        assertTrue(full.body().contains(secret), "the authenticated API has each error in full: " + full.body());
+        assertTrue(log.events().stream().anyMatch(e -> e.getFormattedMessage().contains(secret)),
+                "and so has the log");
+
+        write("gateway.conf", original);
+        awaitHealth(h -> h.get("status").asText().equals("ok"));
+    }
+
+    @Test
+    void aConfigOverItsBoundsIsRefusedAndHealthSaysDegraded() throws Exception {
+        long generation = gateway.activeConfig().generation();
+        writePeer("max = 5" + " }, { window = 1s, max = 5".repeat(64)); // 65 limits on one line
+        JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertEquals("degraded", health.get("status").asText(), "a peer over 64 limits is refused: " + health);
+        assertEquals("limits", health.get("config").get("lastReload").get("errors").get(0).get("key").asText(),
+                health.toString());
+        JsonNode error = admin.send("GET", "/api/reload", null, TOKEN).json().get("errors").get(0);
+        assertEquals(3, error.get("line").asInt(), error.toString());
+        assertEquals("65 limits, over the limit of 64", error.get("message").asText());
+        assertEquals(generation, gateway.activeConfig().generation());
+
+        writePeer("max = 5");
+        awaitHealth(h -> h.get("status").asText().equals("ok"));
+        // A file over 16 MiB is not parsed at all (the reload that parsed 43 MB ran out of memory).
+        write("peers/huge.conf", "# padding\n".repeat(1_700_000));
+        JsonNode huge = awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        assertTrue(huge.get("config").get("lastReload").get("errors").get(0).get("file").asText().endsWith("huge.conf"),
+                huge.toString());
+        JsonNode tooBig = admin.send("GET", "/api/reload", null, TOKEN).json().get("errors").get(0);
+        assertEquals("17000000 bytes, over the limit of 16777216 bytes (16 MiB) per configuration file; not read",
+                tooBig.get("message").asText());
+        assertEquals(200, call("+2000"), "calls run on the previous configuration");
+    }
+
+    @Test
     void aDeeplyNestedFileIsRefusedAndTheWatcherGoesOn() throws Exception {
         long generation = gateway.activeConfig().generation();
         write("peers/acme.conf", "a {".repeat(20_000) + "}".repeat(20_000));
-        JsonNode health = awaitHealth(h -> h.get("status").asText().equals("degraded"));
-        JsonNode error = health.get("config").get("lastReload").get("errors").get(0);
-        assertTrue(error.get("message").asText().contains("nested too deeply"), health.toString());
+        awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        JsonNode error = admin.send("GET", "/api/reload", null, TOKEN).json().get("errors").get(0);
+        assertTrue(error.get("message").asText().contains("nested too deeply"), error.toString());
         assertEquals(generation, gateway.activeConfig().generation());
 
         writePeer("max = 11");
@@ -204,9 +260,9 @@ class LiveReloadTest {
         String original = Files.readString(dir.resolve("gateway.conf"));
 
         write("gateway.conf", "");
-        JsonNode empty = awaitHealth(h -> h.get("status").asText().equals("degraded"));
-        assertTrue(empty.get("config").get("lastReload").get("errors").get(0).get("message").asText()
-                .contains("no settings at all"), empty.toString());
+        awaitHealth(h -> h.get("status").asText().equals("degraded"));
+        JsonNode empty = admin.send("GET", "/api/reload", null, TOKEN).json();
+        assertTrue(empty.get("errors").get(0).get("message").asText().contains("no settings at all"), empty.toString());
         assertEquals(422, admin.send("POST", "/api/reload", null, TOKEN).status(), "the token still authorises");
 
         // Cut before the admin block: everything it holds is valid, but it would drop the admin token.

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Two gateways sharing one Redis, real SIP carriers: a carrier found down by either is routed around by both,
- * and comes back once its probes are answered again; a 503 with Retry-After keeps both away for that long.
+ * and comes back once its probes are answered again; a 503 with Retry-After to calls of several peers for several
+ * numbers keeps both away for that long, one peer's refused number keeps nobody away.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CarrierHealthFleetTest {
@@ -54,6 +55,9 @@ class CarrierHealthFleetTest {
     private SipAgent pushy;
     private SipAgent lonely;
     private SipAgent unanswering;
+    private SipAgent mallory;
+    private SipAgent acme;
+    private SipAgent globex;
 
     @BeforeAll
     void start() throws Exception {
@@ -64,6 +68,9 @@ class CarrierHealthFleetTest {
         lonely = agents.start("127.0.0.165");
         unanswering = agents.start("127.0.0.166");
         unanswering.behave(Behaviour.SILENT);
+        mallory = agents.start("127.0.0.167");
+        acme = agents.start("127.0.0.168");
+        globex = agents.start("127.0.0.169");
         RedisSettings shared = TestConfigs.sharedRedis("health");
         firstConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-1"));
         secondConfig = fleetConfig(new TestConfigs(shared, RedisServerProcess.freePort()).instance("gw-2"));
@@ -74,6 +81,7 @@ class CarrierHealthFleetTest {
     private TestConfigs fleetConfig(TestConfigs config) {
         Duration wait = Duration.ofSeconds(5);
         return config.adminToken(TOKEN).peer("caller", "127.0.0.161", Limit.exact(Duration.ofSeconds(1), 1000))
+                .peer("mallory", "127.0.0.167").peer("acme", "127.0.0.168").peer("globex", "127.0.0.169")
                 .carrier("silent", silent, 1000, wait, Duration.ofSeconds(3), "alternate")
                 .carrier("alternate", alternate, 1000, wait, wait)
                 .carrier("pushy", pushy, 1000, wait, wait, "alternate")
@@ -126,12 +134,35 @@ class CarrierHealthFleetTest {
     }
 
     @Test
-    void a503WithRetryAfterKeepsEveryGatewayAwayForThatLong() throws Exception {
+    void onePeerDiallingARefusedNumberTakesNoCarrierAwayFromTheOthers() throws Exception {
+        // Both carriers of the route refuse one number with Retry-After 60, as carriers refuse one destination.
+        pushy.retryAfter(60);
+        alternate.retryAfter(60);
+        pushy.refuse("+2666");
+        alternate.refuse("+2666");
+        for (TestConfigs via : List.of(firstConfig, secondConfig, firstConfig, secondConfig, firstConfig)) {
+            SipAgent.Call refused = mallory.invite(GW, via.sipPort(), "+2666");
+            assertEquals(503, refused.awaitFinal(WAIT_MS).getStatusCode(), "both carriers refuse that number");
+            assertEquals(1, pushy.received("INVITE", refused.callId()));
+            assertEquals(1, alternate.received("INVITE", refused.callId()), "and the call failed over");
+        }
+        for (TestConfigs via : List.of(firstConfig, secondConfig)) {
+            SipAgent.Call call = caller.invite(GW, via.sipPort(), "+2667");
+            assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
+            assertEquals(1, pushy.received("INVITE", call.callId()), "another peer's call still goes to the carrier");
+        }
+        // Each gateway weighs the answers it relayed before it relays the final one: its view is complete here.
+        for (Gateway gateway : List.of(first, second)) {
+            assertTrue(gateway.health().isUp("pushy") && gateway.health().isUp("alternate"),
+                    "one peer's refused number holds no carrier down: " + gateway.health().state("pushy"));
+        }
+    }
+
+    @Test
+    void a503WithRetryAfterToSeveralPeersForSeveralNumbersKeepsEveryGatewayAwayForThatLong() throws Exception {
         pushy.behave(Behaviour.REJECT_503);
         pushy.retryAfter(30);
-        SipAgent.Call refused = caller.invite(GW, firstConfig.sipPort(), "+2555");
-        assertEquals(200, refused.awaitFinal(WAIT_MS).getStatusCode(), "the 503 fails over to the alternate");
-        assertEquals(1, pushy.received("INVITE", refused.callId()));
+        refusedToThreePeers(firstConfig, "+2555");
         awaitTrue(() -> !second.health().isUp("pushy"), "the other gateway learns of the Retry-After");
 
         CarrierState held = second.health().state("pushy");
@@ -156,9 +187,7 @@ class CarrierHealthFleetTest {
         awaitTrue(() -> second.health().isUp("pushy"), "the other gateway sees the operator's up");
 
         pushy.retryAfter(1);
-        SipAgent.Call again = caller.invite(GW, secondConfig.sipPort(), "+2557");
-        assertEquals(200, again.awaitFinal(WAIT_MS).getStatusCode());
-        assertEquals(1, pushy.received("INVITE", again.callId()));
+        refusedToThreePeers(secondConfig, "+2557");
         awaitTrue(() -> !first.health().isUp("pushy"), "held down again, for 1 s");
         pushy.behave(Behaviour.ANSWER);
         awaitTrue(() -> first.health().isUp("pushy") && second.health().isUp("pushy"), "the 1 s hold ends");
@@ -214,6 +243,16 @@ class CarrierHealthFleetTest {
             }
         }
         throw new AssertionError("no carrier " + id + " in /api/carriers");
+    }
+
+    /** Calls of three peers, each for a number of its own, through {@code via}: pushy answers each 503. */
+    private void refusedToThreePeers(TestConfigs via, String prefix) throws Exception {
+        List<SipAgent> peers = List.of(caller, acme, globex);
+        for (int i = 0; i < peers.size(); i++) {
+            SipAgent.Call refused = peers.get(i).invite(GW, via.sipPort(), prefix + i);
+            assertEquals(200, refused.awaitFinal(WAIT_MS).getStatusCode(), "the 503 fails over to the alternate");
+        }
+        assertTrue(pushy.received("INVITE").size() >= 2, "pushy refused the calls until it was held down");
     }
 
     private static void awaitTrue(BooleanSupplier condition, String what) {

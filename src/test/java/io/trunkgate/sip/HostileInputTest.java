@@ -61,7 +61,9 @@ class HostileInputTest {
      * other. The "relay-" cases try to use the gateway as an open relay: a request with a To tag of no dialog
      * the gateway admitted, aimed at a third host or straight at the carrier; a response whose next Via is a
      * third host or a broadcast address; an initial INVITE with a Route to a third host preloaded (it is
-     * connected, but to the carrier routing chose).
+     * connected, but to the carrier routing chose). The "rfc4475-" cases are RFC 4475's multi01 (several values in
+     * single-value headers), mcl01 (two Content-Lengths) and baddn (unquoted display names with a comma), each
+     * answered 400 as the RFC says.
      */
     private static final Map<String, String> EXPECTED_OVER_UDP = new TreeMap<>(Map.ofEntries(
             Map.entry("bad-content-length.sip", "400"),
@@ -99,6 +101,9 @@ class HostileInputTest {
             Map.entry("relay-to-tag-invite-to-third-host.sip", "481"),
             Map.entry("response-unknown-transaction.sip", ""),
             Map.entry("response-without-headers.sip", ""),
+            Map.entry("rfc4475-baddn.sip", "400"),
+            Map.entry("rfc4475-mcl01.sip", "400"),
+            Map.entry("rfc4475-multi01.sip", "400"),
             Map.entry("truncated.sip", ""),
             Map.entry("unknown-uri-scheme.sip", "416"),
             Map.entry("unterminated-tcp.sip", "call"),

@@ -101,6 +101,8 @@ public final class SipAgent implements SipListener, AutoCloseable {
     private volatile long answerAfterMs = 1000;
     private volatile boolean muted;
     private volatile int retryAfterSeconds;
+    /** Numbers (Request-URI users) this agent answers 503 with its Retry-After, whatever its behaviour. */
+    private final java.util.Set<String> refusedNumbers = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile int sessionExpiresSeconds;
     private volatile int contactPort;
     private volatile String assertedIdentity;
@@ -258,6 +260,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
     /** A muted agent records what it receives and answers nothing at all (OPTIONS included): a dead carrier. */
     public void mute(boolean muted) {
         this.muted = muted;
+    }
+
+    /** INVITEs for {@code number} get REJECT_503's answer whatever the behaviour: one destination the carrier refuses. */
+    public void refuse(String number) {
+        refusedNumbers.add(number);
     }
 
     /** The Retry-After, in seconds, of REJECT_503's answer (0: none). */
@@ -589,7 +596,9 @@ public final class SipAgent implements SipListener, AutoCloseable {
         ServerTransaction st = event.getServerTransaction() != null ? event.getServerTransaction()
                 : provider.getNewServerTransaction(request);
         String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
-        Behaviour answering = behaviour;
+        boolean refusedNumber = request.getRequestURI() instanceof SipURI uri && uri.getUser() != null
+                && refusedNumbers.contains(uri.getUser());
+        Behaviour answering = refusedNumber ? Behaviour.REJECT_503 : behaviour;
         if (answering == Behaviour.CHALLENGE_407) {
             if (request.getHeader(javax.sip.header.ProxyAuthorizationHeader.NAME) == null) {
                 Response challenge = tagged(MESSAGES.createResponse(Response.PROXY_AUTHENTICATION_REQUIRED, request));

@@ -5,6 +5,7 @@ import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.dns.CarrierTargets;
+import io.trunkgate.health.Caller;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.CarrierState.Origin;
@@ -31,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * <p>Failures (a probe unanswered or answered with a fail code, a call timed out or answered 503) count up to
  * the carrier's {@code down-after}; answered probes then count up to {@code up-after}. Only carriers with a
  * {@code probe} block are counted: without probes nothing would bring them back. A 503 with Retry-After holds
- * any carrier down for that long; an operator's hold outranks it, and either outranks what the checks find.
+ * any carrier down for that long once it is the carrier's own state and not one destination's or one caller's:
+ * when such answers came, within {@link #RETRY_AFTER_WINDOW}, to calls of {@link #RETRY_AFTER_QUORUM} different
+ * peers for as many different numbers ({@link RetryAfterEvidence}); until then it is a plain 503. An operator's
+ * hold outranks it, and either outranks what the checks find.
  *
  * <p>A carrier named by a host name is checked address by address (each address its own {@link Subject}, counted
  * and shared the same way); what the checks find for the carrier is then derived: down when every address it
@@ -49,6 +53,12 @@ public final class HealthBook implements CarrierHealth {
     private final Supplier<Map<String, CarrierConfig>> carriers;
     private final CarrierResolver resolver;
     private final Map<Subject, Entry> entries = new ConcurrentHashMap<>();
+    private final Map<String, RetryAfterEvidence> retryAfters = new ConcurrentHashMap<>();
+
+    /** Different peers, and different numbers, whose calls a carrier must refuse with Retry-After to be held down. */
+    public static final int RETRY_AFTER_QUORUM = 3;
+    /** How long a call's 503 with Retry-After counts towards the quorum. */
+    public static final Duration RETRY_AFTER_WINDOW = Duration.ofSeconds(60);
 
     /** One carrier or address: the state in force as this gateway sees it, and its check counts. */
     private static final class Entry {
@@ -139,10 +149,13 @@ public final class HealthBook implements CarrierHealth {
     }
 
     @Override
-    public void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter) {
-        if (status == 503 && retryAfter.filter(d -> d.toMillis() > 0).isPresent()) {
-            hold(carrier.id(), false, Origin.CARRIER, "503 Retry-After " + retryAfter.get().toSeconds() + "s",
-                    retryAfter.get());
+    public void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter,
+                         Caller caller) {
+        if (status == 503 && retryAfter.filter(d -> d.toMillis() > 0).isPresent()
+                && retryAfters.computeIfAbsent(carrier.id(), id -> new RetryAfterEvidence(RETRY_AFTER_QUORUM,
+                        RETRY_AFTER_WINDOW)).confirms(caller, clock.instant())) {
+            hold(carrier.id(), false, Origin.CARRIER, "503 Retry-After " + retryAfter.get().toSeconds() + "s to "
+                    + RETRY_AFTER_QUORUM + " peers' calls", retryAfter.get());
         } else if (status == 503) {
             failure(carrier, subject(carrier, address), "503");
         } else if (carrier.probe().isPresent()) {

@@ -3,6 +3,7 @@ package io.trunkgate.health.internal;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
+import io.trunkgate.health.Caller;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.FleetHealth;
 import io.trunkgate.health.ProbeSender;
@@ -64,8 +65,9 @@ public final class SharedCarrierHealth implements FleetHealth {
     }
 
     @Override
-    public void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter) {
-        book.answered(carrier, address, status, retryAfter);
+    public void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter,
+                         Caller caller) {
+        book.answered(carrier, address, status, retryAfter, caller);
     }
 
     @Override

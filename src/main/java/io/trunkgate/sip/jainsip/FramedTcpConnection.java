@@ -359,6 +359,15 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         }
 
         @Override
+        public void sendLastRecords(byte[] records) throws IOException {
+            // written here, on the selector thread, before the connection closes: a queued write would be dropped
+            ByteBuffer buffer = ByteBuffer.wrap(records);
+            for (int attempt = 0; attempt < 8 && buffer.hasRemaining(); attempt++) {
+                socketChannel.write(buffer);
+            }
+        }
+
+        @Override
         public void plaintext(byte[] bytes) throws Exception {
             frame(bytes);
         }

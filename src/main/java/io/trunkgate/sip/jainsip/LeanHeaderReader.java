@@ -453,6 +453,30 @@ final class LeanHeaderReader {
         return i < line.length() ? line.charAt(i) : '\0';
     }
 
+    /**
+     * Whether the display name of the address header {@code line} (name, colon, value) is well-formed as RFC 3261
+     * §25.1 has it: tokens and blanks, or a quoted string ({@code Bell, Alexander <sip:...>} is neither, RFC 4475
+     * §3.1.2.16). JAIN-SIP's parser takes any text before the {@code <}; an address without {@code <} has none.
+     */
+    static boolean displayNameWellFormed(String line) {
+        int colon = line.indexOf(':');
+        int open = line.indexOf('<', colon + 1);
+        if (colon < 0 || open < 0) {
+            return true;
+        }
+        String name = line.substring(colon + 1, open).trim();
+        if (name.startsWith("\"")) {
+            return true; // a quoted string: JAIN-SIP's parser checks it
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!tokenChar(c) && c != ' ' && c != '\t') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** LexerCore's {@code isTokenChar}, for ASCII. */
     private static boolean tokenChar(char c) {
         return c < 0x80 && (Character.isLetterOrDigit(c) || "-.!%*_+`'~".indexOf(c) >= 0);

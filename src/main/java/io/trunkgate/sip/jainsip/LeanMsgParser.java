@@ -6,7 +6,14 @@ import gov.nist.javax.sip.header.NameMap;
 import gov.nist.javax.sip.header.RequestLine;
 import gov.nist.javax.sip.header.StatusLine;
 import gov.nist.javax.sip.header.SIPHeader;
+import gov.nist.javax.sip.header.CSeq;
+import gov.nist.javax.sip.header.CallID;
+import gov.nist.javax.sip.header.ContentLength;
+import gov.nist.javax.sip.header.From;
+import gov.nist.javax.sip.header.MaxForwards;
+import gov.nist.javax.sip.header.To;
 import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.parser.CSeqParser;
 import gov.nist.javax.sip.parser.CallIDParser;
 import gov.nist.javax.sip.parser.ContactParser;
@@ -43,6 +50,11 @@ import java.util.function.Function;
  * common forms, are read by {@link LeanHeaderReader} into the objects those parsers would make, in one pass and
  * with only the strings kept. What is parsed, and how a header that fails is handled, is JAIN-SIP's unchanged. The
  * messages it makes are {@link LeanRequest}s and {@link LeanResponse}s, which encode for the wire with fewer copies.
+ *
+ * <p>Two things are refused in a request that JAIN-SIP lets through, as RFC 4475 asks: a header that takes one
+ * value written more than once (From, To, Call-ID, CSeq, Max-Forwards, Content-Length: JAIN-SIP keeps one and drops
+ * the other, so the proxy and the next hop could each read a different one; §3.1.2.18 and §3.1.2.11), and a From or
+ * To whose display name is neither tokens nor a quoted string (§3.1.2.16). Each is a ParseException, answered 400.
  */
 final class LeanMsgParser extends StringMsgParser {
 
@@ -101,6 +113,7 @@ final class LeanMsgParser extends StringMsgParser {
         int headerStart = -1;
         int headerEnd = -1;
         String joined = null;
+        int[] singleValuedSeen = {0};
         boolean empty;
         do {
             int lineStart = i;
@@ -114,7 +127,7 @@ final class LeanMsgParser extends StringMsgParser {
             empty = lineEnd == lineStart;
             if (empty) {
                 if (message != null && (joined != null || headerStart >= 0)) {
-                    header(msgBuffer, headerStart, headerEnd, joined, message, listener);
+                    header(msgBuffer, headerStart, headerEnd, joined, message, listener, singleValuedSeen);
                 }
             } else if (firstLine) {
                 message = processFirstLine(new String(msgBuffer, lineStart, lineEnd - lineStart,
@@ -129,7 +142,7 @@ final class LeanMsgParser extends StringMsgParser {
                 joined += new String(msgBuffer, lineStart, lineEnd - lineStart, StandardCharsets.UTF_8).substring(1);
             } else {
                 if (message != null && (joined != null || headerStart >= 0)) {
-                    header(msgBuffer, headerStart, headerEnd, joined, message, listener);
+                    header(msgBuffer, headerStart, headerEnd, joined, message, listener, singleValuedSeen);
                 }
                 headerStart = lineStart;
                 headerEnd = lineEnd;
@@ -201,7 +214,7 @@ final class LeanMsgParser extends StringMsgParser {
 
     /** Parses the header {@code joined}, or else {@code bytes[start, end)}, as one string with its line feed. */
     private void header(byte[] bytes, int start, int end, String joined, SIPMessage message,
-                        ParseExceptionListener listener) throws ParseException {
+                        ParseExceptionListener listener, int[] singleValuedSeen) throws ParseException {
         String line;
         if (joined != null) {
             line = joined + "\n";
@@ -213,18 +226,25 @@ final class LeanMsgParser extends StringMsgParser {
         } else {
             line = new String(bytes, start, end - start, StandardCharsets.UTF_8) + "\n";
         }
-        parseHeader(line, message, listener, bytes);
+        parseHeader(line, message, listener, bytes, singleValuedSeen);
     }
 
     /**
      * JAIN-SIP's {@code processHeader} on {@code line}, a header and its line feed; a header {@link LeanHeaderReader}
-     * reads is read there, into what JAIN-SIP's parser would make of it.
+     * reads is read there, into what JAIN-SIP's parser would make of it. {@code singleValuedSeen}: a bit for each
+     * single-valued header the request had so far (the message cannot tell: it has a Content-Length from the start).
      */
     private static void parseHeader(String line, SIPMessage message, ParseExceptionListener listener,
-                                    byte[] rawMessage) throws ParseException {
+                                    byte[] rawMessage, int[] singleValuedSeen) throws ParseException {
         Known known = known(line);
         SIPHeader read = known == null || known.lean() == null || line.charAt(0) <= ' ' ? null
                 : LeanHeaderReader.read(known.lean(), line, known.name().length());
+        boolean request = message instanceof SIPRequest;
+        if (request && read == null && known != null && (known.lean() == Kind.FROM || known.lean() == Kind.TO)
+                && !LeanHeaderReader.displayNameWellFormed(line)) {
+            throw new ParseException("a display name neither tokens nor a quoted string: "
+                    + withoutLineFeed(line).trim(), 0);
+        }
         HeaderParser headerParser = null;
         if (read == null) {
             try {
@@ -237,17 +257,40 @@ final class LeanMsgParser extends StringMsgParser {
                 return;
             }
         }
+        SIPHeader sipHeader;
         try {
-            SIPHeader sipHeader = read != null ? read : headerParser.parse();
+            sipHeader = read != null ? read : headerParser.parse();
+        } catch (ParseException e) {
+            handle(e, line, message, listener, rawMessage);
+            return;
+        }
+        int bit = request ? singleValuedBit(sipHeader) : 0;
+        if ((singleValuedSeen[0] & bit) != 0) {
+            throw new ParseException("several values in the single-value header " + sipHeader.getName(), 0);
+        }
+        singleValuedSeen[0] |= bit;
+        try {
             message.attachHeader(sipHeader, false);
         } catch (ParseException e) {
-            if (listener != null) {
-                String header = withoutLineFeed(line);
-                Class<?> headerClass = NameMap.getClassFromName(Lexer.getHeaderName(header));
-                listener.handleException(e, message, headerClass == null ? ExtensionHeaderImpl.class : headerClass,
-                        header, new String(rawMessage, StandardCharsets.UTF_8));
-            }
+            handle(e, line, message, listener, rawMessage);
         }
+    }
+
+    private static void handle(ParseException e, String line, SIPMessage message, ParseExceptionListener listener,
+                               byte[] rawMessage) throws ParseException {
+        if (listener != null) {
+            String header = withoutLineFeed(line);
+            Class<?> headerClass = NameMap.getClassFromName(Lexer.getHeaderName(header));
+            listener.handleException(e, message, headerClass == null ? ExtensionHeaderImpl.class : headerClass,
+                    header, new String(rawMessage, StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A bit of its own for each header that takes one value, 0 for any other. */
+    private static int singleValuedBit(SIPHeader header) {
+        return header instanceof From ? 1 : header instanceof To ? 2 : header instanceof CallID ? 4
+                : header instanceof CSeq ? 8 : header instanceof MaxForwards ? 16 : header instanceof ContentLength ? 32
+                : 0;
     }
 
     private static String withoutLineFeed(String line) {

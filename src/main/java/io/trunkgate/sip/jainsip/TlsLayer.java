@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLSession;
 
@@ -19,12 +20,19 @@ import javax.net.ssl.SSLSession;
  * a TLS connection is a {@link FramedTcpConnection} with the caps, timeouts and framing of TCP. It remembers the
  * client transactions whose requests wait for the handshake: if the handshake fails they are answered as JAIN-SIP
  * answers a failed connect, with a 503 each.
+ *
+ * <p>A TLS 1.2 renegotiation (a handshake record once the handshake is done) is refused: the record never reaches
+ * the engine, the connection gets a close_notify alert and is closed. Renegotiating gains a caller nothing the
+ * first handshake did not give, and costs the gateway a handshake each time it is asked (a well-known flood).
  */
 final class TlsLayer implements NioTlsChannelInterface {
 
     /** The connection under the TLS: where records go and plaintext comes out. */
     interface Connection {
         void sendRecords(byte[] records) throws IOException;
+
+        /** Writes records at once, as the last before the connection closes (an alert). */
+        void sendLastRecords(byte[] records) throws IOException;
 
         void plaintext(byte[] bytes) throws Exception;
 
@@ -38,6 +46,12 @@ final class TlsLayer implements NioTlsChannelInterface {
     private final Connection connection;
     private final Queue<String> waitingTransactions = new ArrayDeque<>();
     private volatile boolean established;
+    /** Where the records read are: the bytes of a record header read so far, or those of a record's body left. */
+    private final byte[] recordHeader = new byte[RECORD_HEADER_BYTES];
+    private int recordHeaderRead;
+    private int recordBodyLeft;
+    private static final int RECORD_HEADER_BYTES = 5;
+    private static final int HANDSHAKE_RECORD = 22;
 
     TlsLayer(SSLEngine engine, Connection connection) {
         this.engine = engine;
@@ -47,8 +61,51 @@ final class TlsLayer implements NioTlsChannelInterface {
 
     /** Records read from the socket: plaintext goes to the connection, handshake replies go out. */
     void received(byte[] records) throws Exception {
+        if (renegotiation(records)) {
+            refuseRenegotiation();
+            throw new SSLException("TLS renegotiation refused");
+        }
         machine.unwrap(ByteBuffer.wrap(records));
         checkEstablished();
+    }
+
+    /**
+     * Follows the record boundaries through {@code records}: whether one of them starts a handshake record after
+     * the handshake is done under TLS 1.2 or older (TLS 1.3 has no renegotiation, and sends its own handshake
+     * messages in records of application data).
+     */
+    private boolean renegotiation(byte[] records) {
+        boolean renegotiating = false;
+        int at = 0;
+        while (at < records.length) {
+            if (recordBodyLeft > 0) {
+                int skipped = Math.min(recordBodyLeft, records.length - at);
+                recordBodyLeft -= skipped;
+                at += skipped;
+                continue;
+            }
+            recordHeader[recordHeaderRead++] = records[at++];
+            if (recordHeaderRead == RECORD_HEADER_BYTES) {
+                recordHeaderRead = 0;
+                recordBodyLeft = ((recordHeader[3] & 0xff) << 8) | (recordHeader[4] & 0xff);
+                renegotiating |= recordHeader[0] == HANDSHAKE_RECORD && established
+                        && !"TLSv1.3".equals(engine.getSession().getProtocol());
+            }
+        }
+        return renegotiating;
+    }
+
+    /** Sends the engine's close_notify alert: what it can say to a renegotiation it is not shown. */
+    private void refuseRenegotiation() throws IOException {
+        engine.closeOutbound();
+        ByteBuffer out = prepareEncryptedDataBuffer();
+        for (int round = 0; round < 4 && !engine.isOutboundDone(); round++) {
+            engine.wrap(ByteBuffer.allocate(0), out);
+        }
+        out.flip();
+        byte[] alert = new byte[out.remaining()];
+        out.get(alert);
+        connection.sendLastRecords(alert);
     }
 
     /** Called as records are read: the handshake is done once the engine has a session and nothing left to do. */

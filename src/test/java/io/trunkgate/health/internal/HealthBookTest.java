@@ -11,6 +11,7 @@ import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.SipUri;
+import io.trunkgate.health.Caller;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.testing.LoopbackDns;
 import io.trunkgate.testing.ManualTime;
@@ -36,6 +37,7 @@ import org.redisson.api.RedissonClient;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HealthBookTest {
 
+    private static final Caller CALLER = new Caller("acme", "+15550100");
     private static final ProbeSettings PROBE = new ProbeSettings(Duration.ofSeconds(1), Duration.ofMillis(500), 3, 2,
             Set.of(503));
     /** Carriers named by an IP address: the address calls went to does not matter. */
@@ -77,7 +79,7 @@ class HealthBookTest {
         first.timedOut(CARRIER, AT);
         first.probed(CARRIER, AT, 200);
         first.probed(CARRIER, AT, 0);
-        first.answered(CARRIER, AT, 503, Optional.empty());
+        first.answered(CARRIER, AT, 503, Optional.empty(), CALLER);
         assertTrue(first.isUp("c"), "an answered probe between failures starts the count again");
         await(first.probed(CARRIER, AT, 503));
         assertFalse(first.isUp("c"), "three failures in a row");
@@ -111,7 +113,7 @@ class HealthBookTest {
             HealthBook two = new HealthBook(store, "gw-2", clock, () -> Map.of("n", named), resolver);
 
             one.timedOut(named, a);
-            one.answered(named, a, 503, Optional.empty());
+            one.answered(named, a, 503, Optional.empty(), CALLER);
             await(one.probed(named, a, 0));
             assertFalse(one.isUp(named, a), "three failures at the address");
             assertTrue(one.isUp(named, b));
@@ -136,7 +138,7 @@ class HealthBookTest {
 
     @Test
     void aRetryAfterHoldsTheCarrierDownForItsTimeWhateverTheProbesSay() throws Exception {
-        first.answered(UNPROBED, AT, 503, Optional.of(Duration.ofSeconds(30)));
+        refusedByQuorum(first, UNPROBED, Duration.ofSeconds(30));
         assertFalse(first.isUp("u"), "a carrier without probes is held too");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (second.isUp("u") && System.nanoTime() < deadline) {
@@ -147,7 +149,7 @@ class HealthBookTest {
         assertEquals(CarrierState.Origin.CARRIER, held.origin());
         assertEquals(clock.instant().plusSeconds(30), held.until().orElseThrow());
 
-        first.answered(CARRIER, AT, 503, Optional.of(Duration.ofSeconds(30)));
+        refusedByQuorum(first, CARRIER, Duration.ofSeconds(30));
         for (int i = 0; i < 5; i++) {
             first.probed(CARRIER, AT, 200);
         }
@@ -161,10 +163,39 @@ class HealthBookTest {
         assertTrue(second.isUp("u"));
     }
 
+    /** Calls of as many peers, for as many numbers, as a hold needs, each answered 503 with {@code retryAfter}. */
+    private static void refusedByQuorum(HealthBook book, CarrierConfig carrier, Duration retryAfter) {
+        for (int i = 0; i < HealthBook.RETRY_AFTER_QUORUM; i++) {
+            book.answered(carrier, AT, 503, Optional.of(retryAfter), new Caller("peer-" + i, "+100" + i));
+        }
+    }
+
+    @Test
+    void aRetryAfterHoldsTheCarrierOnlyOnceCallsOfSeveralPeersForSeveralNumbersGotIt() {
+        Optional<Duration> retryAfter = Optional.of(Duration.ofSeconds(60));
+        for (int i = 0; i < 20; i++) {
+            first.answered(UNPROBED, AT, 503, retryAfter, new Caller("mallory", "+4410" + i));
+            first.answered(UNPROBED, AT, 503, retryAfter, new Caller("peer-" + i, "+44999"));
+        }
+        assertTrue(first.isUp("u"), "one peer's many numbers, and many peers' one number: no evidence");
+        time.advance(HealthBook.RETRY_AFTER_WINDOW.plusMillis(1));
+
+        first.answered(UNPROBED, AT, 503, retryAfter, new Caller("acme", "+4420"));
+        first.answered(UNPROBED, AT, 503, retryAfter, new Caller("globex", "+4421"));
+        time.advance(HealthBook.RETRY_AFTER_WINDOW.plusMillis(1));
+        first.answered(UNPROBED, AT, 503, retryAfter, new Caller("initech", "+4422"));
+        first.answered(UNPROBED, AT, 503, retryAfter, new Caller("umbrella", "+4423"));
+        assertTrue(first.isUp("u"), "acme's and globex's refusals are out of the window: two peers within it");
+        first.answered(UNPROBED, AT, 503, retryAfter, new Caller("hooli", "+4424"));
+        assertFalse(first.isUp("u"), "three peers, each with a number of its own, within the window: "
+                + first.state("u"));
+        assertEquals(CarrierState.Origin.CARRIER, first.state("u").origin());
+    }
+
     @Test
     void anOperatorsHoldOutranksTheCarrierAndTheChecks() throws Exception {
         await(first.set(CARRIER, true, Optional.of(Duration.ofMinutes(1))));
-        second.answered(CARRIER, AT, 503, Optional.of(Duration.ofSeconds(30)));
+        refusedByQuorum(second, CARRIER, Duration.ofSeconds(30));
         for (int i = 0; i < 3; i++) {
             second.timedOut(CARRIER, AT);
         }

@@ -4,7 +4,8 @@
 -- KEYS: the same keys under the new tag, in the same order; ARGV: take-keys.lua's reply
 -- Reply: {keys merged}
 --   zset (exact window, seen key): ZADD NX (a call in both stays once, at its first admission)
---   hash (precision window): every field but 'o' added (bucket counts, block sums 'g<k>', 'n'), 'o' the older
+--   hash (precision window): every field but 'o' and 'z' added (bucket counts, block sums 'g<k>', 'n'), 'o' the
+--     older; 'z' (no bucket newer) dropped: unknown after a merge, so admit.lua no longer relies on it for this key
 --   string (block): set, with the longer of the two TTLs
 -- Each key keeps the longer of its two TTLs.
 
@@ -16,13 +17,16 @@ for _, key in ipairs(KEYS) do
     for i = a, a + n - 1, 2 do redis.call('ZADD', key, 'NX', ARGV[i + 1], ARGV[i]) end
   elseif kind == 'hash' then
     for i = a, a + n - 1, 2 do
-      if ARGV[i] == 'o' then
+      if ARGV[i] == 'z' then
+        -- not carried over (see above)
+      elseif ARGV[i] == 'o' then
         local o = tonumber(redis.call('HGET', key, 'o'))
         if not o or tonumber(ARGV[i + 1]) < o then redis.call('HSET', key, 'o', ARGV[i + 1]) end
       else
         redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
       end
     end
+    redis.call('HDEL', key, 'z')
   elseif kind == 'string' and pttl > 0 then
     redis.call('SET', key, ARGV[a], 'PX', math.max(pttl, redis.call('PTTL', key)))
   end

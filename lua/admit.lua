@@ -4,9 +4,9 @@
 -- its own, counts a call there exactly as it would if enforced, and is reported when it would refuse. A shadow cap
 -- is reported when full and then takes no lease.
 --
--- KEYS: for each scope in order, its block key, then per limit of that scope its key, followed, for a shadow limit
---       with a precision, by that limit's own seen key; last, the peer's seen key (members of admitted calls, used
---       when a precision window outlasts every enforced exact window). Optionally then one lease key per scope
+-- KEYS: for each scope in order, its block key, then per limit of that scope its key, followed, for a shadow limit,
+--       by that limit's own seen key; last, the peer's seen key (members of admitted calls, used when a precision
+--       window outlasts every enforced exact window). Optionally then one lease key per scope
 --       (concurrent calls). All keys of one call share one hash tag.
 -- ARGV: member, weight, scope count, then for each scope: its limit count n, then n quadruples
 --       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length), mode (0 enforce,
@@ -42,7 +42,7 @@ for s = 1, scope_count do
     local limit = { scope = s, index = l, key = KEYS[k], window = tonumber(ARGV[a]) * 1000,
       max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000, shadow = ARGV[a + 3] == '1' }
     k = k + 1; a = a + 4
-    if limit.shadow and limit.precision > 0 then limit.seen = KEYS[k]; k = k + 1 end
+    if limit.shadow then limit.seen = KEYS[k]; k = k + 1 end
     limits[#limits + 1] = limit
   end
 end
@@ -273,27 +273,6 @@ for _, l in ipairs(limits) do
   end
 end
 
--- Each shadow limit as if it were enforced: a copy of a call it counted (its own window holds the member, or for a
--- precision its own seen key, for window + precision) is not weighed again; any other call is over when count +
--- weight > max. A call it is not over for is recorded if no enforced limit or cap refuses it: admitted, or a copy
--- of an admitted call that this shadow limit did not count (enforced, it would have refused the first offer, so
--- this one would be weighed afresh).
-for _, l in ipairs(limits) do
-  if l.shadow then
-    local ks = l.state
-    if ks.copy == nil then
-      if l.precision == 0 then
-        ks.copy = holds(l.key, now - l.window)
-      else
-        prune_log(l.seen, now - l.window - l.precision)
-        ks.copy = holds(l.seen, now - l.window - l.precision)
-      end
-    end
-    l.over = not ks.copy and l.count + weight > l.max
-    ks.record = not ks.copy and not l.over
-  end
-end
-
 -- A copy of an admitted call (same member: Call-ID, From tag, CSeq) is refused for as long as any enforced window
 -- may still count the call: a precision window holds a call up to window + precision. The longest enforced exact
 -- window keeps members that long if it is the longest; else the seen key keeps them.
@@ -310,6 +289,30 @@ if longest_exact and longest_exact.window >= horizon then
 elseif horizon > 0 then
   seen, since = seen_key, now - horizon
   prune_log(seen, since)
+end
+
+-- Each shadow limit as if it were enforced beside the enforced ones: a copy of a call it counted is not weighed
+-- again for as long as it and the enforced limits would hold the call (the longer of `horizon` and its own window +
+-- precision): in its own window when exact and that long, else in its own seen key. Any other call is over when
+-- count + weight > max. A call it is not over for is recorded if no enforced limit or cap refuses it: admitted, or a
+-- copy of an admitted call that this shadow limit did not count (enforced, it would have refused the first offer,
+-- so this one would be weighed afresh).
+for _, l in ipairs(limits) do
+  if l.shadow then
+    local ks = l.state
+    if ks.copy == nil then
+      ks.horizon = math.max(horizon, l.window + l.precision)
+      if l.precision == 0 and l.window >= ks.horizon then
+        ks.copy = holds(l.key, now - l.window)
+      else
+        ks.seen = l.seen
+        prune_log(l.seen, now - ks.horizon)
+        ks.copy = holds(l.seen, now - ks.horizon)
+      end
+    end
+    l.over = not ks.copy and l.count + weight > l.max
+    ks.record = not ks.copy and not l.over
+  end
 end
 
 -- Record the call in a sorted-set window or seen key, or in a precision window.
@@ -336,7 +339,7 @@ local function record(which)
   for _, l in ipairs(limits) do
     if which(l) and not done[l.key] then
       if l.precision == 0 then record_log(l.key, l.window / 1000 + 1) else record_buckets(l) end
-      if l.seen then record_log(l.seen, (l.window + l.precision) / 1000 + 1) end
+      if l.state.seen then record_log(l.seen, math.ceil(l.state.horizon / 1000) + 1) end
       done[l.key] = true
     end
   end

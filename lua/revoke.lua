@@ -5,7 +5,8 @@
 --
 -- Idempotent: admit.lua records every admission in a dedupe set at its time: the enforced windows' (the longest
 -- enforced exact window when it is the longest horizon, else the seen key), and each shadow limit's own (its
--- window when exact, else its own seen key), which holds the member only if that shadow window recorded the call.
+-- window when exact and as long as the enforced horizon, else its own seen key), which holds the member only if
+-- that shadow window recorded the call.
 -- Only while a set holds the member at admitted_us is the admission still there to undo in its windows; a revoke run
 -- twice, or one of an admission since replaced by a newer one of the same call, finds another score or none and
 -- removes nothing.
@@ -25,7 +26,7 @@ for s = 1, tonumber(ARGV[3]) do
     local limit = { key = KEYS[k], window = tonumber(ARGV[a]) * 1000, precision = tonumber(ARGV[a + 2]) * 1000,
       shadow = ARGV[a + 3] == '1' }
     k = k + 1; a = a + 4
-    if limit.shadow and limit.precision > 0 then limit.seen = KEYS[k]; k = k + 1 end
+    if limit.shadow then limit.seen = KEYS[k]; k = k + 1 end
     limits[#limits + 1] = limit
   end
 end
@@ -72,12 +73,11 @@ local removed, done = 0, {}
 for _, l in ipairs(limits) do
   if done[l.key] or (not l.shadow and not enforced) then
     -- recorded once per key; or the enforced windows hold this admission no more
-  elseif l.precision == 0 then
-    removed = removed + remove_member(l.key)
-  elseif not l.shadow then
-    removed = removed + remove_from_buckets(l)
+  elseif not l.shadow or (l.precision == 0 and l.window >= horizon) then
+    -- an enforced window, or a shadow window that is its own dedupe set
+    if l.precision == 0 then removed = removed + remove_member(l.key) else removed = removed + remove_from_buckets(l) end
   elseif holds(l.seen) then
-    removed = removed + remove_from_buckets(l)
+    if l.precision == 0 then removed = removed + remove_member(l.key) else removed = removed + remove_from_buckets(l) end
     remove_member(l.seen)
   end
   done[l.key] = true

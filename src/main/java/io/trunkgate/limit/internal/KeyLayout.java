@@ -14,7 +14,7 @@ import java.util.Optional;
  *   {prefix}:{g:wholesale}:peer:acme:1000          exact 1 s window of peer acme (sorted set)
  *   {prefix}:{g:wholesale}:peer:acme:86400000:60000:v2 1 d window at 1 min precision (hash, with block sums)
  *   {prefix}:{g:wholesale}:peer:acme:1000:s8       a shadow 8/s beside an enforced limit of the same window
- *   {prefix}:{g:wholesale}:peer:acme:3600000:60000:v2:seen the calls a shadow 1 h window at 1 min counted (dedupe)
+ *   {prefix}:{g:wholesale}:peer:acme:1000:s8:seen  the calls that shadow limit counted (its dedupe set)
  *   {prefix}:{g:wholesale}:group:wholesale:1000     the group's own window
  *   {prefix}:{g:wholesale}:block:peer:acme          manual block (string with a TTL)
  *   {prefix}:{g:wholesale}:seen:peer:acme           calls admitted, for dedupe beyond the exact windows (sorted set)
@@ -49,12 +49,12 @@ public record KeyLayout(String prefix) {
     }
 
     /**
-     * The calls a shadow limit with a precision counted, kept while its window may still count them: its own dedupe
-     * set, as the peer's seen key is the enforced limits' (lua/README.md, Shadow limits). Exact and enforced limits
-     * have none.
+     * The calls a shadow limit counted, kept while it or the enforced limits may still count them: its own dedupe set
+     * (used unless it is an exact window at least that long), as the peer's seen key is the enforced limits'
+     * (lua/README.md, Shadow limits). Enforced limits have none.
      */
     public Optional<String> shadowSeenKey(String tag, Scope scope, Limit limit) {
-        return limit.shadow() && limit.precision().isPresent()
+        return limit.shadow()
                 ? Optional.of(limitKey(tag, scope, limit) + ":seen") : Optional.empty();
     }
 

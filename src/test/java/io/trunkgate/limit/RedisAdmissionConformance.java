@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
@@ -171,43 +170,16 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
         assertEquals(100 - 9 - 1, later.remaining());
     }
 
-    /** One offer of a call: its identity (a re-offer repeats an earlier one) and the script time it arrives at. */
-    private record Offer(String call, long atMicros) {
-    }
-
-    /**
-     * {@code count} offers about 200 ms apart (0 to 400 ms, so about 5 a second, in bursts), 15% of them re-offers of
-     * one of the last 40 calls (Call-ID, From tag and CSeq again, up to about 8 s later), from a fixed seed.
-     */
-    private static List<Offer> offers(long seed, int count) {
-        Random random = new Random(seed);
-        List<Offer> offers = new ArrayList<>();
-        List<String> calls = new ArrayList<>();
-        long at = ScriptClock.START_MICROS;
-        for (int i = 0; i < count; i++) {
-            at += random.nextInt(400_000);
-            String call;
-            if (!calls.isEmpty() && random.nextInt(100) < 15) {
-                call = calls.get(calls.size() - 1 - random.nextInt(Math.min(40, calls.size())));
-            } else {
-                call = "call-" + seed + "-" + i + "@test";
-                calls.add(call);
-            }
-            offers.add(new Offer(call, at));
-        }
-        return offers;
-    }
-
     /**
      * Offers every call of {@code offers} to each peer (all in {@code group}, which has no limits: one hash tag, one
      * test clock) at its time; the decisions per peer, in order.
      */
-    private List<List<AdmissionDecision>> play(AdmissionLimiter limiter, Scope group, List<Offer> offers,
+    private List<List<AdmissionDecision>> play(AdmissionLimiter limiter, Scope group, List<Offers.Offer> offers,
                                                List<Scope> peers) {
         ScriptClock clock = new ScriptClock(fleet.client(0), PREFIX, "g:" + group.id());
         List<List<AdmissionDecision>> decisions = new ArrayList<>();
         peers.forEach(peer -> decisions.add(new ArrayList<>()));
-        for (Offer offer : offers) {
+        for (Offers.Offer offer : offers) {
             clock.set(offer.atMicros());
             List<CompletableFuture<AdmissionDecision>> replies = peers.stream().map(peer -> limiter.admit(
                     new AdmissionRequest(offer.call(), 1, peer, Optional.of(group))).toCompletableFuture()).toList();
@@ -232,7 +204,7 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
         Scope withShadow = Scope.peer(newPeer(), List.of(enforced,
                 Limit.bucketed(Duration.ofHours(1), 300, Duration.ofMinutes(1)).in(LimitMode.SHADOW),
                 Limit.exact(Duration.ofSeconds(1), 3).in(LimitMode.SHADOW)));
-        List<Offer> offers = offers(47, 3_000);
+        List<Offers.Offer> offers = Offers.of(47, 3_000);
         List<List<AdmissionDecision>> d = play(limiter(0), group, offers, List.of(alone, withShadow));
 
         List<String> expected = d.get(0).stream().map(RedisAdmissionConformance::enforced).toList();
@@ -267,7 +239,7 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
             peers.add(Scope.peer(newPeer(), shadow));
             peers.add(Scope.peer(newPeer(), shape));
         }
-        List<Offer> offers = offers(4747, 6_000);
+        List<Offers.Offer> offers = Offers.of(4747, 6_000);
         List<List<AdmissionDecision>> d = play(limiter(1), group, offers, peers);
 
         for (int s = 0; s < shapes.size(); s++) {

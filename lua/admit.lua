@@ -75,10 +75,10 @@ end
 local prune_left, blocks_left = 64, 2
 
 -- A key's expiry only ever moves later: after Redis's clock stepped back, entries recorded ahead of the new clock
--- keep the life they were given.
-local function keep_for(key, ms)
+-- keep the life they were given. A key this call created (`fresh`) has none yet.
+local function keep_for(key, ms, fresh)
   ms = math.max(ms, min_ttl)
-  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+  if fresh or redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
 end
 
 -- A sorted set of calls or leases (score = time): drop those scored before `from`, within the budget (the whole key
@@ -112,21 +112,21 @@ local function full_scope()
     local held = holds(l.key, now_ms)
     local full = not held and card - stale >= l.cap
     if full and not l.shadow then return l end
-    l.over = full
+    l.over, l.fresh = full, card == 0
   end
 end
 
 local function take_leases()
   for _, l in ipairs(leases) do
     if not l.over then redis.call('ZADD', l.key, now_ms + lease_ms, lease_member) end
-    keep_for(l.key, lease_ms)
+    keep_for(l.key, lease_ms, l.fresh and not l.over)
   end
 end
 
 -- Exact window: a call admitted at time x counts while x >= now - window.
 local function exact_count(key_state, l)
   local card, stale = prune_log(l.key, now - l.window)
-  key_state.stale = stale
+  key_state.stale, key_state.fresh = stale, card == 0
   return card - stale
 end
 
@@ -283,12 +283,12 @@ for _, l in ipairs(limits) do
     horizon = math.max(horizon, l.window + l.precision)
   end
 end
-local seen, since = nil, nil
+local seen, since, seen_fresh = nil, nil, false
 if longest_exact and longest_exact.window >= horizon then
   seen, since = longest_exact.key, now - longest_exact.window
 elseif horizon > 0 then
   seen, since = seen_key, now - horizon
-  prune_log(seen, since)
+  seen_fresh = prune_log(seen, since) == 0
 end
 
 -- Each shadow limit as if it were enforced beside the enforced ones: a copy of a call it counted is not weighed
@@ -306,8 +306,8 @@ for _, l in ipairs(limits) do
         ks.copy = holds(l.key, now - l.window)
       else
         ks.seen = l.seen
-        prune_log(l.seen, now - ks.horizon)
-        ks.copy = holds(l.seen, now - ks.horizon)
+        ks.seen_fresh = prune_log(l.seen, now - ks.horizon) == 0
+        ks.copy = not ks.seen_fresh and holds(l.seen, now - ks.horizon)
       end
     end
     l.over = not ks.copy and l.count + weight > l.max
@@ -316,13 +316,17 @@ for _, l in ipairs(limits) do
 end
 
 -- Record the call in a sorted-set window or seen key, or in a precision window.
-local function record_log(key, ttl_ms)
+local function record_log(key, ttl_ms, fresh)
   redis.call('ZADD', key, now, member)
   for w = 2, weight do redis.call('ZADD', key, now, member .. '#' .. w) end
-  keep_for(key, ttl_ms)
+  keep_for(key, ttl_ms, fresh)
 end
 local function record_buckets(l)
   local ks, b = l.state, math.floor(now / l.precision)
+  if ks.fresh then
+    redis.call('HSET', l.key, id(b), weight, 'g' .. id(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b))
+    return keep_for(l.key, (l.window + l.precision) / 1000, true)
+  end
   redis.call('HINCRBY', l.key, id(b), weight)
   redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
   redis.call('HINCRBY', l.key, 'n', weight)
@@ -338,8 +342,8 @@ local function record(which)
   local done = {}
   for _, l in ipairs(limits) do
     if which(l) and not done[l.key] then
-      if l.precision == 0 then record_log(l.key, l.window / 1000 + 1) else record_buckets(l) end
-      if l.state.seen then record_log(l.seen, math.ceil(l.state.horizon / 1000) + 1) end
+      if l.precision == 0 then record_log(l.key, l.window / 1000 + 1, l.state.fresh) else record_buckets(l) end
+      if l.state.seen then record_log(l.seen, math.ceil(l.state.horizon / 1000) + 1, l.state.seen_fresh) end
       done[l.key] = true
     end
   end
@@ -374,5 +378,5 @@ if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent', would_refuse(fa
 take_leases()
 
 record(function(l) return not l.shadow end)
-if seen == seen_key then record_log(seen, math.ceil(horizon / 1000) + 1) end
+if seen == seen_key then record_log(seen, math.ceil(horizon / 1000) + 1, seen_fresh) end
 return { 1, 0, 0, 0, remaining or -1, now, 'ok', would_refuse(true) }

@@ -72,7 +72,7 @@ end
 -- The work of one decision is bounded as a whole, whatever its keys hold: at most `prune_left` stale entries of
 -- sorted sets (windows, seen keys, lease sets) and `blocks_left` stale blocks of precision windows are deleted per
 -- call, shared by all its keys; later calls delete the rest, and counts leave out what is still there.
-local prune_left, blocks_left = 64, 2
+local prune_left, blocks_left = 32, 2
 
 -- A key's expiry only ever moves later: after Redis's clock stepped back, entries recorded ahead of the new clock
 -- keep the life they were given. A key this call created (`fresh`) has none yet.

@@ -5,7 +5,8 @@
 -- Reply: {keys merged}
 --   zset (exact window, seen key): ZADD NX (a call in both stays once, at its first admission)
 --   hash (precision window): every field but 'o' and 'z' added (bucket counts, block sums 'g<k>', 'n'), 'o' the
---     older; 'z' (no bucket newer) dropped: unknown after a merge, so admit.lua no longer relies on it for this key
+--     older, 'z' (no bucket newer) the newer, or none when either hash had buckets and no 'z' (admit.lua then does
+--     without it for this key)
 --   string (block): set, with the longer of the two TTLs
 -- Each key keeps the longer of its two TTLs.
 
@@ -16,9 +17,12 @@ for _, key in ipairs(KEYS) do
   if kind == 'zset' then
     for i = a, a + n - 1, 2 do redis.call('ZADD', key, 'NX', ARGV[i + 1], ARGV[i]) end
   elseif kind == 'hash' then
+    local here = redis.call('HMGET', key, 'n', 'z')
+    local z = (tonumber(here[1]) or 0) == 0 and -1 or tonumber(here[2])
+    local z_taken = nil
     for i = a, a + n - 1, 2 do
       if ARGV[i] == 'z' then
-        -- not carried over (see above)
+        z_taken = tonumber(ARGV[i + 1])
       elseif ARGV[i] == 'o' then
         local o = tonumber(redis.call('HGET', key, 'o'))
         if not o or tonumber(ARGV[i + 1]) < o then redis.call('HSET', key, 'o', ARGV[i + 1]) end
@@ -26,7 +30,8 @@ for _, key in ipairs(KEYS) do
         redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
       end
     end
-    redis.call('HDEL', key, 'z')
+    if z and z_taken then redis.call('HSET', key, 'z', string.format('%d', math.max(z, z_taken)))
+    else redis.call('HDEL', key, 'z') end
   elseif kind == 'string' and pttl > 0 then
     redis.call('SET', key, ARGV[a], 'PX', math.max(pttl, redis.call('PTTL', key)))
   end

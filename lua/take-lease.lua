@@ -19,10 +19,10 @@ local now_ms, min_ttl = clock(KEYS[1])
 local lease_ms, max = tonumber(ARGV[2]), tonumber(ARGV[3])
 local ttl = math.max(lease_ms, min_ttl)
 
--- Lapsed leases no longer count; at most 64 are dropped per call (after a crash of an instance with thousands of
+-- Lapsed leases no longer count; at most 32 are dropped per call (after a crash of an instance with thousands of
 -- calls up, later calls drop the rest), so a call costs a bounded amount whatever the set holds.
 local stale = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. now_ms)
-if stale > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, math.min(stale, 64) - 1) end
+if stale > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, math.min(stale, 32) - 1) end
 local count = redis.call('ZCOUNT', KEYS[1], now_ms, '+inf')
 local taken = 0
 for i = 1, #ARGV do

@@ -339,8 +339,9 @@ def main():
     report("{10s, 10} after a 60 s clock step back (refused)", n, us)
     r.call("FLUSHALL")
 
+    # the worst state among those the config allows (it refuses 1d@1s and 1h@10ms: more than 2,048 buckets)
     worst = max(results, key=lambda line: float(line.split(": ")[-1].split(" us")[0]) if " us per call" in line
-                and "..." not in line else 0)
+                and "..." not in line and "1d@1s" not in line and "1h@10ms" not in line else 0)
     us = float(worst.split(": ")[-1].split(" us")[0])
     results.append("worst state: %s -> ceiling %d decisions/s per Redis core, and so per cluster master for one hot"
                    " peer, group or carrier (its keys share one slot)" % (worst, 1_000_000 // us))

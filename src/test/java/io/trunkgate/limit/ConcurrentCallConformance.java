@@ -235,7 +235,7 @@ abstract class ConcurrentCallConformance {
     /**
      * An instance crashed with 20,000 calls up: their leases lapsed, beside the live one of another instance. The
      * next admission at the capped peer, and the next lease taken at a capped carrier, count only the live leases and
-     * drop at most 64 of the lapsed ones each (later calls drop the rest), so they cost a bounded amount
+     * drop at most 32 of the lapsed ones each (later calls drop the rest), so they cost a bounded amount
      * (bench/redis-cost.sh gives the time). A set of lapsed leases only goes at once (UNLINK, freed off the main thread).
      */
     @Test
@@ -258,14 +258,14 @@ abstract class ConcurrentCallConformance {
         }
 
         assertEquals(Outcome.ADMITTED, admit(limiter(0, a), call(), peer).outcome(), "none of the lapsed counts");
-        assertEquals(20_001 - 64 + 1, clients.get(0).getScoredSortedSet(peerLeases).size());
+        assertEquals(20_001 - 32 + 1, clients.get(0).getScoredSortedSet(peerLeases).size());
         assertEquals(Outcome.CONCURRENT, admit(limiter(0, a), call(), peer).outcome(), "the two live leases do");
-        assertEquals(20_002 - 2 * 64, clients.get(0).getScoredSortedSet(peerLeases).size());
+        assertEquals(20_002 - 2 * 32, clients.get(0).getScoredSortedSet(peerLeases).size());
 
         assertTrue(a.takeCarrier(call(), carrier, 2).toCompletableFuture().join());
-        assertEquals(20_001 - 64 + 1, clients.get(0).getScoredSortedSet(carrierLeases).size());
+        assertEquals(20_001 - 32 + 1, clients.get(0).getScoredSortedSet(carrierLeases).size());
         assertFalse(a.takeCarrier(call(), carrier, 2).toCompletableFuture().join(), "the two live leases count");
-        assertEquals(20_002 - 2 * 64, clients.get(0).getScoredSortedSet(carrierLeases).size());
+        assertEquals(20_002 - 2 * 32, clients.get(0).getScoredSortedSet(carrierLeases).size());
     }
 
     /**

@@ -395,6 +395,23 @@ abstract class RedisAdmissionConformance extends AdmissionConformance {
     }
 
     @Test
+    void aRevokeTakesTheCallOutOfTheShadowWindowThatCountedIt() {
+        RedisAdmissionLimiter limiter = new RedisAdmissionLimiter(fleet.client(0), PREFIX);
+        Limit shadow = Limit.bucketed(Duration.ofSeconds(30), 1, Duration.ofSeconds(1)).in(LimitMode.SHADOW);
+        Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(30), 10), shadow));
+        AdmissionRequest a = AdmissionRequest.of(call(), peer);
+        AdmissionDecision counted = admit(limiter, a);
+        assertTrue(counted.wouldRefuse().isEmpty());
+        limiter.revoke(a, counted).toCompletableFuture().join();
+        limiter.revoke(a, counted).toCompletableFuture().join(); // twice: idempotent
+        assertEquals(List.of(0L, 0L), new WindowUsageReader(fleet.client(0), PREFIX).read(peer, Optional.empty(), 0)
+                .toCompletableFuture().join().stream().map(WindowUsage.LimitUsage::used).toList());
+        AdmissionDecision again = admit(limiter, a);
+        assertEquals(Outcome.ADMITTED, again.outcome(), "revoked: not a duplicate");
+        assertTrue(again.wouldRefuse().isEmpty(), "nor a copy for the shadow limit: counted afresh, within its max");
+    }
+
+    @Test
     void recoversAfterScriptFlush() {
         AdmissionLimiter limiter = limiter(0);
         Scope peer = Scope.peer(newPeer(), List.of(Limit.exact(Duration.ofSeconds(5), 10)));

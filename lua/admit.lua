@@ -74,19 +74,21 @@ end
 -- call, shared by all its keys; later calls delete the rest, and counts leave out what is still there.
 local prune_left, blocks_left = 32, 2
 
--- A key's expiry only ever moves later: after Redis's clock stepped back, entries recorded ahead of the new clock
--- keep the life they were given. A key this call created (`fresh`) has none yet.
+-- A key lives at least `ms` more, and its expiry only ever moves later: after Redis's clock stepped back, entries
+-- recorded ahead of the new clock keep the life they were given. When it must move, it moves to 1.5 x `ms`, so that
+-- a key written at every call is refreshed about once per third of its life, not at every call (an idle key goes
+-- within 1.5 x `ms`). A key this call created (`fresh`) has no expiry yet.
 local function keep_for(key, ms, fresh)
   ms = math.max(ms, min_ttl)
-  if fresh or redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+  if fresh or redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, math.ceil(ms * 1.5)) end
 end
 
 -- A sorted set of calls or leases (score = time): drop those scored before `from`, within the budget (the whole key
--- at once when none is left). Returns its size and how many stale entries are left, all ranked first.
-local function prune_log(key, from)
-  local card = redis.call('ZCARD', key)
-  if card == 0 then return 0, 0 end
+-- at once when none is left). Returns its size (with `sized`, or when some were stale; else nil) and how many stale
+-- entries are left, all ranked first.
+local function prune_log(key, from, sized)
   local stale = redis.call('ZCOUNT', key, '-inf', '(' .. id(from))
+  local card = (sized or stale > 0) and redis.call('ZCARD', key) or nil
   if stale == 0 then return card, 0 end
   if stale >= card then
     redis.call('UNLINK', key)
@@ -108,7 +110,7 @@ end
 -- shadow cap is marked over instead (its lease is not taken, as if it had refused the call).
 local function full_scope()
   for _, l in ipairs(leases) do
-    local card, stale = prune_log(l.key, now_ms)
+    local card, stale = prune_log(l.key, now_ms, true)
     local held = holds(l.key, now_ms)
     local full = not held and card - stale >= l.cap
     if full and not l.shadow then return l end
@@ -125,7 +127,7 @@ end
 
 -- Exact window: a call admitted at time x counts while x >= now - window.
 local function exact_count(key_state, l)
-  local card, stale = prune_log(l.key, now - l.window)
+  local card, stale = prune_log(l.key, now - l.window, true)
   key_state.stale, key_state.fresh = stale, card == 0
   return card - stale
 end
@@ -307,7 +309,7 @@ for _, l in ipairs(limits) do
       else
         ks.seen = l.seen
         ks.seen_fresh = prune_log(l.seen, now - ks.horizon) == 0
-        ks.copy = not ks.seen_fresh and holds(l.seen, now - ks.horizon)
+        ks.copy = holds(l.seen, now - ks.horizon)
       end
     end
     l.over = not ks.copy and l.count + weight > l.max

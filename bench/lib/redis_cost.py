@@ -217,6 +217,36 @@ def main():
     n, us = evalsha_us(r, calls)
     report("pace.lua, first reservation after a 60 s clock step back", n, us)
 
+    # a typical peer, {1s, 1000000} exact and {1d, 10000000, 1m}, on Redis's own clock (TIME), calls back to back
+    # (each second's calls leave the 1 s window the next second): Redis time and the commands each admission runs
+    # (commandstats counts the commands a script calls)
+    serial[0] += 1
+    tag = "tg:{p:bench-%d}" % serial[0]
+    keys = [tag + ":block:peer:p", tag + ":peer:p:1000", tag + ":peer:p:86400000:60000:v2", tag + ":seen:peer:p"]
+
+    def typical():
+        serial[0] += 1
+        return r.call("EVALSHA", admit, 4, *keys, "call-%d" % serial[0], 1, 1, 2, 1000, 1_000_000, 0, 0,
+                      86_400_000, 10_000_000, 60_000, 0)
+    for _ in range(200):
+        typical()
+    r.call("CONFIG", "RESETSTAT")
+    for _ in range(reps * 50):
+        typical()
+    stats = {}
+    for line in r.call("INFO", "commandstats").splitlines():
+        if line.startswith("cmdstat_"):
+            fields = dict(f.split("=") for f in line.split(":", 1)[1].split(","))
+            stats[line[len("cmdstat_"):line.index(":")]] = (int(fields["calls"]), float(fields["usec_per_call"]))
+    n, us = stats["evalsha"]
+    inside = sum(c for name, (c, _) in stats.items() if name not in ("evalsha", "config|resetstat"))
+    report("typical admission on Redis's clock, {1s, 1000000} and {1d, 10000000, 1m} (admitted)", n, us)
+    results.append("  ... commands per admission: %.1f (%s)" % (inside / n, ", ".join(
+        "%s %.1f" % (name.upper(), c / n) for name, (c, _) in sorted(stats.items())
+        if name not in ("evalsha", "config|resetstat"))))
+    print(results[-1], flush=True)
+    r.call("FLUSHALL")
+
     # 47: a peer and its group with four precision windows (1h@10s and 1d@1m each), full, then the first call after
     # a quiet day (24 h 2 min: every bucket stale) and after a quiet night (8 h: the day windows a third stale);
     # against the reference of one such window admitting a call in its steady state

@@ -1,11 +1,13 @@
--- admit.lua: admit one call against every limit of every scope at once, or refuse it without
--- recording anything, so that only admitted calls use capacity. Redis TIME is the clock. A shadow limit
--- (or cap) refuses nothing: it is reported when it would have refused, and records the call only where it
--- would have if enforced (the call admitted, and itself not over).
+-- admit.lua: admit one call against every enforced limit of every scope at once, or refuse it without
+-- recording anything, so that only admitted calls use capacity. Redis TIME is the clock. A shadow limit refuses
+-- nothing and touches no enforced key, horizon or dedupe: it keeps a window (and, at a precision, a dedupe set) of
+-- its own, counts a call there exactly as it would if enforced, and is reported when it would refuse. A shadow cap
+-- is reported when full and then takes no lease.
 --
--- KEYS: for each scope in order, its block key, then one key per limit of that scope; last, the peer's
---       seen key (members of admitted calls, used when a precision window outlasts every exact window).
---       Optionally then one lease key per scope (concurrent calls). All keys of one call share one hash tag.
+-- KEYS: for each scope in order, its block key, then per limit of that scope its key, followed, for a shadow limit,
+--       by that limit's own seen key; last, the peer's seen key (members of admitted calls, used when a precision
+--       window outlasts every enforced exact window). Optionally then one lease key per scope
+--       (concurrent calls). All keys of one call share one hash tag.
 -- ARGV: member, weight, scope count, then for each scope: its limit count n, then n quadruples
 --       window_ms, max, precision_ms (0 = exact sliding log, else sub-buckets of that length), mode (0 enforce,
 --       1 shadow); optionally then lease_member, lease_ms, and per scope its max-concurrent (0 = none) and
@@ -14,8 +16,8 @@
 --         remaining (-1 = no limits), now_us, reason "ok"|"duplicate"|"limit"|"blocked"|"too-heavy"|"concurrent",
 --         would_refuse: the shadow limits over, "scope.limit" joined by spaces (limit 0: the scope's cap), or ""}
 
--- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
--- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
+-- The clock, read once: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds
+-- one (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
 -- real clock: on a test clock, which runs apart from it, a window's key or lease set keeps at least min_ttl
 -- (10 min) of it.
 local function clock(key)
@@ -37,10 +39,11 @@ for s = 1, scope_count do
   blocks[s] = KEYS[k]; k = k + 1
   local n = tonumber(ARGV[a]); a = a + 1
   for l = 1, n do
-    limits[#limits + 1] = { scope = s, index = l, key = KEYS[k], window_ms = tonumber(ARGV[a]),
-      window = tonumber(ARGV[a]) * 1000, max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000,
-      shadow = ARGV[a + 3] == '1' }
+    local limit = { scope = s, index = l, key = KEYS[k], window = tonumber(ARGV[a]) * 1000,
+      max = tonumber(ARGV[a + 1]), precision = tonumber(ARGV[a + 2]) * 1000, shadow = ARGV[a + 3] == '1' }
     k = k + 1; a = a + 4
+    if limit.shadow then limit.seen = KEYS[k]; k = k + 1 end
+    limits[#limits + 1] = limit
   end
 end
 local seen_key = KEYS[k]
@@ -58,51 +61,75 @@ if lease_member then
 end
 local now_ms = math.floor(now / 1000)
 
+for s, key in ipairs(blocks) do
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
+end
+for _, l in ipairs(limits) do
+  if weight > l.max and not l.shadow then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy', '' } end
+end
+
+-- The work of one decision is bounded as a whole, whatever its keys hold: at most `prune_left` stale entries of
+-- sorted sets (windows, seen keys, lease sets) and `blocks_left` stale blocks of precision windows are deleted per
+-- call, shared by all its keys; later calls delete the rest, and counts leave out what is still there.
+local prune_left, blocks_left = 32, 2
+
+-- A key lives at least `ms` more, and its expiry only ever moves later: after Redis's clock stepped back, entries
+-- recorded ahead of the new clock keep the life they were given. When it must move, it moves to 1.5 x `ms`, so that
+-- a key written at every call is refreshed about once per third of its life, not at every call (an idle key goes
+-- within 1.5 x `ms`). A key this call created (`fresh`) has no expiry yet.
+local function keep_for(key, ms, fresh)
+  ms = math.max(ms, min_ttl)
+  if fresh or redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, math.ceil(ms * 1.5)) end
+end
+
+-- A sorted set of calls or leases (score = time): drop those scored before `from`, within the budget (the whole key
+-- at once when none is left). Returns its size (with `sized`, or when some were stale; else nil) and how many stale
+-- entries are left, all ranked first.
+local function prune_log(key, from, sized)
+  local stale = redis.call('ZCOUNT', key, '-inf', '(' .. id(from))
+  local card = (sized or stale > 0) and redis.call('ZCARD', key) or nil
+  if stale == 0 then return card, 0 end
+  if stale >= card then
+    redis.call('UNLINK', key)
+    return 0, 0
+  end
+  local dropped = math.min(stale, prune_left)
+  if dropped > 0 then redis.call('ZREMRANGEBYRANK', key, 0, dropped - 1) end
+  prune_left = prune_left - dropped
+  return card - dropped, stale - dropped
+end
+
+-- Whether `set` holds the member at or after `from`.
+local function holds(set, from)
+  local at = tonumber(redis.call('ZSCORE', set, member))
+  return at ~= nil and at >= from
+end
+
 -- The first enforced capped scope that is full; a call holding its lease already is not counted twice. A full
 -- shadow cap is marked over instead (its lease is not taken, as if it had refused the call).
 local function full_scope()
   for _, l in ipairs(leases) do
-    redis.call('ZREMRANGEBYSCORE', l.key, '-inf', '(' .. now_ms)
-    local full = not redis.call('ZSCORE', l.key, lease_member) and redis.call('ZCARD', l.key) >= l.cap
+    local card, stale = prune_log(l.key, now_ms, true)
+    local held = holds(l.key, now_ms)
+    local full = not held and card - stale >= l.cap
     if full and not l.shadow then return l end
-    l.over = full
+    l.over, l.fresh = full, card == 0
   end
 end
 
 local function take_leases()
   for _, l in ipairs(leases) do
     if not l.over then redis.call('ZADD', l.key, now_ms + lease_ms, lease_member) end
-    local ttl = math.max(lease_ms, min_ttl)
-    if redis.call('PTTL', l.key) < ttl then redis.call('PEXPIRE', l.key, ttl) end
+    keep_for(l.key, lease_ms, l.fresh and not l.over)
   end
 end
 
-for s, key in ipairs(blocks) do
-  local ttl = redis.call('PTTL', key)
-  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
-end
-
--- A sorted set of calls (score = time): drop those older than `from`, at most 64 per call (a quiet spell can
--- leave many: later calls drop the rest, and the whole key goes at once when none is left). Returns how many
--- stale entries are left, all ranked before the live ones.
-local function prune_log(key, from)
-  local stale = redis.call('ZCOUNT', key, '-inf', '(' .. id(from))
-  if stale == 0 then return 0 end
-  if stale >= redis.call('ZCARD', key) then
-    redis.call('UNLINK', key)
-    return 0
-  end
-  redis.call('ZREMRANGEBYRANK', key, 0, math.min(stale, 64) - 1)
-  return stale - math.min(stale, 64)
-end
-
--- Exact window: a call admitted at time x counts while x >= now - window. Pruned once per key (limits of the
--- same window share it).
-local stale_left = {}
-local function exact_count(l)
-  stale_left[l.key] = stale_left[l.key] or prune_log(l.key, now - l.window)
-  l.stale = stale_left[l.key]
-  return redis.call('ZCARD', l.key) - l.stale
+-- Exact window: a call admitted at time x counts while x >= now - window.
+local function exact_count(key_state, l)
+  local card, stale = prune_log(l.key, now - l.window, true)
+  key_state.stale, key_state.fresh = stale, card == 0
+  return card - stale
 end
 
 -- The excess-th oldest call leaves the window one microsecond after its time + window.
@@ -112,11 +139,12 @@ local function exact_retry(l, excess)
 end
 
 -- Precision window: a hash of bucket id -> count (bucket = floor(time / precision)), 'g<k>' -> the sum of the
--- K buckets of block k (ids k*K .. k*K+K-1), 'n' -> the sum of all buckets, 'o' -> no bucket is older.
+-- K buckets of block k (ids k*K .. k*K+K-1), 'n' -> the sum of all buckets, 'o' -> no bucket is older, 'z' -> no
+-- bucket is newer (absent when unknown: a hash merged from another tag or written before 'z' came in).
 -- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing. Block sums
 -- let a call step over empty stretches and whole blocks: whatever the hash holds, one call reads at most 3W + 1
--- block sums and 3K buckets and deletes at most D blocks (config allows at most K * (W - 2) buckets per window).
-local K, W, D = 32, 66, 2
+-- block sums and 3K buckets per window (config allows at most K * (W - 2) buckets per window).
+local K, W = 32, 66
 local function blk(b) return math.floor(b / K) end
 
 -- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET.
@@ -130,48 +158,56 @@ local function counts(key, prefix, from, to)
 end
 
 -- Count the buckets from 'first' on, and delete the stale ones before it: whole blocks by their sums (the oldest
--- D non-empty ones per call; later calls delete the rest), then the stale part of first's block. 'n' and the
--- block sums stay the sums of the buckets present. If more than W blocks are stale and the blocks left unread
--- are not all empty, those still count (l.cut): never fewer calls counted than admitted, and later calls catch
--- up W blocks at a time.
-local function bucketed_count(l)
-  local state = redis.call('HMGET', l.key, 'o', 'n')
-  local o, n = tonumber(state[1]), tonumber(state[2]) or 0
-  l.first = math.floor((now - l.window) / l.precision)
-  if not o or o >= l.first then return n end
-  local g0, gf = blk(o), blk(l.first)
+-- non-empty ones, within the budget; later calls delete the rest), then the stale part of first's block. 'n' and
+-- the block sums stay the sums of the buckets present. If more than W blocks are stale and the blocks left unread
+-- are not all empty, those still count (ks.cut): never fewer calls counted than admitted, and later calls catch
+-- up W blocks at a time. `max` is the smallest max of the limits counting in this key.
+local function bucketed_count(ks, l, max)
+  local state = redis.call('HMGET', l.key, 'o', 'n', 'z')
+  local o, n, z = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3])
+  ks.first = math.floor((now - l.window) / l.precision)
+  ks.o, ks.z, ks.fresh = o, z, n == 0
+  if not o or o >= ks.first then return n end
+  if (z and z < ks.first) then
+    -- the newest bucket has left the window, so has every other
+    redis.call('UNLINK', l.key)
+    ks.o, ks.z, ks.fresh = nil, nil, true
+    return 0
+  end
+  local g0, gf = blk(o), blk(ks.first)
   local last = math.min(gf - 1, g0 + W - 1)
-  l.cut = last < gf - 1
+  ks.cut = last < gf - 1
   local sums, stale = counts(l.key, 'g', g0, last), 0
   for _, c in ipairs(sums) do stale = stale + c end
-  if l.cut and n - stale + weight > l.max then
+  if ks.cut and n - stale + weight > max then
     -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
     -- blocks from first's on, and the count (and Retry-After) are exact.
     local inside = 0
     for _, c in ipairs(counts(l.key, 'g', gf, gf + W)) do inside = inside + c end
-    l.cut = stale + inside < n
+    ks.cut = stale + inside < n
   end
   local lo, part, part_sum = math.max(o, gf * K), {}, 0
-  if not l.cut then
-    part = counts(l.key, '', lo, l.first - 1)
+  if not ks.cut then
+    part = counts(l.key, '', lo, ks.first - 1)
     for _, c in ipairs(part) do part_sum = part_sum + c end
     if stale + part_sum >= n then
       redis.call('UNLINK', l.key)
+      ks.o, ks.z, ks.fresh = nil, nil, true
       return 0
     end
   end
-  local count, deleted, next_o = n - stale - part_sum, 0, nil
+  local count, next_o = n - stale - part_sum, nil
   for i, c in ipairs(sums) do
     local g = g0 + i - 1
-    if c > 0 and deleted == D then next_o = g * K; break end
+    if c > 0 and blocks_left == 0 then next_o = g * K; break end
     if c > 0 then
       local f = { 'g' .. id(g) }
       for b = math.max(o, g * K), g * K + K - 1 do f[#f + 1] = id(b) end
       redis.call('HDEL', l.key, unpack(f))
-      n, deleted = n - c, deleted + 1
+      n, blocks_left = n - c, blocks_left - 1
     end
   end
-  if not next_o and l.cut then next_o = (last + 1) * K end
+  if not next_o and ks.cut then next_o = (last + 1) * K end
   if not next_o then
     if part_sum > 0 then
       local f = {}
@@ -180,9 +216,10 @@ local function bucketed_count(l)
       if redis.call('HINCRBY', l.key, 'g' .. id(gf), -part_sum) <= 0 then redis.call('HDEL', l.key, 'g' .. id(gf)) end
       n = n - part_sum
     end
-    next_o = l.first
+    next_o = ks.first
   end
   redis.call('HSET', l.key, 'o', id(next_o), 'n', n)
+  ks.o = next_o
   return count
 end
 
@@ -208,16 +245,27 @@ local function bucketed_retry(l, excess)
   return math.max(redis.call('PTTL', l.key) * 1000, l.window + l.precision)
 end
 
--- A shadow limit is counted as if enforced; over its max it is only marked (l.over), and takes no part in
--- refusing, Retry-After or remaining.
+-- Count every key once (limits of one scope with the same window and precision share it, and count the same
+-- calls): the state of each key, shared by its limits.
+local key_states, smallest_max = {}, {}
+for _, l in ipairs(limits) do smallest_max[l.key] = math.min(smallest_max[l.key] or l.max, l.max) end
+for _, l in ipairs(limits) do
+  local ks = key_states[l.key]
+  if not ks then
+    ks = {}
+    if l.precision == 0 then ks.count = exact_count(ks, l) else ks.count = bucketed_count(ks, l, smallest_max[l.key]) end
+    key_states[l.key] = ks
+  end
+  l.state, l.count, l.stale, l.first, l.cut = ks, ks.count, ks.stale, ks.first, ks.cut
+end
+
+-- The enforced limits decide. A shadow limit takes no part in refusing, Retry-After or remaining.
 local remaining = nil
 local refused, refused_retry = nil, 0
 for _, l in ipairs(limits) do
-  if l.precision == 0 then l.count = exact_count(l) else l.count = bucketed_count(l) end
-  if weight > l.max and not l.shadow then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy', '' } end
   local left = l.max - l.count - weight
   if l.shadow then
-    l.over = left < 0
+    -- weighed below, on its own
   elseif left < 0 then
     local retry
     if l.precision == 0 then retry = exact_retry(l, -left) else retry = bucketed_retry(l, -left) end
@@ -227,75 +275,110 @@ for _, l in ipairs(limits) do
   end
 end
 
--- A copy of an admitted call (same member: Call-ID, From tag, CSeq) is refused for as long as any window may
--- still count the call: a precision window holds a call up to window + precision. The longest enforced exact
--- window keeps members (pruned above) that long if it is the longest; else the seen key keeps them. (A shadow
--- window does not hold every admitted call.)
+-- A copy of an admitted call (same member: Call-ID, From tag, CSeq) is refused for as long as any enforced window
+-- may still count the call: a precision window holds a call up to window + precision. The longest enforced exact
+-- window keeps members that long if it is the longest; else the seen key keeps them.
 local longest_exact, horizon = nil, 0
 for _, l in ipairs(limits) do
-  if l.precision == 0 and not l.shadow and (longest_exact == nil or l.window > longest_exact.window) then
-    longest_exact = l
+  if not l.shadow then
+    if l.precision == 0 and (longest_exact == nil or l.window > longest_exact.window) then longest_exact = l end
+    horizon = math.max(horizon, l.window + l.precision)
   end
-  horizon = math.max(horizon, l.window + l.precision)
 end
-local seen, since = nil, nil
+local seen, since, seen_fresh = nil, nil, false
 if longest_exact and longest_exact.window >= horizon then
   seen, since = longest_exact.key, now - longest_exact.window
 elseif horizon > 0 then
   seen, since = seen_key, now - horizon
-  prune_log(seen, since)
-end
-local seen_at = seen and tonumber(redis.call('ZSCORE', seen, member))
-if seen_at and seen_at >= since then
-  -- a merged request: not admitted again, nothing recorded, no lease; what is left is max - count
-  local left = -1
-  for _, l in ipairs(limits) do
-    if not l.shadow then left = math.max(math.min(left < 0 and l.max or left, l.max - l.count), 0) end
-  end
-  return { 0, 0, 0, 0, left, now, 'duplicate', '' }
+  seen_fresh = prune_log(seen, since) == 0
 end
 
--- The shadow limits and caps that would have refused the call, as "scope.limit" (limit 0: the cap).
-local function would_refuse()
+-- Each shadow limit as if it were enforced beside the enforced ones: a copy of a call it counted is not weighed
+-- again for as long as it and the enforced limits would hold the call (the longer of `horizon` and its own window +
+-- precision): in its own window when exact and that long, else in its own seen key. Any other call is over when
+-- count + weight > max. A call it is not over for is recorded if no enforced limit or cap refuses it: admitted, or a
+-- copy of an admitted call that this shadow limit did not count (enforced, it would have refused the first offer,
+-- so this one would be weighed afresh).
+for _, l in ipairs(limits) do
+  if l.shadow then
+    local ks = l.state
+    if ks.copy == nil then
+      ks.horizon = math.max(horizon, l.window + l.precision)
+      if l.precision == 0 and l.window >= ks.horizon then
+        ks.copy = holds(l.key, now - l.window)
+      else
+        ks.seen = l.seen
+        ks.seen_fresh = prune_log(l.seen, now - ks.horizon) == 0
+        ks.copy = holds(l.seen, now - ks.horizon)
+      end
+    end
+    l.over = not ks.copy and l.count + weight > l.max
+    ks.record = not ks.copy and not l.over
+  end
+end
+
+-- Record the call in a sorted-set window or seen key, or in a precision window.
+local function record_log(key, ttl_ms, fresh)
+  redis.call('ZADD', key, now, member)
+  for w = 2, weight do redis.call('ZADD', key, now, member .. '#' .. w) end
+  keep_for(key, ttl_ms, fresh)
+end
+local function record_buckets(l)
+  local ks, b = l.state, math.floor(now / l.precision)
+  if ks.fresh then
+    redis.call('HSET', l.key, id(b), weight, 'g' .. id(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b))
+    return keep_for(l.key, (l.window + l.precision) / 1000, true)
+  end
+  redis.call('HINCRBY', l.key, id(b), weight)
+  redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
+  redis.call('HINCRBY', l.key, 'n', weight)
+  -- 'o' moves back when the clock stepped back, so these buckets are pruned in their turn; 'z' only forward
+  local marks = {}
+  if not ks.o or b < ks.o then marks[#marks + 1] = 'o'; marks[#marks + 1] = id(b) end
+  if (ks.fresh or ks.z) and (not ks.z or b > ks.z) then marks[#marks + 1] = 'z'; marks[#marks + 1] = id(b) end
+  if #marks > 0 then redis.call('HSET', l.key, unpack(marks)) end
+  keep_for(l.key, (l.window + l.precision) / 1000)
+end
+-- Record in the windows of `which` limits (each key once).
+local function record(which)
+  local done = {}
+  for _, l in ipairs(limits) do
+    if which(l) and not done[l.key] then
+      if l.precision == 0 then record_log(l.key, l.window / 1000 + 1, l.state.fresh) else record_buckets(l) end
+      if l.state.seen then record_log(l.seen, math.ceil(l.state.horizon / 1000) + 1, l.state.seen_fresh) end
+      done[l.key] = true
+    end
+  end
+end
+
+-- The shadow limits and caps that would have refused the call, as "scope.limit" (limit 0: the cap); with
+-- `counted`, the shadow windows not over record the call.
+local function would_refuse(counted)
+  if counted then record(function(l) return l.shadow and l.state.record end) end
   local over = {}
   for _, l in ipairs(limits) do if l.over then over[#over + 1] = l.scope .. '.' .. l.index end end
   for _, l in ipairs(leases) do if l.over then over[#over + 1] = l.scope .. '.0' end end
   return table.concat(over, ' ')
 end
 
+if seen and holds(seen, since) then
+  -- a merged request: not admitted again, nothing recorded in the enforced windows, no lease; what is left is
+  -- max - count
+  local left = -1
+  for _, l in ipairs(limits) do
+    if not l.shadow then left = math.max(math.min(left < 0 and l.max or left, l.max - l.count), 0) end
+  end
+  return { 0, 0, 0, 0, left, now, 'duplicate', would_refuse(true) }
+end
+
 if refused then
-  return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit', would_refuse() }
+  return { 0, math.ceil(refused_retry / 1000), refused.scope, refused.index, 0, now, 'limit', would_refuse(false) }
 end
 
 local full = full_scope()
-if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent', would_refuse() } end
+if full then return { 0, 0, full.scope, 0, 0, now, 'concurrent', would_refuse(false) } end
 take_leases()
 
--- Limits of one scope with the same window and precision share a key (and count the same calls): record once.
--- A shadow limit over its max records nothing (enforced, it would have refused the call); it shares a key only
--- with shadow limits of the same max (trunkgate's KeyLayout), which are over together.
-local recorded = {}
-for _, l in ipairs(limits) do
-  if l.over or recorded[l.key] then
-    -- nothing to record here
-  elseif l.precision == 0 then
-    redis.call('ZADD', l.key, now, member)
-    for w = 2, weight do redis.call('ZADD', l.key, now, member .. '#' .. w) end
-    redis.call('PEXPIRE', l.key, math.max(l.window_ms + 1, min_ttl))
-  else
-    local b = math.floor(now / l.precision)
-    redis.call('HINCRBY', l.key, id(b), weight)
-    redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
-    redis.call('HINCRBY', l.key, 'n', weight)
-    -- 'o' moves back too when the clock stepped back, so these buckets are pruned in their turn
-    local o = tonumber(redis.call('HGET', l.key, 'o'))
-    if not o or b < o then redis.call('HSET', l.key, 'o', id(b)) end
-    redis.call('PEXPIRE', l.key, math.max(l.window_ms + l.precision / 1000, min_ttl))
-  end
-  recorded[l.key] = true
-end
-if seen == seen_key then
-  redis.call('ZADD', seen, now, member)
-  redis.call('PEXPIRE', seen, math.max(math.ceil(horizon / 1000) + 1, min_ttl))
-end
-return { 1, 0, 0, 0, remaining or -1, now, 'ok', would_refuse() }
+record(function(l) return not l.shadow end)
+if seen == seen_key then record_log(seen, math.ceil(horizon / 1000) + 1, seen_fresh) end
+return { 1, 0, 0, 0, remaining or -1, now, 'ok', would_refuse(true) }

@@ -20,13 +20,18 @@ local now_ms, min_ttl = clock(KEYS[1])
 local deadline = now_ms + tonumber(ARGV[1])
 local ttl = math.max(tonumber(ARGV[1]), min_ttl)
 
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_ms)
+-- Lapsed leases no longer count; at most 32 are dropped per call (later calls drop the rest), so a call costs a
+-- bounded amount whatever the set holds. One of the owner's own that lapsed is dropped and reported missing.
+local stale = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. now_ms)
+if stale > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, math.min(stale, 32) - 1) end
 local out = { 0 }
 for i = 2, #ARGV do
-  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+  local score = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[i]))
+  if score and score >= now_ms then
     redis.call('ZADD', KEYS[1], 'XX', deadline, ARGV[i])
     out[1] = out[1] + 1
   else
+    if score then redis.call('ZREM', KEYS[1], ARGV[i]) end
     out[#out + 1] = ARGV[i]
   end
 end

@@ -19,14 +19,17 @@ local now_ms, min_ttl = clock(KEYS[1])
 local lease_ms, max = tonumber(ARGV[2]), tonumber(ARGV[3])
 local ttl = math.max(lease_ms, min_ttl)
 
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now_ms)
-local count = redis.call('ZCARD', KEYS[1])
+-- Lapsed leases no longer count; at most 32 are dropped per call (after a crash of an instance with thousands of
+-- calls up, later calls drop the rest), so a call costs a bounded amount whatever the set holds.
+local stale = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. now_ms)
+if stale > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, math.min(stale, 32) - 1) end
+local count = redis.call('ZCOUNT', KEYS[1], now_ms, '+inf')
 local taken = 0
 for i = 1, #ARGV do
   if i == 1 or i > 3 then
     local member = ARGV[i]
     -- a call that holds its lease already (a retried attempt) keeps it and is not counted twice
-    local held = redis.call('ZSCORE', KEYS[1], member)
+    local held = tonumber(redis.call('ZSCORE', KEYS[1], member) or '-1') >= now_ms
     if held or count < max then
       if not held then count = count + 1 end
       redis.call('ZADD', KEYS[1], now_ms + lease_ms, member)

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,8 +79,10 @@ public final class ConfigLoader {
                         + " gateway.conf is refused so that a truncated one never runs")));
 
         List<GroupConfig> groups = readDirectory(layout.groupsDir(), file -> GroupFileReader.read(file, groupIds));
+        Map<String, List<Limit>> groupLimits = new HashMap<>();
+        groups.forEach(group -> groupLimits.putIfAbsent(group.id(), group.limits()));
         List<PeerConfig> peers = readDirectory(layout.peersDir(),
-                file -> PeerFileReader.read(file, peerIds, groupIds, sourceClaims));
+                file -> PeerFileReader.read(file, peerIds, groupIds, sourceClaims, groupLimits));
         List<CarrierConfig> carriers = readDirectory(layout.carriersDir(),
                 file -> CarrierFileReader.read(file, carrierIds, baseDir, tlsFiles));
         List<RouteConfig> routes = Files.exists(layout.routesFile())

@@ -16,6 +16,7 @@ final class GroupFileReader {
         id.ifPresent(value -> groups.define(value, idField.at()));
         LimitMode mode = LimitsReader.mode(file);
         List<Limit> limits = LimitsReader.read(file, mode);
+        LimitsReader.checkDecisionBound(file, limits, List.of(), "");
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
         return id.map(value -> new GroupConfig(value, limits, maxConcurrent, mode));
     }

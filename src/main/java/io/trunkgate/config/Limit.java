@@ -1,6 +1,7 @@
 package io.trunkgate.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -18,6 +19,16 @@ public record Limit(Duration window, long max, Optional<Duration> precision, Lim
      * sums of 32 buckets per call, so every decision does a bounded amount of work whatever the window holds.
      */
     public static final long MAX_BUCKETS = 2048;
+
+    /**
+     * The most precision windows one decision weighs: lua/admit.lua counts a peer's and its group's limits together,
+     * and in its worst state a precision window reads up to 7 HMGETs of 67 fields, so four keep a decision's Redis
+     * work within a few times one window's (bench/redis-cost.sh). Exact windows cost a few O(log n) reads each.
+     */
+    public static final int MAX_PRECISION_WINDOWS_PER_DECISION = 4;
+
+    /** The most limits (enforced and shadow) one decision weighs: a peer's and its group's together. */
+    public static final int MAX_LIMITS_PER_DECISION = 16;
 
     public Limit {
         if (window == null || window.toMillis() <= 0 || !wholeMillis(window)) {
@@ -38,6 +49,24 @@ public record Limit(Duration window, long max, Optional<Duration> precision, Lim
                         + "; the smallest precision allowed is " + smallestPrecision(window).toMillis() + "ms");
             }
         });
+    }
+
+    /**
+     * Why {@code limits}, weighed together in one decision (a peer's and its group's), would cost Redis more than
+     * the bound; empty when they do not.
+     */
+    public static Optional<String> overDecisionBound(List<Limit> limits) {
+        long precise = limits.stream().filter(limit -> limit.precision().isPresent()).count();
+        if (precise > MAX_PRECISION_WINDOWS_PER_DECISION) {
+            return Optional.of(precise + " precision windows weighed in one decision, more than "
+                    + MAX_PRECISION_WINDOWS_PER_DECISION + " (each may read up to 7 HMGETs of 67 fields of Redis in its"
+                    + " worst state, and one admission weighs the peer's and its group's limits together)");
+        }
+        if (limits.size() > MAX_LIMITS_PER_DECISION) {
+            return Optional.of(limits.size() + " limits weighed in one decision, more than " + MAX_LIMITS_PER_DECISION
+                    + " (one admission weighs the peer's and its group's limits together, shadow ones too)");
+        }
+        return Optional.empty();
     }
 
     /** An enforced limit. */

@@ -30,6 +30,17 @@ final class LimitsReader {
         return limits;
     }
 
+    /**
+     * Reports on the file's {@code limits} key when they, weighed in one decision with {@code others} (the limits of
+     * the peer's group, named {@code othersName}; none for a group's own file), exceed what one decision may cost.
+     */
+    static void checkDecisionBound(ConfigSection file, List<Limit> limits, List<Limit> others, String othersName) {
+        List<Limit> weighed = new ArrayList<>(limits);
+        weighed.addAll(others);
+        Limit.overDecisionBound(weighed).ifPresent(reason -> file.optional("limits").error(
+                (others.isEmpty() ? "" : "with the " + others.size() + " limits of " + othersName + ": ") + reason));
+    }
+
     private static Optional<Limit> limit(ConfigSection item) {
         Field windowField = item.required("window");
         Optional<Duration> window = windowField.duration(ONE_MILLI);

@@ -2,6 +2,7 @@ package io.trunkgate.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Function;
@@ -12,7 +13,9 @@ final class PeerFileReader {
     private PeerFileReader() {
     }
 
-    static Optional<PeerConfig> read(ConfigSection file, IdIndex peers, IdIndex groups, SourceClaims claims) {
+    /** {@code groupLimits}: the limits of each group read, by id, weighed with the peer's in each decision. */
+    static Optional<PeerConfig> read(ConfigSection file, IdIndex peers, IdIndex groups, SourceClaims claims,
+                                     Map<String, List<Limit>> groupLimits) {
         Field idField = file.required("id");
         Optional<String> id = idField.id();
         id.ifPresent(value -> peers.define(value, idField.at()));
@@ -33,6 +36,8 @@ final class PeerFileReader {
 
         LimitMode mode = LimitsReader.mode(file);
         List<Limit> limits = LimitsReader.read(file, mode);
+        LimitsReader.checkDecisionBound(file, limits, group.map(groupLimits::get).orElse(List.of()),
+                "group " + group.orElse(""));
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
         boolean anySourceAllowed = file.optional("allow-any-source").bool().orElse(false);
         Optional<String> everyAddress = certificates.isEmpty() ? Cidr.coveredFamily(Written.values(sources))

@@ -20,7 +20,8 @@ import java.util.Optional;
  * @param firstSlot        for an admitted call whose request asked for it, the carrier slot reserved with the
  *                         admission (reserved or not, as lua/pace.lua decided)
  * @param wouldRefuse      the shadow limits and caps that would have refused the call, had they been enforced
- *                         (for an admitted call, a call over an enforced limit or cap; empty for the other outcomes)
+ *                         (for an admitted call, a call over an enforced limit or cap, and a copy of an admitted
+ *                         call that a shadow limit did not count; empty for the other outcomes)
  */
 public record AdmissionDecision(Outcome outcome, Duration retryAfter, Optional<Scope> refusedBy,
                                 Optional<Limit> refusedLimit, long remaining, long serverTimeMicros,

@@ -494,4 +494,20 @@ class ConfigErrorsTest {
                 .write("carriers/t.conf", "id = t\nuri = \"sip:127.0.0.1:5070;transport=tcp\"\ncps = 10\n");
         assertError(files.errors(), files.path("carriers/t.conf"), 1, "uri", "transport tcp has no listener");
     }
+    @Test
+    void aPeerWhoseLimitsWithItsGroupsCostOneDecisionTooMuchIsRefusedAtItsLimits() {
+        files.write("groups/wholesale.conf", "id = wholesale\nlimits = [\n"
+                + "  { window = 1h, max = 10000, precision = 10s }\n  { window = 1d, max = 100000, precision = 1m }\n]\n");
+        files.write("peers/acme.conf", "id = acme\nmatch.sources = [\"192.0.2.1\"]\ngroup = wholesale\nlimits = [\n"
+                + "  { window = 1s, max = 10 }\n  { window = 1h, max = 1000, precision = 10s }\n"
+                + "  { window = 1d, max = 10000, precision = 1m }\n  { window = 1d, max = 8000, precision = 1m, mode = shadow }\n]\n");
+        files.write("peers/beta.conf", "id = beta\nmatch.sources = [\"192.0.2.2\"]\ngroup = wholesale\nlimits = [\n"
+                + "  { window = 1h, max = 1000, precision = 10s }\n  { window = 1d, max = 10000, precision = 1m }\n]\n");
+
+        List<ConfigError> errors = files.errors();
+
+        assertError(errors, files.path("peers/acme.conf"), 4, "limits", "with the 2 limits of group wholesale: 5 precision"
+                + " windows weighed in one decision, more than 4");
+        assertEquals(1, errors.size(), "beta's four precision windows with its group's are within the bound: " + errors);
+    }
 }

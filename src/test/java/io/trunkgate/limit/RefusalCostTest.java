@@ -161,7 +161,7 @@ class RefusalCostTest {
 
     /**
      * Half of a 1 min exact window of 10,000 calls has gone stale in a quiet spell: the first call counts the other
-     * half exactly but removes at most 64 of the stale entries (later calls remove the rest), so it does not pay
+     * half exactly but removes at most 32 of the stale entries (later calls remove the rest), so it does not pay
      * for 5,000 deletions; once all are stale the key goes at once.
      */
     @Test
@@ -180,7 +180,7 @@ class RefusalCostTest {
         clock.advance(Duration.ofSeconds(30));
         AdmissionDecision halfStale = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
         assertEquals(100_000 - 5_001 - 1, halfStale.remaining(), "the 5,001 calls of the last 30 s (both ends in), and this one");
-        assertEquals(10_000 - 64 + 1, client.getScoredSortedSet(key).size(), "64 stale entries removed, not 5,000");
+        assertEquals(10_000 - 32 + 1, client.getScoredSortedSet(key).size(), "32 stale entries removed, not 5,000");
         AdmissionDecision next = limiter.admit(AdmissionRequest.of("call-2", peer)).toCompletableFuture().join();
         assertEquals(100_000 - 5_001 - 2, next.remaining());
 

@@ -2,12 +2,10 @@ package io.trunkgate.limit.internal;
 
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.Scope;
-import io.trunkgate.limit.WouldRefuse;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The KEYS and the limit part of ARGV of admit.lua for one set of scopes, built once per peer
@@ -17,11 +15,9 @@ import java.util.Optional;
 record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitArgs, List<Object> leaseKeys,
                      List<Object> caps) {
 
-    /** A limit's or cap's mode in ARGV; revoke.lua also takes {@link #NOT_RECORDED}. */
+    /** A limit's or cap's mode in ARGV. */
     private static final String ENFORCE = "0";
     private static final String SHADOW = "1";
-    /** For revoke.lua: a shadow limit that was over, so the admission did not record the call in its window. */
-    private static final String NOT_RECORDED = "2";
 
     static AdmissionPlan build(KeyLayout layout, String tag, List<Scope> scopes) {
         List<Object> keys = new ArrayList<>();
@@ -34,6 +30,7 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
             args.add(Integer.toString(scope.limits().size()));
             for (Limit limit : scope.limits()) {
                 keys.add(layout.limitKey(tag, scope, limit));
+                layout.shadowSeenKey(tag, scope, limit).ifPresent(keys::add);
                 args.add(Long.toString(limit.window().toMillis()));
                 args.add(Long.toString(limit.max()));
                 args.add(Long.toString(limit.precision().map(java.time.Duration::toMillis).orElse(0L)));
@@ -81,25 +78,6 @@ record AdmissionPlan(List<Scope> scopes, List<Object> keys, List<Object> limitAr
         args[1] = Integer.toString(weight);
         for (int i = 0; i < limitArgs.size(); i++) {
             args[2 + i] = limitArgs.get(i);
-        }
-        return args;
-    }
-
-    /**
-     * ARGV of revoke.lua for an admission whose shadow limits {@code over} would have refused it: {@link #args},
-     * with those limits' mode {@link #NOT_RECORDED}.
-     */
-    Object[] revokeArgs(String member, int weight, List<WouldRefuse> over) {
-        Object[] args = args(member, weight);
-        int at = 3; // member, weight, scope count
-        for (Scope scope : scopes) {
-            at++; // the scope's limit count
-            for (Limit limit : scope.limits()) {
-                if (over.contains(new WouldRefuse(scope, Optional.of(limit)))) {
-                    args[at + 3] = NOT_RECORDED;
-                }
-                at += 4;
-            }
         }
         return args;
     }

@@ -14,6 +14,7 @@ import java.util.Optional;
  *   {prefix}:{g:wholesale}:peer:acme:1000          exact 1 s window of peer acme (sorted set)
  *   {prefix}:{g:wholesale}:peer:acme:86400000:60000:v2 1 d window at 1 min precision (hash, with block sums)
  *   {prefix}:{g:wholesale}:peer:acme:1000:s8       a shadow 8/s beside an enforced limit of the same window
+ *   {prefix}:{g:wholesale}:peer:acme:1000:s8:seen  the calls that shadow limit counted (its dedupe set)
  *   {prefix}:{g:wholesale}:group:wholesale:1000     the group's own window
  *   {prefix}:{g:wholesale}:block:peer:acme          manual block (string with a TTL)
  *   {prefix}:{g:wholesale}:seen:peer:acme           calls admitted, for dedupe beyond the exact windows (sorted set)
@@ -47,16 +48,32 @@ public record KeyLayout(String prefix) {
         return limit.precision().map(p -> base + ":" + p.toMillis() + ":v2").orElse(base);
     }
 
+    /**
+     * The calls a shadow limit counted, kept while it or the enforced limits may still count them: its own dedupe set
+     * (used unless it is an exact window at least that long), as the peer's seen key is the enforced limits'
+     * (lua/README.md, Shadow limits). Enforced limits have none.
+     */
+    public Optional<String> shadowSeenKey(String tag, Scope scope, Limit limit) {
+        return limit.shadow()
+                ? Optional.of(limitKey(tag, scope, limit) + ":seen") : Optional.empty();
+    }
+
     /** The admitted calls of a peer, kept while a precision window may still count them (dedupe). */
     public String seenKey(String tag, String peerId) {
         return prefix + ":{" + tag + "}:seen:peer:" + peerId;
     }
 
-    /** All keys of a peer's own under {@code tag}: its block key, one per limit, its seen key, its lease set. */
+    /**
+     * All keys of a peer's own under {@code tag}: its block key, one per limit (and a shadow precision limit's seen
+     * key), its seen key, its lease set.
+     */
     List<Object> peerKeys(String tag, Scope peer) {
         List<Object> keys = new ArrayList<>();
         keys.add(blockKey(tag, peer.kind(), peer.id()));
-        peer.limits().forEach(limit -> keys.add(limitKey(tag, peer, limit)));
+        peer.limits().forEach(limit -> {
+            keys.add(limitKey(tag, peer, limit));
+            shadowSeenKey(tag, peer, limit).ifPresent(keys::add);
+        });
         keys.add(seenKey(tag, peer.id()));
         keys.add(leaseKey(tag, peer.kind(), peer.id()));
         return keys;

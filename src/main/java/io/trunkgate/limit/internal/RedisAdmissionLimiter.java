@@ -77,7 +77,7 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
      */
     public CompletionStage<Void> revoke(AdmissionRequest request, AdmissionDecision decision) {
         AdmissionPlan plan = plan(request);
-        Object[] admitArgs = plan.revokeArgs(CallMember.of(request.callKey()), request.weight(), decision.wouldRefuse());
+        Object[] admitArgs = plan.args(CallMember.of(request.callKey()), request.weight());
         Object[] args = Arrays.copyOf(admitArgs, admitArgs.length + 1);
         args[admitArgs.length] = Long.toString(decision.serverTimeMicros());
         leases.ifPresent(l -> l.release(request.callKey()));
@@ -126,7 +126,8 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
 
     /**
      * The set admit.lua looks a call up in to tell a duplicate, for a peer (and group) under {@code tag}: the
-     * longest exact window when no window counts a call for longer, else the peer's seen key; none without limits.
+     * longest enforced exact window when no enforced window counts a call for longer, else the peer's seen key; none
+     * without enforced limits (shadow limits keep their own).
      */
     private Optional<String> dedupeKey(String tag, Scope peer, Optional<Scope> group) {
         List<Scope> scopes = new ArrayList<>();
@@ -139,7 +140,10 @@ public final class RedisAdmissionLimiter implements AdmissionLimiter {
             for (Limit limit : scope.limits()) {
                 long windowMs = limit.window().toMillis();
                 long precisionMs = limit.precision().map(Duration::toMillis).orElse(0L);
-                if (precisionMs == 0 && !limit.shadow() && windowMs > longestExactMs) {
+                if (limit.shadow()) {
+                    continue;
+                }
+                if (precisionMs == 0 && windowMs > longestExactMs) {
                     longestExact = layout.limitKey(tag, scope, limit);
                     longestExactMs = windowMs;
                 }

@@ -304,7 +304,10 @@ abstract class PacingConformance {
             List<Long> slots = slotAndRelease.stream().map(p -> p[0]).sorted().toList();
             List<Long> released = releases.stream().map(CompletableFuture::join).sorted().toList();
             assertEquals(50, released.size());
-            for (int i = 0; i < slots.size(); i++) {
+            // A call released late (a busy machine) takes a new slot, so there may be more slots than calls; the
+            // i-th release is then still no earlier than the i-th smallest slot.
+            assertTrue(slots.size() >= 50, slots.size() + " slots");
+            for (int i = 0; i < released.size(); i++) {
                 long error = released.get(i) - slots.get(i);
                 assertTrue(error >= -1000, "released " + (-error) + "us before its slot");
             }

@@ -1,0 +1,71 @@
+package io.trunkgate.whatif;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Why a call replayed under the configuration that decided it can get another decision: what its peer's windows
+ * counted at the time is more than the records show. Found in the records around the call, within the longest
+ * window of its peer before it: calls Redis did not decide (Redis was out of reach, so a failover or a restart may
+ * have lost what it counted), a gateway whose records stop (stopped or killed: its calls in progress then have no
+ * record), the start of the records (calls before them counted), a record without {@code decidedAt} (replayed at
+ * its arrival, not at the time Redis decided it).
+ */
+final class DifferenceCauses {
+
+    private final long[] undecidedMicros;
+    private final Map<String, Long> lastRecordMicros = new HashMap<>();
+    private final long firstMicros;
+    private final long lastMicros;
+    /** The longest a recorded call was up: how long before its last record a stopped gateway's lost calls began. */
+    private final long longestUpMicros;
+
+    /** From every call read ({@code calls} in order of decision). */
+    DifferenceCauses(List<RecordedCall> calls) {
+        undecidedMicros = calls.stream().filter(c -> !c.redisDecided()).mapToLong(RecordedCall::decidedMicros)
+                .toArray();
+        Arrays.sort(undecidedMicros);
+        for (RecordedCall call : calls) {
+            if (!call.gateway().isEmpty()) {
+                lastRecordMicros.merge(call.gateway(), RecordedCall.micros(call.endedAt()), Math::max);
+            }
+        }
+        firstMicros = calls.isEmpty() ? 0 : calls.get(0).decidedMicros();
+        lastMicros = calls.stream().mapToLong(RecordedCall::decidedMicros).max().orElse(0);
+        longestUpMicros = calls.stream().mapToLong(RecordedCall::upMs).max().orElse(0) * 1000;
+    }
+
+    /** Why {@code call}, whose peer's longest window is {@code window}, may differ; "" when nothing was found. */
+    String of(RecordedCall call, Duration window) {
+        if (call.decidedAt() == null) {
+            return "the record has no decidedAt (written before trunkgate recorded it): replayed at its arrival,"
+                    + " not when Redis decided it";
+        }
+        long at = call.decidedMicros();
+        long from = at - window.toNanos() / 1000;
+        String span = "within " + ReportText.duration(window) + " before it";
+        int i = Arrays.binarySearch(undecidedMicros, from);
+        int first = i >= 0 ? i : -i - 1;
+        if (first < undecidedMicros.length && undecidedMicros[first] <= at) {
+            return "Redis was out of reach " + span + " (calls it did not decide): a failover or restart may have"
+                    + " lost calls its windows counted";
+        }
+        for (Map.Entry<String, Long> gateway : lastRecordMicros.entrySet()) {
+            long last = gateway.getValue();
+            // its calls in progress when it stopped, admitted at most longestUp before, have no record
+            if (last < lastMicros && at >= last - longestUpMicros && from <= last) {
+                return "gateway " + gateway.getKey() + " stopped writing records at "
+                        + Instant.EPOCH.plusNanos(last * 1000) + ", before the others: calls it had in progress then"
+                        + " have no record, yet counted in windows";
+            }
+        }
+        if (from < firstMicros) {
+            return "the records begin " + span + ": calls before them counted in its windows";
+        }
+        return "";
+    }
+}

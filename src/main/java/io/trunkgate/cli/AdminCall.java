@@ -79,7 +79,8 @@ final class AdminCall {
         String what = method + " " + uri.getPath();
         throw switch (status) {
             case 401 -> new CliFailure(CliFailure.NOT_AUTHORIZED, what + ": 401 "
-                    + (token.isEmpty() ? "no admin token given: set TRUNKGATE_ADMIN_TOKEN or use --token-file"
+                    + (token.isEmpty() ? "no admin token given: set TRUNKGATE_ADMIN_TOKEN, use --token-file, or run"
+                    + " this where the gateway wrote admin.token-file"
                     : "the admin token was refused (TRUNKGATE_ADMIN_TOKEN or --token-file)"));
             case 403 -> new CliFailure(CliFailure.NOT_AUTHORIZED, what + ": 403 " + said);
             default -> new CliFailure(CliFailure.REFUSED, what + ": " + status + " " + said);

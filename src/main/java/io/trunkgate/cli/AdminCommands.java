@@ -128,6 +128,15 @@ final class AdminCommands {
             if (last != null && !last.isNull()) {
                 text.append("; last reload ").append(last.get("applied").asBoolean() ? "applied" : "REFUSED")
                         .append(" at ").append(text(last, "at"));
+                JsonNode errors = last.get("errors");
+                if (!last.get("applied").asBoolean() && errors != null && errors.isArray()) {
+                    // why, as `trunkgate reload` prints it: the running configuration is the one before
+                    text.append(", the running configuration kept:");
+                    for (JsonNode e : errors) {
+                        text.append("\n  ").append(text(e, "file")).append(':').append(text(e, "line")).append(": ")
+                                .append(text(e, "key")).append(": ").append(text(e, "message"));
+                    }
+                }
             }
             text.append('\n').append("calls in progress: ").append(text(h, "callsInProgress"))
                     .append(", INVITEs in flight: ").append(text(h, "invitesInFlight"));
@@ -143,24 +152,33 @@ final class AdminCommands {
         int run(AdminCall call, PrintWriter out) {
             AdminCall.Answer answer = call.get("api/peers");
             List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"PEER", "GROUP", "BLOCKED FOR", "LIMITS (calls/max per window)"});
+            rows.add(new String[] {"PEER", "GROUP", "BLOCKED FOR",
+                "LIMITS (calls/max per window; a shadow limit refuses nothing, it counts what it would refuse)"});
             for (JsonNode peer : answer.json().get("peers")) {
                 List<String> limits = new ArrayList<>();
                 for (JsonNode limit : peer.get("limits")) {
                     limits.add(limit.get("scope").asText() + " " + limit.get("used").asLong() + "/"
-                            + limit.get("max").asLong() + " per " + millis(limit.get("windowMs")));
+                            + limit.get("max").asLong() + " per " + millis(limit.get("windowMs")) + shadow(limit));
                 }
                 JsonNode concurrent = peer.get("concurrent");
                 if (concurrent != null && !concurrent.isNull()) {
                     for (JsonNode cap : concurrent) {
                         limits.add(cap.get("scope").asText() + " " + cap.get("calls").asLong() + "/"
-                                + cap.get("max").asLong() + " concurrent");
+                                + cap.get("max").asLong() + " concurrent" + shadow(cap));
                     }
                 }
                 rows.add(new String[] {text(peer, "id"), text(peer, "group"), millis(peer.get("blockedForMs")),
                         String.join("; ", limits)});
             }
             return print(out, answer, Table.of(rows));
+        }
+
+        /** " (shadow: would refuse N)" for a limit or cap in shadow mode, else "". */
+        private static String shadow(JsonNode limit) {
+            if (!"shadow".equals(limit.path("mode").asText())) {
+                return "";
+            }
+            return " (shadow: would refuse " + limit.path("wouldRefuse").asLong() + ")";
         }
     }
 

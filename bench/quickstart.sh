@@ -236,21 +236,6 @@ admitted=$(calls_logged "$mark" "peer=local admission=admitted .*final=200")
   || fail "over the limit: SIPp exit code $CALLER_RC, $admitted completed, $refused refused over 15/1000ms"
 log "over the limit: $admitted of 100 calls completed, $refused refused (503, peer:local 15/1000ms)"
 
-# The block, with the admin token the gateway made (no TRUNKGATE_ADMIN_TOKEN here), from the directory it runs in.
-quiet_second
-log "$BLOCK"
-(cd "$WORK/trunkgate" && env -u TRUNKGATE_ADMIN_TOKEN bash -c "exec $BLOCK" </dev/null >"$WORK/block.out" 2>&1) \
-  || { cat "$WORK/block.out" >&2; fail "$BLOCK"; }
-[ "$(stat -c %a "$WORK/trunkgate/admin.token")" = 600 ] || fail "admin.token is not readable by its owner only"
-mark=$(wc -l <"$WORK/gateway.log")
-run_caller blocked "$ONE_CALL"
-blocked=$(calls_logged "$mark" "peer=local admission=rejected(blocked) .*final=403")
-[ "$CALLER_RC" -ne 0 ] && [ "$blocked" -eq 1 ] || fail "blocked: SIPp exit code $CALLER_RC, $blocked calls refused 403"
-log "$UNBLOCK"
-(cd "$WORK/trunkgate" && env -u TRUNKGATE_ADMIN_TOKEN bash -c "exec $UNBLOCK" </dev/null >>"$WORK/block.out" 2>&1) \
-  || { cat "$WORK/block.out" >&2; fail "$UNBLOCK"; }
-log "blocked: a call refused 403 (admission=rejected(blocked)), then unblocked: $(tail -n1 "$WORK/block.out")"
-
 log "carrier stopped; $ALTERNATE"
 kill -TERM "$UAS"
 wait "$UAS" 2>/dev/null || true
@@ -266,6 +251,21 @@ rerouted=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-
 [ "$CALLER_RC" -eq 0 ] && [ "$rerouted" -eq 10 ] \
   || fail "reroute: SIPp exit code $CALLER_RC, $rerouted of 10 calls logged as rerouted to local-backup"
 log "10 of 10 calls rerouted to local-backup after local's answer-timeout"
+
+# The block, with the admin token the gateway made (no TRUNKGATE_ADMIN_TOKEN here), from the directory it runs in.
+quiet_second
+log "$BLOCK"
+(cd "$WORK/trunkgate" && env -u TRUNKGATE_ADMIN_TOKEN bash -c "exec $BLOCK" </dev/null >"$WORK/block.out" 2>&1) \
+  || { cat "$WORK/block.out" >&2; fail "$BLOCK"; }
+[ "$(stat -c %a "$WORK/trunkgate/admin.token")" = 600 ] || fail "admin.token is not readable by its owner only"
+mark=$(wc -l <"$WORK/gateway.log")
+run_caller blocked "$ONE_CALL"
+blocked=$(calls_logged "$mark" "peer=local admission=rejected(blocked) .*final=403")
+[ "$CALLER_RC" -ne 0 ] && [ "$blocked" -eq 1 ] || fail "blocked: SIPp exit code $CALLER_RC, $blocked calls refused 403"
+log "$UNBLOCK"
+(cd "$WORK/trunkgate" && env -u TRUNKGATE_ADMIN_TOKEN bash -c "exec $UNBLOCK" </dev/null >>"$WORK/block.out" 2>&1) \
+  || { cat "$WORK/block.out" >&2; fail "$UNBLOCK"; }
+log "blocked: a call refused 403 (admission=rejected(blocked)), then unblocked: $(tail -n1 "$WORK/block.out")"
 
 # Every record replayed through the configuration that decided it gets its decision (the blocked call is not
 # replayed: a block is no part of a configuration).

@@ -8,12 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Why a call replayed under the configuration that decided it can get another decision: what its peer's windows
- * counted at the time is more than the records show. Found in the records around the call, within the longest
- * window of its peer before it: calls Redis did not decide (Redis was out of reach, so a failover or a restart may
- * have lost what it counted), a gateway whose records stop (stopped or killed: its calls in progress then have no
- * record), the start of the records (calls before them counted), a record without {@code decidedAt} (replayed at
- * its arrival, not at the time Redis decided it).
+ * Why a call replayed under the configuration that decided it can get another decision: its peer's windows counted
+ * at the time more, or less, than the records show. Found in the records around the call, within the longest window
+ * of its peer before it: calls Redis did not decide (Redis was out of reach, so a failover or a restart may have lost
+ * what it counted), a gateway whose records stop before the others' (stopped or killed: its calls in progress then
+ * have no record), the start of the records (calls before them counted). A record without {@code decidedAt}
+ * (written before the field) is replayed at its arrival, not when Redis decided it: that alone can move it across a
+ * window's edge.
  */
 final class DifferenceCauses {
 
@@ -26,8 +27,9 @@ final class DifferenceCauses {
 
     /** From every call read ({@code calls} in order of decision). */
     DifferenceCauses(List<RecordedCall> calls) {
-        undecidedMicros = calls.stream().filter(c -> !c.redisDecided()).mapToLong(RecordedCall::decidedMicros)
-                .toArray();
+        // a shed call never reached Redis: it says nothing of whether Redis was there
+        undecidedMicros = calls.stream().filter(c -> !c.redisDecided() && !c.admission().equals("shed"))
+                .mapToLong(RecordedCall::decidedMicros).toArray();
         Arrays.sort(undecidedMicros);
         for (RecordedCall call : calls) {
             if (!call.gateway().isEmpty()) {

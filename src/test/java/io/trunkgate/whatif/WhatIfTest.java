@@ -98,6 +98,11 @@ class WhatIfTest {
         assertEquals(Map.of(WhatIfReport.NO_CAUSE, 2), replay(config, none).differencesBy(),
                 "the records show nothing: the configuration differs");
 
+        Path shed = dir.resolve("shed.jsonl");
+        Files.writeString(shed, records + call("s", "2026-11-20T00:01:00.500Z", null, "shed", "gw1") + "\n");
+        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 2), replay(config, shed).differencesBy(),
+                "a call shed before admission never reached Redis: no sign of an outage");
+
         Path outage = dir.resolve("outage.jsonl");
         Files.writeString(outage, records + call("u", "2026-11-20T00:01:00.500Z", null, "redis_unavailable", "gw1")
                 + "\n");

@@ -105,8 +105,8 @@ final class WhatIfCommand implements Callable<Integer> {
         if (!report.carriers().isEmpty()) {
             List<String[]> carriers = new ArrayList<>();
             carriers.add(new String[] {"carrier", "sent", "over max-wait", "at capacity", "failed over",
-                    "no carrier left", "delay ms", "recorded sent", "recorded over max-wait", "recorded at capacity",
-                    "recorded failed over", "recorded delay ms"});
+                    "no carrier left", ReportText.DELAYS, "recorded sent", "recorded over max-wait", "recorded at capacity",
+                    "recorded failed over", "recorded " + ReportText.DELAYS});
             report.carriers().forEach((id, c) -> carriers.add(new String[] {id, Long.toString(c.sent()),
                     Long.toString(c.overMaxWait()), Long.toString(c.atCapacity()), Long.toString(c.failedOver()),
                     Long.toString(c.noCarrierLeft()), ReportText.delays(c.delayMs()), Long.toString(c.recordedSent()),

@@ -30,7 +30,7 @@ public final class HtmlReport {
                 <style>
                   body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d2330; }
                   table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: right; }
-                  td:first-child, th:first-child { text-align: left; }
+                  td:first-child, th:first-child { text-align: left; } td.delay { white-space: nowrap; }
                   svg text { font: 11px system-ui, sans-serif; fill: #555; }
                   h2 { margin-top: 28px; } ul { margin-top: 4px; } .where { font-family: ui-monospace, monospace; }
                 </style></head><body>
@@ -59,17 +59,19 @@ public final class HtmlReport {
         html.append("</ul>\n");
         report.peers().forEach((id, p) -> chart(html, "peer", id, p.timeline(), "admitted/s", "refused/s"));
         if (!report.carriers().isEmpty()) {
-            html.append("<h2>Carriers</h2>\n<table><tr><th>carrier</th><th>sent</th><th>over max-wait</th><th>at capacity</th>"
-                    + "<th>failed over</th><th>no carrier left</th><th>delay ms</th><th>recorded sent</th>"
+            html.append("<h2>Carriers</h2>\n<table><tr><th>carrier</th><th>sent</th><th>over max-wait</th>"
+                    + "<th>at capacity</th><th>failed over</th><th>no carrier left</th><th>" + ReportText.DELAYS
+                    + "</th><th>recorded sent</th>"
                     + "<th>recorded over max-wait</th><th>recorded at capacity</th><th>recorded failed over</th>"
-                    + "<th>recorded delay ms</th></tr>\n");
+                    + "<th>recorded " + ReportText.DELAYS + "</th></tr>\n");
             report.carriers().forEach((id, c) -> html.append("<tr><td>").append(escape(id)).append("</td><td>")
                     .append(c.sent()).append("</td><td>").append(c.overMaxWait()).append("</td><td>")
                     .append(c.atCapacity()).append("</td><td>").append(c.failedOver()).append("</td><td>")
-                    .append(c.noCarrierLeft()).append("</td><td>").append(escape(ReportText.delays(c.delayMs())))
+                    .append(c.noCarrierLeft()).append("</td><td class=\"delay\">")
+                    .append(escape(ReportText.delays(c.delayMs())))
                     .append("</td><td>").append(c.recordedSent()).append("</td><td>").append(c.recordedOverMaxWait())
                     .append("</td><td>").append(c.recordedAtCapacity()).append("</td><td>")
-                    .append(c.recordedFailedOver()).append("</td><td>")
+                    .append(c.recordedFailedOver()).append("</td><td class=\"delay\">")
                     .append(escape(ReportText.delays(c.recordedDelayMs()))).append("</td></tr>\n"));
             html.append("</table>\n");
         }
@@ -159,9 +161,10 @@ public final class HtmlReport {
         }
         line(html, "admitted", "#3c8d5a", t.admitted(), t.bucketSeconds(), top, plotWidth, plotHeight);
         line(html, "refused", "#c0392b", t.refused(), t.bucketSeconds(), top, plotWidth, plotHeight);
-        html.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\" fill=\"#3c8d5a\">%s</text>"
-                + "<text x=\"%.0f\" y=\"%d\">%s</text>\n", LEFT + plotWidth + 6, HEIGHT - 40, okLabel,
-                LEFT + plotWidth + 6, HEIGHT - 26, refusedLabel));
+        // the legend below the plot, right-aligned: the column right of it is the limits'
+        html.append(String.format(Locale.ROOT, "<text class=\"legend\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\">"
+                + "<tspan style=\"fill:#3c8d5a\">― %s</tspan>   <tspan style=\"fill:#c0392b\">― %s</tspan></text>\n",
+                LEFT + plotWidth, HEIGHT - 8, okLabel, refusedLabel));
         html.append("</svg>\n");
     }
 

@@ -6,7 +6,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** The report's figures as a reader reads them: limits as "15 per 1 s", delays as "p50 12 ms, ... max 40 ms". */
+/** The report's figures as a reader reads them: limits as "15 per 1 s", delays as "12 / 30 / 38 / 40" (ms). */
 public final class ReportText {
 
     /** A limit as labels name it (Limit's toString): max/window ms, "@" precision ms. */
@@ -41,12 +41,14 @@ public final class ReportText {
         return ms + " ms";
     }
 
-    /** Percentiles of delays ({"p50": 12, ..., "max": 40}, in ms) as "p50 12, p95 30, p99 38, max 40 ms"; "-" for none. */
+    /** The heading of {@link #delays}' column. */
+    public static final String DELAYS = "delay ms p50/p95/p99/max";
+
+    /** Percentiles of delays ({"p50": 12, ..., "max": 40}, in ms) as "12 / 30 / 38 / 40"; "-" for none. */
     public static String delays(Map<String, Long> percentiles) {
         if (percentiles.isEmpty()) {
             return "-";
         }
-        return percentiles.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(Collectors.joining(", ")) + " ms";
+        return percentiles.values().stream().map(String::valueOf).collect(Collectors.joining(" / "));
     }
 }

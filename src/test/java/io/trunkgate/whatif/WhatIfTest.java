@@ -193,7 +193,10 @@ class WhatIfTest {
             assertEquals(2, page.querySelectorAll("#skipped li").size());
             assertTrue(text.contains("Same decision as recorded: " + report.sameDecisions() + " of "
                     + report.replayed()), text);
-            assertTrue(text.contains("p50 "), "delays as p50 ... ms: " + text);
+            assertTrue(text.contains("delay ms p50/p95/p99/max"), text);
+            WhatIfReport.CarrierFigures x = report.carriers().get("x");
+            assertTrue(text.contains(x.delayMs().get("p50") + " / " + x.delayMs().get("p95") + " / "
+                    + x.delayMs().get("p99") + " / " + x.delayMs().get("max")), "x's delays: " + text);
             assertFalse(text.contains("{p50=") || text.contains("/1000ms"), "no map or ms limit syntax: " + text);
         }
     }

@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * Why a call replayed under the configuration that decided it can get another decision: its peer's windows counted
  * at the time more, or less, than the records show. Found in the records around the call, within the longest window
- * of its peer before it: calls Redis did not decide (Redis was out of reach, so a failover or a restart may have lost
- * what it counted), a gateway whose records stop before the others' (stopped or killed: its calls in progress then
+ * of its peer before it: calls whose answer from Redis did not come in time (Redis may have counted them though the
+ * gateway refused them, or, out of reach, a failover or a restart may have lost what it counted), a gateway whose records stop before the others' (stopped or killed: its calls in progress then
  * have no record), the start of the records (calls before them counted). A record without {@code decidedAt}
  * (written before the field) is replayed at its arrival, not when Redis decided it: that alone can move it across a
  * window's edge.
@@ -27,9 +27,8 @@ final class DifferenceCauses {
 
     /** From every call read ({@code calls} in order of decision). */
     DifferenceCauses(List<RecordedCall> calls) {
-        // a shed call never reached Redis: it says nothing of whether Redis was there
-        undecidedMicros = calls.stream().filter(c -> !c.redisDecided() && !c.admission().equals("shed"))
-                .mapToLong(RecordedCall::decidedMicros).toArray();
+        undecidedMicros = calls.stream().filter(RecordedCall::redisUnanswered).mapToLong(RecordedCall::decidedMicros)
+                .toArray();
         Arrays.sort(undecidedMicros);
         for (RecordedCall call : calls) {
             if (!call.gateway().isEmpty()) {
@@ -53,8 +52,9 @@ final class DifferenceCauses {
         int i = Arrays.binarySearch(undecidedMicros, from);
         int first = i >= 0 ? i : -i - 1;
         if (first < undecidedMicros.length && undecidedMicros[first] <= at) {
-            return "Redis was out of reach " + span + " (calls it did not decide): a failover or restart may have"
-                    + " lost calls its windows counted";
+            return "Redis did not answer in time " + span + " (out of reach, or its answer came too late): it may"
+                    + " have counted calls the records do not show as admitted, or lost calls it counted (a failover or"
+                    + " restart)";
         }
         for (Map.Entry<String, Long> gateway : lastRecordMicros.entrySet()) {
             long last = gateway.getValue();

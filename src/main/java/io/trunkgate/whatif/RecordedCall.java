@@ -15,6 +15,8 @@ import java.util.Optional;
  *                    null when Redis did not decide it or the record predates the field
  * @param redisDecided false when the record says Redis did not decide the call ({@code decidedAt} null): the
  *                    Redis-down policy did, or the call was shed; true also for a record without the field
+ * @param parsed      whether the gateway read the INVITE before deciding (the record has its transport): a call
+ *                    shed after that was sent to Redis, whose answer came too late
  * @param endedAt     when the call ended: the record's {@code endedAt}, else {@code answeredAt} plus
  *                    {@code durationMs}, else its arrival
  * @param callKey     the call's identity (Call-ID, From tag, CSeq), as the gateway gave it to admission
@@ -30,7 +32,7 @@ import java.util.Optional;
  *                    {@code at_capacity}, {@code failure_response(503)}, ...)
  */
 record RecordedCall(String where, String gateway, Instant invitedAt, Instant decidedAt, boolean redisDecided,
-                    Instant endedAt, String callKey, InetAddress source,
+                    boolean parsed, Instant endedAt, String callKey, InetAddress source,
                     String peer, String admission, String refusedBy, List<String> wouldRefuse, String number,
                     List<Attempt> attempts, List<Reroute> reroutes) {
 
@@ -47,6 +49,15 @@ record RecordedCall(String where, String gateway, Instant invitedAt, Instant dec
      */
     long decidedMicros() {
         return micros(decidedAt != null ? decidedAt : invitedAt);
+    }
+
+    /**
+     * Whether Redis's answer for the call is unknown though the call may have counted in its windows: Redis was out
+     * of reach or answered too late (the Redis-down policy decided, or the call was shed waiting for the answer).
+     * A call shed before it was read never reached Redis.
+     */
+    boolean redisUnanswered() {
+        return !redisDecided && (!admission.equals("shed") || parsed);
     }
 
     /** How long the call was up, from its decision to its end, in ms (at least 0). */

@@ -91,7 +91,7 @@ final class RecordsFile {
             }
         }
         return new RecordedCall(where, record.path("gateway").asText(""), invitedAt, decidedAt,
-                decided == null || decidedAt != null, endedAt(record, invitedAt), callKey, InetAddress.getByName(host),
+                decided == null || decidedAt != null, record.path("transport").isTextual(), endedAt(record, invitedAt), callKey, InetAddress.getByName(host),
                 text(record, "peer"), text(record, "admission"),
                 refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText(), wouldRefuse,
                 record.path("requestUser").asText(""), attempts, reroutes);

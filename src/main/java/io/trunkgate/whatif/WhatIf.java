@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +82,8 @@ public final class WhatIf {
         private final DifferenceCauses causes;
         private final List<String> differences = new ArrayList<>();
         private final Map<String, Integer> differencesBy = new TreeMap<>();
+        /** By scope ("peer:a", "group:g"), the last call whose decision differs. */
+        private final Map<String, RecordedCall> lastDifference = new HashMap<>();
         private final Map<String, Integer> notReplayed = new TreeMap<>();
 
         /** Admitted calls routed together arrived within this much time: half the shortest max-wait, at least 1 ms. */
@@ -365,7 +368,14 @@ public final class WhatIf {
             if (replayed.equals(call.admission())) {
                 figures.sameDecision++;
             } else {
-                String cause = causes.of(call, longestWindow(request));
+                Duration window = longestWindow(request);
+                String cause = causes.of(call, window);
+                if (cause.isEmpty()) {
+                    cause = afterADifference(call, request, window);
+                }
+                for (Scope scope : request.scopes()) {
+                    lastDifference.put(scope.toString(), call);
+                }
                 String why = cause.isEmpty() ? WhatIfReport.NO_CAUSE : cause;
                 differencesBy.merge(why, 1, Integer::sum);
                 if (differences.size() < WhatIfReport.LISTED) {
@@ -373,6 +383,21 @@ public final class WhatIf {
                             + ": " + why);
                 }
             }
+        }
+
+        /**
+         * Why a call differs when an earlier call of one of its scopes, within {@code window} before it, got another
+         * decision than recorded: from then on the replay's windows hold other calls than production's did.
+         */
+        private String afterADifference(RecordedCall call, AdmissionRequest request, Duration window) {
+            for (Scope scope : request.scopes()) {
+                RecordedCall earlier = lastDifference.get(scope.toString());
+                if (earlier != null && call.decidedMicros() - earlier.decidedMicros() <= window.toNanos() / 1000) {
+                    return "follows a call of " + scope + " whose decision differs, within "
+                            + ReportText.duration(window) + " before it: its windows held other calls from then on";
+                }
+            }
+            return "";
         }
 
         /** The longest window of the limits the call met. */

@@ -95,23 +95,31 @@ class WhatIfTest {
         }
         Path none = dir.resolve("none.jsonl");
         Files.writeString(none, records);
-        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 2), replay(config, none).differencesBy(),
-                "the records show nothing: the configuration differs");
+        String follows = "follows a call of peer:a whose decision differs, within 1 min before it: its windows held"
+                + " other calls from then on";
+        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 1, follows, 1), replay(config, none).differencesBy(),
+                "the records show nothing for the first: the configuration differs; the second follows it");
 
         Path shed = dir.resolve("shed.jsonl");
         Files.writeString(shed, records + call("s", "2026-11-20T00:01:00.500Z", null, "shed", "gw1") + "\n");
-        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 2), replay(config, shed).differencesBy(),
+        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 1, follows, 1), replay(config, shed).differencesBy(),
                 "a call shed before admission never reached Redis: no sign of an outage");
+
+        Path behind = dir.resolve("behind.jsonl");
+        Files.writeString(behind, records + call("b", "2026-11-20T00:01:00.500Z", null, "shed", "gw1")
+                .replace("\"admission\"", "\"transport\":\"udp\",\"admission\"") + "\n");
+        assertTrue(replay(config, behind).differencesBy().keySet().iterator().next().startsWith("Redis did not answer"
+                + " in time"), "a call read, sent to Redis and shed waiting for its answer may have counted there");
 
         Path outage = dir.resolve("outage.jsonl");
         Files.writeString(outage, records + call("u", "2026-11-20T00:01:00.500Z", null, "redis_unavailable", "gw1")
                 + "\n");
         WhatIfReport afterOutage = replay(config, outage);
         assertEquals(2, afterOutage.differenceCount());
-        assertTrue(afterOutage.differencesBy().keySet().iterator().next().startsWith("Redis was out of reach within"
+        assertTrue(afterOutage.differencesBy().keySet().iterator().next().startsWith("Redis did not answer in time within"
                 + " 1 min before it"), afterOutage.differencesBy().toString());
         assertTrue(afterOutage.differences().get(0).matches(".*outage.jsonl:1[23]: recorded admitted, replayed"
-                + " rejected: Redis was out of reach.*"), afterOutage.differences().toString());
+                + " rejected: Redis did not answer in time.*"), afterOutage.differences().toString());
 
         Path stopped = dir.resolve("stopped.jsonl");
         Files.writeString(stopped, records + call("g2", "2026-11-20T00:00:58Z", "2026-11-20T00:00:58Z", "admitted",

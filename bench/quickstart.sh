@@ -3,8 +3,10 @@
 # only), in a temporary directory: the build and run command, the SIPp carrier, the 10 calls, the refusal and the
 # reroute. Each command below must appear verbatim in that README section, or the script stops at once.
 # Checks: 10 of 10 calls completed (SIPp's exit code, the gateway's call log, /api/peers), the status page
-# answers, the refusal is a 503 over the peer's 1 s limit, the reroute reaches the alternate carrier, and SIGTERM
-# stops the gateway cleanly (its embedded redis-server and that server's temporary directory gone).
+# answers, the refusal is a 503 over the peer's 1 s limit, the block (the CLI with the token the gateway made)
+# refuses a call with 403 until it is lifted, the reroute reaches the alternate carrier, what-if replays every
+# record with the same decision, and SIGTERM stops the gateway cleanly (its embedded redis-server and that
+# server's temporary directory gone).
 # Exit 0 when everything holds; each step has a time bound. Loopback only; needs git, mvn, java 17+, sipp,
 # python3, and ports 5060 (UDP, TCP), 5080, 5081 (UDP) and 8080 (TCP) free on 127.0.0.1, as the README does.
 #
@@ -19,6 +21,10 @@ CARRIER='sipp -sn uas -i 127.0.0.1 -p 5080'
 CALLER='sipp -sn uac -i 127.0.0.1 -m 10 127.0.0.1:5060'
 OVER_LIMIT='sipp -sn uac -i 127.0.0.1 -r 20 -m 100 127.0.0.1:5060'
 ALTERNATE='sipp -sn uas -i 127.0.0.1 -p 5081'
+BLOCK='bin/trunkgate block local 1m'
+UNBLOCK='bin/trunkgate unblock local'
+ONE_CALL='sipp -sn uac -i 127.0.0.1 -m 1 127.0.0.1:5060'
+WHAT_IF='bin/trunkgate what-if --records calls.jsonl --config conf'
 READY='admin HTTP on http://127.0.0.1:8080/'
 STATUS_PAGE=http://127.0.0.1:8080/
 
@@ -36,7 +42,7 @@ done
 # The commands must be the README's, word for word.
 section=$(awk '/^## Quick start$/ { on = 1; next } on && /^## / { exit } on' "$REPO_DIR/README.md")
 [ -n "$section" ] || { log "README.md has no '## Quick start' section"; exit 1; }
-for line in "$RUN" "$CARRIER" "$CALLER" "$OVER_LIMIT" "$ALTERNATE"; do
+for line in "$RUN" "$CARRIER" "$CALLER" "$OVER_LIMIT" "$ALTERNATE" "$BLOCK" "$UNBLOCK" "$WHAT_IF"; do
   grep -Fxq -- "$line" <<<"$section" || { log "not a line of README.md's Quick start: $line"; exit 1; }
 done
 grep -Fq -- "\`$READY\`" <<<"$section" || { log "README.md's Quick start does not name the line '$READY'"; exit 1; }
@@ -246,6 +252,32 @@ rerouted=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-
   || fail "reroute: SIPp exit code $CALLER_RC, $rerouted of 10 calls logged as rerouted to local-backup"
 log "10 of 10 calls rerouted to local-backup after local's answer-timeout"
 
+# The block, with the admin token the gateway made (no TRUNKGATE_ADMIN_TOKEN here), from the directory it runs in.
+quiet_second
+log "$BLOCK"
+(cd "$WORK/trunkgate" && env -u TRUNKGATE_ADMIN_TOKEN bash -c "exec $BLOCK" </dev/null >"$WORK/block.out" 2>&1) \
+  || { cat "$WORK/block.out" >&2; fail "$BLOCK"; }
+[ "$(stat -c %a "$WORK/trunkgate/admin.token")" = 600 ] || fail "admin.token is not readable by its owner only"
+mark=$(wc -l <"$WORK/gateway.log")
+run_caller blocked "$ONE_CALL"
+blocked=$(calls_logged "$mark" "peer=local admission=rejected(blocked) .*final=403")
+[ "$CALLER_RC" -ne 0 ] && [ "$blocked" -eq 1 ] || fail "blocked: SIPp exit code $CALLER_RC, $blocked calls refused 403"
+log "$UNBLOCK"
+(cd "$WORK/trunkgate" && env -u TRUNKGATE_ADMIN_TOKEN bash -c "exec $UNBLOCK" </dev/null >>"$WORK/block.out" 2>&1) \
+  || { cat "$WORK/block.out" >&2; fail "$UNBLOCK"; }
+log "blocked: a call refused 403 (admission=rejected(blocked)), then unblocked: $(tail -n1 "$WORK/block.out")"
+
+# Every record replayed through the configuration that decided it gets its decision (the blocked call is not
+# replayed: a block is no part of a configuration).
+log "$WHAT_IF"
+(cd "$WORK/trunkgate" && bash -c "exec $WHAT_IF" </dev/null >"$WORK/what-if.out" 2>&1) \
+  || { cat "$WORK/what-if.out" >&2; fail "$WHAT_IF"; }
+same=$(grep -E '^same decision as recorded: ' "$WORK/what-if.out" || true)
+records=$(wc -l <"$WORK/trunkgate/calls.jsonl")
+[ "$same" = "same decision as recorded: $((records - 1)) of $((records - 1)) (100.00%)" ] \
+  || { cat "$WORK/what-if.out" >&2; fail "what-if: '$same' for $records records (one blocked, not replayed)"; }
+log "what-if: $same; $(grep -E '^not replayed' "$WORK/what-if.out")"
+
 log "SIGTERM to the gateway"
 kill -TERM "$GW"
 gw_rc=0
@@ -254,4 +286,4 @@ wait "$GW" || gw_rc=$?
 [ "$gw_rc" -eq 0 ] || [ "$gw_rc" -eq 143 ] || fail "the gateway exited with $gw_rc after SIGTERM"
 ! kill -0 "$redis_pid" 2>/dev/null || fail "the embedded redis-server (pid $redis_pid) outlived the gateway"
 [ ! -e "$redis_dir" ] || fail "the embedded redis-server's directory $redis_dir is left behind"
-log "OK: the README's quick start on a fresh clone: 10 of 10 calls, a refusal, a reroute, a clean stop"
+log "OK: the README's quick start on a fresh clone: 10 of 10 calls, a refusal, a block, a reroute, what-if, a clean stop"

@@ -153,6 +153,9 @@ EOF
   if [ "${java_major:-0}" -ge 25 ] && [ "$cache" = no ]; then
     log "Java $java_major, but the gateway did not start from its start cache"; exit 1
   fi
+  # bin/trunkgate's start is quiet: no AOT warning per class the cache skips, no sun.misc.Unsafe warning for Netty
+  noise=$(cat "$WORK"/gw-cache.log "$WORK/gw.log" 2>/dev/null | grep -E '\[warning\]\[aot\]|sun\.misc\.Unsafe' || true)
+  [ -z "$noise" ] || { log "start-up warnings from the JVM:"; head -5 <<<"$noise" >&2; exit 1; }
   printf -v cold_line 'cold-start: Java %s, start cache %s | first SIP answer %.2f s after start | %s calls/s for %s s | %s | failed (not successful) %s%% | %s | gateway cpu %.1f s' \
     "$java_major" "$cache" "$(echo "$t1 - $t0" | bc)" "$COLD_RATE" "$COLD_S" "$stat" \
     "$(python3 -c "print(f'{100.0 * ${failed:-0} / max(1, ${created:-0}):.2f}')")" "$rtt" \

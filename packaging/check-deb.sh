@@ -4,8 +4,11 @@
 # trunkgate user, and has no live peer, carrier or route; its README.md names every file there and only paths
 # that exist; an empty TRUNKGATE_ADMIN_TOKEN passes; a relative records.file lands in the service's working
 # directory and one it cannot write is warned about; /usr/share/doc/trunkgate holds the README, the
-# configuration reference and the changelog; the jar carries only Linux redis-server binaries; systemd accepts
-# the unit. Purges the package again on the way out.
+# configuration reference, the changelogs, the copyright file and every doc the README and gateway.conf link to;
+# the man page, the logrotate file (valid for logrotate), the Grafana dashboard and the alert rules are there; the
+# Maintainer is no placeholder; lintian finds nothing it does not list with a reason (packaging/deb/lintian-
+# overrides), where lintian is installed; the jar carries only Linux redis-server binaries; systemd accepts the
+# unit. Purges the package again on the way out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,9 +45,32 @@ for path in $(grep -o '/\(etc\|usr\|lib\|var\)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$r
   [ -e "$path" ] || fail "$readme names $path, which is not installed"
 done
 
-for doc in README.md configuration.md CHANGELOG.md; do
+for doc in README.md configuration.md CHANGELOG.md copyright changelog.gz; do
   [ -s "/usr/share/doc/trunkgate/$doc" ] || fail "no /usr/share/doc/trunkgate/$doc"
 done
+# docs/... as the README and gateway.conf name them, relative to /usr/share/doc/trunkgate
+for doc in $(grep -oh 'docs/[A-Za-z0-9_.-]*\.\(md\|yaml\|png\)' /usr/share/doc/trunkgate/README.md \
+             /etc/trunkgate/gateway.conf | sort -u); do
+  [ -s "/usr/share/doc/trunkgate/$doc" ] || fail "the README or gateway.conf links $doc, not in /usr/share/doc/trunkgate"
+done
+for file in /usr/share/man/man1/trunkgate.1.gz /usr/share/trunkgate/ops/grafana/trunkgate.json \
+            /usr/share/trunkgate/ops/prometheus/alerts.yml /usr/share/trunkgate/ops/prometheus/prometheus.yml; do
+  [ -s "$file" ] || fail "no $file"
+done
+grep -q '^/var/lib/trunkgate/calls.jsonl {' /etc/logrotate.d/trunkgate || fail "/etc/logrotate.d/trunkgate rotates no calls.jsonl"
+if command -v logrotate >/dev/null 2>&1; then
+  logrotate --debug --state "$scratch/logrotate.state" /etc/logrotate.d/trunkgate >"$scratch/logrotate.out" 2>&1 \
+    || { cat "$scratch/logrotate.out" >&2; fail "logrotate refuses /etc/logrotate.d/trunkgate"; }
+fi
+maintainer=$(dpkg-query -W -f='${Maintainer}' trunkgate)
+case $maintainer in *@localhost*|*'<>'*|'') fail "Maintainer is a placeholder: $maintainer" ;; esac
+if command -v lintian >/dev/null 2>&1; then
+  lintian --fail-on error,warning --pedantic "${debs[0]}" 2>&1 | grep -v 'running with root privileges' \
+    | tee "$scratch/lintian.out" >&2 || true
+  ! grep -q '^[EWIP]: ' "$scratch/lintian.out" || fail "lintian: $(grep -c '^[EWIP]: ' "$scratch/lintian.out") tag(s) not overridden"
+else
+  echo "check-deb: lintian not installed; the package not linted"
+fi
 
 # The jar's bundled redis-server binaries: Linux ones only, amd64 among them.
 python3 - /usr/share/trunkgate/trunkgate.jar <<'EOF2' || fail "the jar's redis-server binaries are wrong"
@@ -69,7 +95,7 @@ echo 'records.file = /etc/trunkgate/calls.jsonl' >>"$scratch/etc/gateway.conf"
 warnings=$(cd /var/lib/trunkgate && runuser -u trunkgate -- trunkgate check-config --config "$scratch/etc/gateway.conf" 2>&1 >/dev/null)
 grep -q 'warning: records.file: /etc/trunkgate/calls.jsonl: directory /etc/trunkgate is not writable by trunkgate' \
   <<<"$warnings" || fail "no warning for a records.file in /etc/trunkgate: $warnings"
-echo "check-deb: /etc/trunkgate is an empty template its README describes; docs, jar, token and state-dir OK"
+echo "check-deb: /etc/trunkgate is an empty template its README describes; docs, man page, logrotate, ops, jar, token and state-dir OK"
 
 unit=/lib/systemd/system/trunkgate.service
 if command -v systemd-analyze >/dev/null 2>&1; then

@@ -40,6 +40,10 @@ final class AdminCall {
         return send("GET", path);
     }
 
+    boolean hasToken() {
+        return token.isPresent();
+    }
+
     /**
      * {@code method} on {@code path} (already encoded, relative to the API's address); every answer outside 2xx
      * becomes a failure, 422 (a refused reload: the caller prints its errors) and {@code alsoAnswers} excepted, and
@@ -49,9 +53,7 @@ final class AdminCall {
         URI uri = base.resolve(path);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
                 .method(method, HttpRequest.BodyPublishers.noBody());
-        if (!method.equals("GET")) {
-            token.ifPresent(t -> request.header("Authorization", "Bearer " + t));
-        }
+        token.ifPresent(t -> request.header("Authorization", "Bearer " + t));
         HttpResponse<String> response;
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -79,7 +81,8 @@ final class AdminCall {
         String what = method + " " + uri.getPath();
         throw switch (status) {
             case 401 -> new CliFailure(CliFailure.NOT_AUTHORIZED, what + ": 401 "
-                    + (token.isEmpty() ? "no admin token given: set TRUNKGATE_ADMIN_TOKEN or use --token-file"
+                    + (token.isEmpty() ? "no admin token given: set TRUNKGATE_ADMIN_TOKEN, use --token-file, or run"
+                    + " this where the gateway wrote admin.token-file"
                     : "the admin token was refused (TRUNKGATE_ADMIN_TOKEN or --token-file)"));
             case 403 -> new CliFailure(CliFailure.NOT_AUTHORIZED, what + ": 403 " + said);
             default -> new CliFailure(CliFailure.REFUSED, what + ": " + status + " " + said);

@@ -128,6 +128,23 @@ final class AdminCommands {
             if (last != null && !last.isNull()) {
                 text.append("; last reload ").append(last.get("applied").asBoolean() ? "applied" : "REFUSED")
                         .append(" at ").append(text(last, "at"));
+                if (!last.get("applied").asBoolean()) {
+                    // why, as `trunkgate reload` prints it: the running configuration is the one before. /health
+                    // leaves out the messages (they may quote a secret); GET api/reload has them, with the token.
+                    JsonNode errors = call.hasToken() ? call.get("api/reload").json().get("errors")
+                            : last.get("errors");
+                    text.append(", the running configuration kept:");
+                    for (JsonNode e : errors == null || !errors.isArray() ? List.<JsonNode>of() : errors) {
+                        text.append("\n  ").append(text(e, "file")).append(':').append(text(e, "line")).append(": ")
+                                .append(text(e, "key"));
+                        if (e.hasNonNull("message")) {
+                            text.append(": ").append(e.get("message").asText());
+                        }
+                    }
+                    if (!call.hasToken()) {
+                        text.append("\n  (each error's message: with the admin token, or in the gateway's log)");
+                    }
+                }
             }
             text.append('\n').append("calls in progress: ").append(text(h, "callsInProgress"))
                     .append(", INVITEs in flight: ").append(text(h, "invitesInFlight"));
@@ -143,24 +160,33 @@ final class AdminCommands {
         int run(AdminCall call, PrintWriter out) {
             AdminCall.Answer answer = call.get("api/peers");
             List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"PEER", "GROUP", "BLOCKED FOR", "LIMITS (calls/max per window)"});
+            rows.add(new String[] {"PEER", "GROUP", "BLOCKED FOR",
+                "LIMITS (calls/max per window; a shadow limit refuses nothing, it counts what it would refuse)"});
             for (JsonNode peer : answer.json().get("peers")) {
                 List<String> limits = new ArrayList<>();
                 for (JsonNode limit : peer.get("limits")) {
                     limits.add(limit.get("scope").asText() + " " + limit.get("used").asLong() + "/"
-                            + limit.get("max").asLong() + " per " + millis(limit.get("windowMs")));
+                            + limit.get("max").asLong() + " per " + millis(limit.get("windowMs")) + shadow(limit));
                 }
                 JsonNode concurrent = peer.get("concurrent");
                 if (concurrent != null && !concurrent.isNull()) {
                     for (JsonNode cap : concurrent) {
                         limits.add(cap.get("scope").asText() + " " + cap.get("calls").asLong() + "/"
-                                + cap.get("max").asLong() + " concurrent");
+                                + cap.get("max").asLong() + " concurrent" + shadow(cap));
                     }
                 }
                 rows.add(new String[] {text(peer, "id"), text(peer, "group"), millis(peer.get("blockedForMs")),
                         String.join("; ", limits)});
             }
             return print(out, answer, Table.of(rows));
+        }
+
+        /** " (shadow: would refuse N)" for a limit or cap in shadow mode, else "". */
+        private static String shadow(JsonNode limit) {
+            if (!"shadow".equals(limit.path("mode").asText())) {
+                return "";
+            }
+            return " (shadow: would refuse " + limit.path("wouldRefuse").asLong() + ")";
         }
     }
 

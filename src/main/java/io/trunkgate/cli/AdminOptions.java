@@ -1,6 +1,7 @@
 package io.trunkgate.cli;
 
 import io.trunkgate.config.AdminSettings;
+import io.trunkgate.config.AdminTokenFile;
 import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import java.io.IOException;
@@ -15,13 +16,16 @@ import picocli.CommandLine.Option;
 /**
  * Where the admin commands find the gateway and the token they send: {@code --admin URL}, else the admin
  * server of {@code --config}'s gateway.conf, else {@value #DEFAULT_ADMIN}; the token from {@code --token-file},
- * else the environment variable {@value #TOKEN_VARIABLE} (the one the gateway itself reads).
+ * else the environment variable {@value #TOKEN_VARIABLE} (the one the gateway itself reads), else the file a gateway
+ * without a token wrote (admin.token-file: {@code --config}'s, else {@value #TOKEN_FILE} in the working directory).
  */
 final class AdminOptions {
 
     static final String TOKEN_VARIABLE = "TRUNKGATE_ADMIN_TOKEN";
     /** The admin server of a gateway.conf that names none (admin.host and admin.port by default). */
     static final String DEFAULT_ADMIN = "http://127.0.0.1:8080";
+    /** The token file of the sample gateway.conf (admin.token-file), in the working directory, its state-dir. */
+    static final String TOKEN_FILE = "admin.token";
 
     @Option(names = "--admin", paramLabel = "URL",
             description = "the gateway's admin API (default: from --config, else " + DEFAULT_ADMIN + ")")
@@ -55,13 +59,7 @@ final class AdminOptions {
         if (config == null) {
             return URI.create(DEFAULT_ADMIN + "/");
         }
-        AdminSettings settings;
-        try {
-            settings = ConfigLoader.load(config).admin();
-        } catch (ConfigException e) {
-            throw new CliFailure(CliFailure.USAGE, config + ": " + e.errors().size()
-                    + " error(s); see trunkgate check-config --config " + config);
-        }
+        AdminSettings settings = settings();
         String host = settings.host();
         // a server on every address is reached on loopback
         if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.isBlank()) {
@@ -70,6 +68,15 @@ final class AdminOptions {
             host = "[" + host + "]";
         }
         return URI.create("http://" + host + ":" + settings.port() + "/");
+    }
+
+    private AdminSettings settings() {
+        try {
+            return ConfigLoader.load(config).admin();
+        } catch (ConfigException e) {
+            throw new CliFailure(CliFailure.USAGE, config + ": " + e.errors().size()
+                    + " error(s); see trunkgate check-config --config " + config);
+        }
     }
 
     Optional<String> token() {
@@ -84,6 +91,16 @@ final class AdminOptions {
                 throw new CliFailure(CliFailure.USAGE, "--token-file " + tokenFile + ": cannot read it (" + e + ")");
             }
         }
-        return Optional.ofNullable(environment.get(TOKEN_VARIABLE)).map(String::strip).filter(t -> !t.isEmpty());
+        Optional<String> variable = Optional.ofNullable(environment.get(TOKEN_VARIABLE)).map(String::strip)
+                .filter(t -> !t.isEmpty());
+        if (variable.isPresent()) {
+            return variable;
+        }
+        Optional<Path> made = config == null ? Optional.of(Path.of(TOKEN_FILE)) : settings().tokenFile();
+        try {
+            return made.isEmpty() ? Optional.empty() : AdminTokenFile.read(made.get());
+        } catch (IOException e) {
+            throw new CliFailure(CliFailure.USAGE, made.get() + ": cannot read the admin token (" + e + ")");
+        }
     }
 }

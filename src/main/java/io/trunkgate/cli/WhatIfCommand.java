@@ -7,6 +7,7 @@ import io.trunkgate.config.ConfigException;
 import io.trunkgate.config.ConfigLoader;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.whatif.HtmlReport;
+import io.trunkgate.whatif.ReportText;
 import io.trunkgate.whatif.WhatIf;
 import io.trunkgate.whatif.WhatIfReport;
 import java.io.IOException;
@@ -96,20 +97,21 @@ final class WhatIfCommand implements Callable<Integer> {
                 p.sameDecision() + " (" + percent(p.sameDecision(), p.offered()) + ")"}));
         StringBuilder text = new StringBuilder(Table.of(rows)).append('\n');
         report.peers().forEach((id, p) -> {
-            p.refusedBy().forEach((limit, n) -> text.append(id + ": refused by " + limit + ": " + n + "\n"));
-            p.wouldRefuse().forEach((limit, n) -> text.append(id + ": would refuse (shadow) " + limit + ": " + n
+            p.refusedBy().forEach((limit, n) -> text.append(id + ": refused by " + ReportText.limit(limit) + ": " + n
                     + "\n"));
+            p.wouldRefuse().forEach((limit, n) -> text.append(id + ": would refuse (shadow) " + ReportText.limit(limit)
+                    + ": " + n + "\n"));
         });
         if (!report.carriers().isEmpty()) {
             List<String[]> carriers = new ArrayList<>();
             carriers.add(new String[] {"carrier", "sent", "over max-wait", "at capacity", "failed over",
-                    "no carrier left", "delay ms", "recorded sent", "recorded over max-wait", "recorded at capacity",
-                    "recorded failed over", "recorded delay ms"});
+                    "no carrier left", ReportText.DELAYS, "recorded sent", "recorded over max-wait", "recorded at capacity",
+                    "recorded failed over", "recorded " + ReportText.DELAYS});
             report.carriers().forEach((id, c) -> carriers.add(new String[] {id, Long.toString(c.sent()),
                     Long.toString(c.overMaxWait()), Long.toString(c.atCapacity()), Long.toString(c.failedOver()),
-                    Long.toString(c.noCarrierLeft()), c.delayMs().toString(), Long.toString(c.recordedSent()),
+                    Long.toString(c.noCarrierLeft()), ReportText.delays(c.delayMs()), Long.toString(c.recordedSent()),
                     Long.toString(c.recordedOverMaxWait()), Long.toString(c.recordedAtCapacity()),
-                    Long.toString(c.recordedFailedOver()), c.recordedDelayMs().toString()}));
+                    Long.toString(c.recordedFailedOver()), ReportText.delays(c.recordedDelayMs())}));
             text.append(Table.of(carriers)).append('\n');
         }
         if (!report.caps().isEmpty()) {
@@ -122,6 +124,7 @@ final class WhatIfCommand implements Callable<Integer> {
         }
         text.append("same decision as recorded: " + report.sameDecisions() + " of " + report.replayed() + " ("
                 + percent(report.sameDecisions(), report.replayed()) + ")\n");
+        report.differencesBy().forEach((why, n) -> text.append("differs: " + n + " (" + why + ")\n"));
         report.differences().forEach(d -> text.append("  " + d + "\n"));
         report.notReplayed().forEach((why, n) -> text.append("not replayed: " + n + " (" + why + ")\n"));
         if (report.brokenCount() > 0) {

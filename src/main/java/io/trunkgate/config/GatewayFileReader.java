@@ -55,13 +55,14 @@ final class GatewayFileReader {
                 new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1)), true),
                 TlsListenerReader.settings(file));
+        Path stateDir = stateDir(file);
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
-                admission(file), admin(file), rerouteHook, records(file, stateDir(file)), reroute(file, baseDir),
+                admission(file), admin(file, stateDir), rerouteHook, records(file, stateDir), reroute(file, baseDir),
                 dns(file));
     }
 
     /**
-     * Where relative paths of files the gateway writes (records.file) resolve: state-dir, itself relative to the
+     * Where relative paths of files the gateway writes (records.file, admin.token-file) resolve: state-dir, itself relative to the
      * working directory, which it is by default (/var/lib/trunkgate under the systemd unit). Paths the gateway
      * only reads (peers-dir, plugins-dir, ...) resolve against gateway.conf's directory.
      */
@@ -220,7 +221,7 @@ final class GatewayFileReader {
         return new AdmissionSettings(rejectCode, blockedCode, unknownPeerCode, redisDown, concurrentCode, leaseTime);
     }
 
-    private static AdminSettings admin(ConfigSection file) {
+    private static AdminSettings admin(ConfigSection file, Path stateDir) {
         String host = file.optional("admin.host").nonEmptyString().orElse("127.0.0.1");
         int port = file.optional("admin.port").integer(1, MAX_PORT).orElse(8080);
         // empty is none (TRUNKGATE_ADMIN_TOKEN= in /etc/default/trunkgate): the API's changes are refused, as without it
@@ -231,7 +232,8 @@ final class GatewayFileReader {
                 .orElse(AdminSettings.DEFAULT_MAX_CONNECTIONS);
         int maxPerAddress = file.optional("admin.max-connections-per-address").integer(1, Integer.MAX_VALUE)
                 .orElse(AdminSettings.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
-        return new AdminSettings(host, port, token, requestTimeout, maxConnections, maxPerAddress);
+        Optional<Path> tokenFile = file.optional("admin.token-file").nonEmptyString().map(stateDir::resolve);
+        return new AdminSettings(host, port, token, requestTimeout, maxConnections, maxPerAddress, tokenFile);
     }
 
     private static String hostName() {

@@ -1,5 +1,7 @@
 package io.trunkgate.config;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -15,6 +17,21 @@ import java.util.Optional;
 public record WarmUpSettings(int calls, Optional<Duration> maxTime, boolean untilCompiled) {
 
     public static final WarmUpSettings OFF = new WarmUpSettings(0, Duration.ZERO, false);
+
+    /**
+     * The warm-up caller's and carrier's address: loopback, and far from the 127.0.0.1 everyone uses. What happens
+     * to its datagrams (one waiting too long for a worker while the JIT compiler has the cores) is no news to an
+     * operator.
+     */
+    public static final InetAddress ADDRESS = warmUpAddress();
+
+    private static InetAddress warmUpAddress() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, (byte) 255, (byte) 255, (byte) 254});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     public WarmUpSettings(int calls, Duration maxTime, boolean untilCompiled) {
         this(calls, Optional.of(maxTime), untilCompiled);

@@ -2,6 +2,7 @@ package io.trunkgate.gateway;
 
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
+import io.trunkgate.config.AdminTokenFile;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.RerouteSettings;
@@ -41,6 +42,7 @@ import io.trunkgate.sip.wire.NewCallGate;
 import io.trunkgate.warmup.RedisWarmUp;
 import io.trunkgate.warmup.WarmUp;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -342,11 +344,21 @@ public final class Gateway implements AutoCloseable {
         AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
                 admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
                 drain, tls::certificate);
+        // without admin.token, a token made now stands in for it, written where the CLI finds it
+        Optional<String> made = Optional.empty();
+        if (config.admin().token().isEmpty() && config.admin().tokenFile().isPresent()) {
+            Path file = config.admin().tokenFile().get();
+            made = Optional.of(AdminTokenFile.create(file));
+            log.info("admin token written to {} (no admin.token set): the CLI run in its directory reads it,"
+                    + " e.g. trunkgate block PEER 15m", file);
+        }
+        Optional<String> madeToken = made;
         admin = parts.add("admin server", AdminServer.start(config.admin(), api,
-                () -> activeConfig().config().admin().token(), threads.adminHttp()));
-        if (config.admin().token().isEmpty()) {
-            log.warn("no admin.token (TRUNKGATE_ADMIN_TOKEN unset or empty): the admin API's changes (blocks,"
-                    + " carrier holds, reload, drain) are refused with 403; reads, /metrics and /health work");
+                () -> activeConfig().config().admin().token().or(() -> madeToken), threads.adminHttp()));
+        if (config.admin().token().isEmpty() && madeToken.isEmpty()) {
+            log.warn("no admin.token (TRUNKGATE_ADMIN_TOKEN unset or empty) nor admin.token-file: the admin API's"
+                    + " changes (blocks, carrier holds, reload, drain) are refused with 403; reads, /metrics and"
+                    + " /health work");
         }
     }
 

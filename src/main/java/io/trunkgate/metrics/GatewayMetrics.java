@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.tls.CertificateStatus;
@@ -29,6 +30,7 @@ import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteReason;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -102,6 +104,13 @@ public final class GatewayMetrics implements AutoCloseable {
 
     public GatewayMetrics(String instanceId, BuildInfo build) {
         registry.config().commonTags("gateway", instanceId);
+        // Micrometer counts the process's CPU time in ns (process_cpu_time_ns_total); Prometheus' convention, and
+        // its client libraries, count it in seconds as process_cpu_seconds_total
+        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")));
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            FunctionCounter.builder("process.cpu", os, bean -> bean.getProcessCpuTime() / 1e9).baseUnit("seconds")
+                    .description("CPU time used by the gateway's process").register(registry);
+        }
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

@@ -18,6 +18,8 @@ import java.util.List;
  * @param reroutes    each move to another carrier, as "from->to:reason"
  * @param attempts    each INVITE sent to a carrier, in order
  * @param heldMs      time held for pacing slots, all attempts together
+ * @param decidedAt   when Redis decided the call's admission, on Redis's clock (the clock of every window), or null
+ *                    when Redis did not decide it (shed, Redis out of reach)
  * @param pddMs       from the INVITE's arrival to the first 18x relayed to the caller, or null
  * @param setupMs     from the INVITE's arrival to its final response to the caller
  * @param answeredAt  when the 2xx was relayed, or null for a call never answered
@@ -35,7 +37,7 @@ import java.util.List;
 public record CallRecord(String callId, String gateway, Caller caller, String peer, String group,
                          String admission, String refusedBy, List<String> wouldRefuse, List<String> carriers,
                          List<String> reroutes,
-                         List<Attempt> attempts, long heldMs, Instant invitedAt, Long pddMs, Long setupMs,
+                         List<Attempt> attempts, long heldMs, Instant invitedAt, Instant decidedAt, Long pddMs, Long setupMs,
                          Instant answeredAt, Instant endedAt, long durationMs, int finalStatus, String reason,
                          String endedBy, String hungUpBy, String hangupReason) {
 
@@ -99,7 +101,7 @@ public record CallRecord(String callId, String gateway, Caller caller, String pe
     public CallRecord ended(Instant at, String endedBy, String hungUpBy, String hangupReason) {
         long duration = answeredAt == null ? 0 : Math.max(0, Duration.between(answeredAt, at).toMillis());
         return new CallRecord(callId, gateway, caller, peer, group, admission, refusedBy, wouldRefuse, carriers, reroutes,
-                attempts, heldMs, invitedAt, pddMs, setupMs, answeredAt, at, duration, finalStatus, reason, endedBy,
+                attempts, heldMs, invitedAt, decidedAt, pddMs, setupMs, answeredAt, at, duration, finalStatus, reason, endedBy,
                 hungUpBy, hangupReason);
     }
 }

@@ -161,6 +161,7 @@ public final class CallRecordWriter implements AutoCloseable {
         fields.put("finalCarrier", record.finalCarrier());
         fields.put("heldMs", record.heldMs());
         fields.put("invitedAt", iso(record.invitedAt()));
+        fields.put("decidedAt", iso(record.decidedAt()));
         fields.put("pddMs", record.pddMs());
         fields.put("setupMs", record.setupMs());
         fields.put("answeredAt", iso(record.answeredAt()));

@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -729,10 +730,18 @@ final class InviteCall {
                 verdict == null ? null : AdmissionLabels.refusedBy(verdict, peer.id()),
                 wouldRefuse(),
                 tried(), reroutes(),
-                attempts.stream().map(RecordFields.Attempt::record).toList(), held.toMillis(), invitedAt,
+                attempts.stream().map(RecordFields.Attempt::record).toList(), held.toMillis(), invitedAt, decidedAt(),
                 ringingNanos == 0 ? null : TimeUnit.NANOSECONDS.toMillis(ringingNanos - arrivedNanos),
                 TimeUnit.NANOSECONDS.toMillis(now - arrivedNanos), answeredAt, null, 0, status, finalReason, null,
                 null, null);
+    }
+
+    /** When Redis decided the call's admission (its clock), or null when Redis did not decide it. */
+    private Instant decidedAt() {
+        if (verdict == null || verdict.unavailable().isPresent()) {
+            return null;
+        }
+        return verdict.decision().map(d -> Instant.EPOCH.plus(d.serverTimeMicros(), ChronoUnit.MICROS)).orElse(null);
     }
 
     private void stopAttemptTimer() {

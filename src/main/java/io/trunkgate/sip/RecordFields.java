@@ -65,13 +65,39 @@ final class RecordFields {
         List<String> reasons = new ArrayList<>();
         for (ListIterator<?> it = message.getHeaders(ReasonHeader.NAME); it.hasNext(); ) {
             ReasonHeader reason = (ReasonHeader) it.next();
-            reasons.add(reason(reason.getProtocol(), reason.getCause(), reason.getText()));
+            String text = reason.getText();
+            reasons.add(reason(reason.getProtocol(), reason.getCause(), text == null ? null : bare(text)));
         }
         return reasons.isEmpty() ? null : String.join(", ", reasons);
     }
 
+    /** A Reason header's value as it reads on the wire, {@code text} (unquoted) quoted. */
     static String reason(String protocol, int cause, String text) {
-        return protocol + ";cause=" + cause + (text == null ? "" : ";text=\"" + text + "\"");
+        return protocol + ";cause=" + cause + (text == null ? "" : ";text=" + quoted(text));
+    }
+
+    /**
+     * A Reason header's text unquoted. JAIN-SIP's {@code getText()} answers a parsed header's text bare but a header
+     * it built with the quotes it added.
+     */
+    private static String bare(String text) {
+        if (text.length() < 2 || text.charAt(0) != '"' || text.charAt(text.length() - 1) != '"') {
+            return text;
+        }
+        StringBuilder bare = new StringBuilder(text.length());
+        for (int i = 1; i < text.length() - 1; i++) {
+            char c = text.charAt(i);
+            if (c == '\\' && i + 1 < text.length() - 1) {
+                c = text.charAt(++i);
+            }
+            bare.append(c);
+        }
+        return bare.toString();
+    }
+
+    /** An RFC 3261 quoted-string: '"' and '\' escaped. */
+    private static String quoted(String text) {
+        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 
     /** One INVITE sent to a carrier, completed by the carrier's responses as they come. */

@@ -285,7 +285,7 @@ public final class SipProxy implements SipListener, NewCallGate {
         services.records().write(new CallRecord(callId, active.config().instanceId(),
                 CallRecord.Caller.at(source.getHostAddress(), callerTag, cseq < 0 ? null : cseq), peerId,
                 peer.get().group().orElse(null), "shed",
-                shed.get().tag(), List.of(), List.of(), List.of(), List.of(), 0, now, null, 0L, null, now, 0,
+                shed.get().tag(), List.of(), List.of(), List.of(), List.of(), 0, now, null, null, 0L, null, now, 0,
                 Response.SERVICE_UNAVAILABLE, RecordFields.reason("SIP", Response.SERVICE_UNAVAILABLE, text),
                 "failed", "gateway", null));
         return Optional.of(text);

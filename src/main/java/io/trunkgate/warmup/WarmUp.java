@@ -46,8 +46,7 @@ public final class WarmUp {
     /** Calls at a time once the configured ones are done: few, so that the compiler gets the cores. */
     private static final int LIGHT_CONCURRENCY = 2;
     private static final String NUMBER = "99999";
-    /** The warm-up caller's and carrier's address: loopback, and far from the 127.0.0.1 everyone uses. */
-    private static final InetAddress ADDRESS = loopback(254);
+    private static final InetAddress ADDRESS = WarmUpSettings.ADDRESS;
     private static final SecureRandom RANDOM = new SecureRandom();
     /**
      * The warm-up's length unless sip.warm-up.max-time sets it. From a start cache the compiler has the call path's
@@ -56,14 +55,6 @@ public final class WarmUp {
      */
     private static final Duration MAX_TIME = Duration.ofSeconds(30);
     private static final Duration MAX_TIME_FROM_START_CACHE = Duration.ofSeconds(7);
-
-    private static InetAddress loopback(int last) {
-        try {
-            return InetAddress.getByAddress(new byte[] {127, (byte) 255, (byte) 255, (byte) last});
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private WarmUp() {
     }

@@ -9,7 +9,14 @@ import java.util.Optional;
  * What a replay needs of one call record.
  *
  * @param where       "file:line", to point at the record
+ * @param gateway     the instance that wrote the record ("" when the record does not say)
  * @param invitedAt   when the INVITE arrived
+ * @param decidedAt   when Redis decided the call's admission, on Redis's clock: the record's {@code decidedAt};
+ *                    null when Redis did not decide it or the record predates the field
+ * @param redisDecided false when the record says Redis did not decide the call ({@code decidedAt} null): the
+ *                    Redis-down policy did, or the call was shed; true also for a record without the field
+ * @param parsed      whether the gateway read the INVITE before deciding (the record has its transport): a call
+ *                    shed after that was sent to Redis, whose answer came too late
  * @param endedAt     when the call ended: the record's {@code endedAt}, else {@code answeredAt} plus
  *                    {@code durationMs}, else its arrival
  * @param callKey     the call's identity (Call-ID, From tag, CSeq), as the gateway gave it to admission
@@ -24,7 +31,8 @@ import java.util.Optional;
  * @param reroutes    each move to another carrier: the carrier left and why ({@code over_max_wait},
  *                    {@code at_capacity}, {@code failure_response(503)}, ...)
  */
-record RecordedCall(String where, Instant invitedAt, Instant endedAt, String callKey, InetAddress source,
+record RecordedCall(String where, String gateway, Instant invitedAt, Instant decidedAt, boolean redisDecided,
+                    boolean parsed, Instant endedAt, String callKey, InetAddress source,
                     String peer, String admission, String refusedBy, List<String> wouldRefuse, String number,
                     List<Attempt> attempts, List<Reroute> reroutes) {
 
@@ -35,13 +43,26 @@ record RecordedCall(String where, Instant invitedAt, Instant endedAt, String cal
     record Reroute(String from, String reason) {
     }
 
-    long invitedMicros() {
-        return micros(invitedAt);
+    /**
+     * When the replay decides the call, in microseconds: when Redis decided it ({@code decidedAt}, the time its
+     * windows counted it at), else when it arrived.
+     */
+    long decidedMicros() {
+        return micros(decidedAt != null ? decidedAt : invitedAt);
     }
 
-    /** How long the call was up, from its arrival to its end, in ms (at least 0). */
+    /**
+     * Whether Redis's answer for the call is unknown though the call may have counted in its windows: Redis was out
+     * of reach or answered too late (the Redis-down policy decided, or the call was shed waiting for the answer).
+     * A call shed before it was read never reached Redis.
+     */
+    boolean redisUnanswered() {
+        return !redisDecided && (!admission.equals("shed") || parsed);
+    }
+
+    /** How long the call was up, from its decision to its end, in ms (at least 0). */
     long upMs() {
-        return Math.max(0, (micros(endedAt) - micros(invitedAt)) / 1000);
+        return Math.max(0, (micros(endedAt) - decidedMicros()) / 1000);
     }
 
     /** The last attempt at {@code carrier}, if the record has one, and whether it is the record's last. */

@@ -71,6 +71,8 @@ final class RecordsFile {
         List<String> wouldRefuse = new ArrayList<>();
         record.path("wouldRefuse").forEach(w -> wouldRefuse.add(w.asText()));
         Instant invitedAt = Instant.parse(text(record, "invitedAt"));
+        JsonNode decided = record.get("decidedAt");
+        Instant decidedAt = decided != null && decided.isTextual() ? Instant.parse(decided.asText()) : null;
         List<RecordedCall.Attempt> attempts = new ArrayList<>();
         for (JsonNode attempt : record.path("attempts")) {
             JsonNode sentAt = attempt.get("sentAt");
@@ -88,7 +90,8 @@ final class RecordsFile {
                 reroutes.add(new RecordedCall.Reroute(text.substring(0, arrow), text.substring(colon + 1)));
             }
         }
-        return new RecordedCall(where, invitedAt, endedAt(record, invitedAt), callKey, InetAddress.getByName(host),
+        return new RecordedCall(where, record.path("gateway").asText(""), invitedAt, decidedAt,
+                decided == null || decidedAt != null, record.path("transport").isTextual(), endedAt(record, invitedAt), callKey, InetAddress.getByName(host),
                 text(record, "peer"), text(record, "admission"),
                 refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText(), wouldRefuse,
                 record.path("requestUser").asText(""), attempts, reroutes);

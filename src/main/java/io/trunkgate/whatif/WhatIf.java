@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,7 @@ public final class WhatIf {
     /** Calls sent to the scratch server in one pipelined round trip. */
     private static final int BATCH = 2000;
     private static final String CAP = " max-concurrent";
+    private static final String REDIS_DOWN = "Redis was unreachable: decided by admission.redis-down";
 
     private WhatIf() {
     }
@@ -55,12 +57,13 @@ public final class WhatIf {
                                       Optional<Instant> to) throws IOException {
         RecordsFile.Contents contents = RecordsFile.read(records, from, to);
         List<RecordedCall> calls = new ArrayList<>(contents.calls());
-        calls.sort(Comparator.comparing(RecordedCall::invitedAt));
+        // in the order Redis decided them, at the times it did: the windows count as they counted
+        calls.sort(Comparator.comparingLong(RecordedCall::decidedMicros));
         RedisConnection scratch = new RedisConnection(RedisConnection.Mode.EMBEDDED, List.of(), Optional.empty(),
                 Optional.empty(), Duration.ofSeconds(10), 0);
         try (RedisRuntime redis = RedisRuntime.open(scratch, null)) {
             Tally tally = new Tally(new ActiveConfig(config, 1), ReplayAdmission.on(redis.client(), PREFIX),
-                    ReplayPacing.on(redis.client(), PREFIX));
+                    ReplayPacing.on(redis.client(), PREFIX), new DifferenceCauses(calls));
             for (int first = 0; first < calls.size(); first += BATCH) {
                 tally.replay(calls.subList(first, Math.min(calls.size(), first + BATCH)));
             }
@@ -76,15 +79,19 @@ public final class WhatIf {
         private final Map<String, PeerTally> peers = new TreeMap<>();
         private final Map<String, CarrierTally> carriers = new TreeMap<>();
         private final Map<String, CapTally> caps = new TreeMap<>();
+        private final DifferenceCauses causes;
         private final List<String> differences = new ArrayList<>();
-        private int differenceCount;
+        private final Map<String, Integer> differencesBy = new TreeMap<>();
+        /** By scope ("peer:a", "group:g"), the last call whose decision differs. */
+        private final Map<String, RecordedCall> lastDifference = new HashMap<>();
         private final Map<String, Integer> notReplayed = new TreeMap<>();
 
         /** Admitted calls routed together arrived within this much time: half the shortest max-wait, at least 1 ms. */
         private final long routeSpanMicros;
 
-        Tally(ActiveConfig config, ReplayAdmission admission, ReplayPacing pacing) {
+        Tally(ActiveConfig config, ReplayAdmission admission, ReplayPacing pacing, DifferenceCauses causes) {
             this.config = config;
+            this.causes = causes;
             this.admission = admission;
             this.pacing = pacing;
             this.routeSpanMicros = Math.max(1000, config.routes().carrierIds().stream()
@@ -114,7 +121,7 @@ public final class WhatIf {
                 replayed.add(call);
                 peersOf.add(peer.get());
                 requests.add(config.admissionRequest(peer.get(), call.callKey()));
-                times.add(call.invitedMicros());
+                times.add(call.decidedMicros());
                 leases.add(call.upMs());
             }
             List<AdmissionDecision> decisions = requests.isEmpty() ? List.of()
@@ -153,7 +160,7 @@ public final class WhatIf {
              */
             long leaseMs(CarrierConfig carrier) {
                 return call.attemptAt(carrier.id()).flatMap(call::after)
-                        .map(next -> Math.max(0, (RecordedCall.micros(next.sentAt()) - call.invitedMicros()) / 1000))
+                        .map(next -> Math.max(0, (RecordedCall.micros(next.sentAt()) - call.decidedMicros()) / 1000))
                         .orElse(call.upMs());
             }
 
@@ -181,9 +188,9 @@ public final class WhatIf {
         private void route(List<Routed> calls) {
             int from = 0;
             while (from < calls.size()) {
-                long end = calls.get(from).call.invitedMicros() + routeSpanMicros;
+                long end = calls.get(from).call.decidedMicros() + routeSpanMicros;
                 int to = from + 1;
-                while (to < calls.size() && calls.get(to).call.invitedMicros() < end) {
+                while (to < calls.size() && calls.get(to).call.decidedMicros() < end) {
                     to++;
                 }
                 routeTogether(calls.subList(from, to));
@@ -230,7 +237,7 @@ public final class WhatIf {
                 }
                 List<Reservation> slots = toPace.isEmpty() ? List.of() : pacing.reserveAt(
                         toPace.stream().map(Routed::carrier).toList(),
-                        toPace.stream().map(r -> r.call.invitedMicros()).toList());
+                        toPace.stream().map(r -> r.call.decidedMicros()).toList());
                 List<ReplayAdmission.CarrierLease> unused = new ArrayList<>();
                 for (int i = 0; i < toPace.size(); i++) {
                     Routed call = toPace.get(i);
@@ -260,11 +267,11 @@ public final class WhatIf {
         private static ReplayAdmission.CarrierLease lease(Routed call) {
             CarrierConfig carrier = call.carrier();
             return new ReplayAdmission.CarrierLease(call.call.callKey(), carrier.id(),
-                    carrier.maxConcurrent().getAsInt(), call.call.invitedMicros(), call.leaseMs(carrier));
+                    carrier.maxConcurrent().getAsInt(), call.call.decidedMicros(), call.leaseMs(carrier));
         }
 
         private static long second(Routed call) {
-            return Math.floorDiv(call.call.invitedMicros(), 1_000_000L);
+            return Math.floorDiv(call.call.decidedMicros(), 1_000_000L);
         }
 
         /** The call leaves {@code from}'s carrier for the next of its chain, or has none left. */
@@ -331,7 +338,7 @@ public final class WhatIf {
                 scope.maxConcurrent().ifPresent(max -> cap(scope + CAP, max, scope.shadowCap()));
             }
             figures.offered++;
-            long second = Math.floorDiv(call.invitedMicros(), 1_000_000L);
+            long second = Math.floorDiv(call.decidedMicros(), 1_000_000L);
             String replayed = switch (decision.outcome()) {
                 case ADMITTED -> "admitted";
                 case DUPLICATE -> "merged";
@@ -360,18 +367,56 @@ public final class WhatIf {
             figures.recordedRefused += call.admission().equals("rejected") ? 1 : 0;
             if (replayed.equals(call.admission())) {
                 figures.sameDecision++;
-            } else if (differenceCount++ < WhatIfReport.LISTED) {
-                differences.add(call.where() + ": recorded " + call.admission() + ", replayed " + replayed);
+            } else {
+                Duration window = longestWindow(request);
+                String cause = causes.of(call, window);
+                if (cause.isEmpty()) {
+                    cause = afterADifference(call, request, window);
+                }
+                for (Scope scope : request.scopes()) {
+                    lastDifference.put(scope.toString(), call);
+                }
+                String why = cause.isEmpty() ? WhatIfReport.NO_CAUSE : cause;
+                differencesBy.merge(why, 1, Integer::sum);
+                if (differences.size() < WhatIfReport.LISTED) {
+                    differences.add(call.where() + ": recorded " + call.admission() + ", replayed " + replayed
+                            + ": " + why);
+                }
             }
+        }
+
+        /**
+         * Why a call differs when an earlier call of one of its scopes, within {@code window} before it, got another
+         * decision than recorded: from then on the replay's windows hold other calls than production's did.
+         */
+        private String afterADifference(RecordedCall call, AdmissionRequest request, Duration window) {
+            for (Scope scope : request.scopes()) {
+                RecordedCall earlier = lastDifference.get(scope.toString());
+                if (earlier != null && call.decidedMicros() - earlier.decidedMicros() <= window.toNanos() / 1000) {
+                    return "follows a call of " + scope + " whose decision differs, within "
+                            + ReportText.duration(window) + " before it: its windows held other calls from then on";
+                }
+            }
+            return "";
+        }
+
+        /** The longest window of the limits the call met. */
+        private static Duration longestWindow(AdmissionRequest request) {
+            return request.scopes().stream().flatMap(s -> s.limits().stream()).map(l -> l.window())
+                    .max(Comparator.naturalOrder()).orElse(Duration.ZERO);
         }
 
         /** Why the scripts cannot give a call the decision it got, if they cannot. */
         private static Optional<String> unreproducible(RecordedCall call) {
+            if (!call.redisDecided() && !call.admission().equals("shed")) {
+                // admitted or refused by admission.redis-down (allow, or local's in-memory windows)
+                return Optional.of(REDIS_DOWN);
+            }
             return switch (call.admission()) {
                 case "shed" -> Optional.of("shed before admission: starting, overload or shutdown");
                 case "blocked" -> Optional.of("refused by an operator block: set through the admin API, not in the"
                         + " configuration");
-                case "redis_unavailable" -> Optional.of("Redis was unreachable: decided by admission.redis-down");
+                case "redis_unavailable" -> Optional.of(REDIS_DOWN);
                 case "admitted", "merged", "rejected" -> Optional.empty();
                 default -> Optional.of("admission \"" + call.admission() + "\" unknown");
             };
@@ -409,7 +454,7 @@ public final class WhatIf {
             Map<String, WhatIfReport.CapFigures> capFigures = new TreeMap<>();
             caps.forEach((label, c) -> capFigures.put(label,
                     new WhatIfReport.CapFigures(c.max, c.shadow, c.over, c.recordedOver)));
-            return new WhatIfReport(peerFigures, carrierFigures, capFigures, differences, notReplayed,
+            return new WhatIfReport(peerFigures, carrierFigures, capFigures, differences, differencesBy, notReplayed,
                     broken.subList(0, Math.min(broken.size(), WhatIfReport.LISTED)), broken.size());
         }
     }

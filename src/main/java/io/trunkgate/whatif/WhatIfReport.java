@@ -18,13 +18,19 @@ import java.util.Map;
  *                    over each max-concurrent cap, replayed and recorded
  * @param differences the calls whose replayed decision differs from the recorded one ("file:line: recorded X,
  *                    replayed Y"), at most {@link #LISTED}
+ * @param differencesBy how many calls' replayed decision differs, by why (what the records show around the call
+ *                    that its windows counted differently; {@link #NO_CAUSE} when they show nothing)
  * @param notReplayed how many calls were not replayed, by reason
  * @param brokenLines lines that are not call records, "file:line: why", at most {@link #LISTED}
  * @param brokenCount how many lines were not call records
  */
 public record WhatIfReport(Map<String, PeerFigures> peers, Map<String, CarrierFigures> carriers,
-                           Map<String, CapFigures> caps, List<String> differences, Map<String, Integer> notReplayed, List<String> brokenLines,
-                           int brokenCount) {
+                           Map<String, CapFigures> caps, List<String> differences, Map<String, Integer> differencesBy,
+                           Map<String, Integer> notReplayed, List<String> brokenLines, int brokenCount) {
+
+    /** Why a call differs when the records show no cause: the configuration is not the one that decided it. */
+    static final String NO_CAUSE = "no cause in the records: the configuration replayed is not the one that decided it"
+            + " (a reload?)";
 
     /** How many differences and broken lines are listed (all are counted). */
     static final int LISTED = 20;
@@ -94,6 +100,11 @@ public record WhatIfReport(Map<String, PeerFigures> peers, Map<String, CarrierFi
     public record Timeline(String start, long bucketSeconds, List<Long> admitted, List<Long> refused,
                            Map<String, Double> limits) {
         static final int BUCKETS = 1440;
+    }
+
+    /** Calls whose replayed decision differs from the recorded one. */
+    public int differenceCount() {
+        return differencesBy.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     /** Calls replayed, over all peers. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.Limit;
+import io.trunkgate.config.LimitMode;
 import io.trunkgate.gateway.Gateway;
 import io.trunkgate.redis.RedisServerProcess;
 import io.trunkgate.testing.AdminClient;
@@ -52,7 +53,8 @@ class AdminCommandsTest {
         SipAgent carrier = agents.start("127.0.0.222");
         Duration wait = Duration.ofSeconds(5);
         config = TestConfigs.onSharedRedis("cli", RedisServerProcess.freePort()).adminToken(TOKEN)
-                .peer("acme", "127.0.0.221", Limit.exact(Duration.ofSeconds(1), 1000))
+                .peer("acme", "127.0.0.221", Limit.exact(Duration.ofSeconds(1), 1000),
+                        Limit.exact(Duration.ofHours(1), 1).in(LimitMode.SHADOW))
                 .carrier("a", carrier, 1000, wait, wait)
                 .route("", "a");
         gateway = Gateway.start(config.build());
@@ -110,6 +112,17 @@ class AdminCommandsTest {
     }
 
     @Test
+    void peersMarksAShadowLimitWithTheCallsItWouldHaveRefused() throws Exception {
+        assertEquals(200, call("+110"));
+        assertEquals(200, call("+111"), "a shadow limit refuses nothing");
+        Result peers = admin("peers");
+        assertEquals(0, peers.exit(), peers.err());
+        String acme = peers.out().lines().filter(l -> l.startsWith("acme")).findFirst().orElseThrow();
+        assertTrue(acme.matches(".*peer:acme \\d+/1000 per 1s; peer:acme \\d+/1 per 1h \\(shadow: would refuse [1-9]\\d*\\).*"),
+                acme);
+    }
+
+    @Test
     void aCarrierSetDownAndUpAgain() throws Exception {
         Result down = admin("carrier-down", "a", "10m");
         assertEquals(0, down.exit(), down.err());
@@ -139,6 +152,16 @@ class AdminCommandsTest {
         Result reload = admin("reload");
         assertEquals(CliFailure.REFUSED, reload.exit(), reload.out() + reload.err());
         assertTrue(reload.out().contains("configuration refused"), reload.out());
+        Result status = admin("status");
+        String refused = status.out().lines().filter(l -> l.contains("last reload")).findFirst().orElseThrow();
+        assertTrue(refused.contains("last reload REFUSED at ") && refused.endsWith("the running configuration kept:"),
+                status.out());
+        assertTrue(status.out().lines().anyMatch(l -> l.matches("  test\\.conf:\\d+: [^:]+: .+")),
+                "the reason with its message (the token reads it): " + status.out());
+        Result anonymous = run("status", "--admin", admin);
+        assertTrue(anonymous.out().lines().anyMatch(l -> l.matches("  test\\.conf:\\d+: [^:]+")),
+                "without the token the file, line and key only: " + anonymous.out());
+        assertTrue(anonymous.out().contains("each error's message: with the admin token"), anonymous.out());
     }
 
     @Test

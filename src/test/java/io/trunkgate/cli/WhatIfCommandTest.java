@@ -37,7 +37,7 @@ class WhatIfCommandTest {
         assertEquals(0, table.exit(), table.err());
         assertTrue(table.out().matches("(?s)\\s*peer +offered +admitted +refused .*\\nacme +3 +1 +2 +2 +1 +2 \\(66\\.67%\\).*"),
                 table.out());
-        assertTrue(table.out().contains("acme: refused by peer:acme 1/1000ms: 2"), table.out());
+        assertTrue(table.out().contains("acme: refused by peer:acme 1 per 1 s: 2"), table.out());
         assertTrue(table.out().contains(records + ":3: not JSON"), table.out());
 
         CommandRun json = CommandRun.of("what-if", "--records", records.toString(), "--config", config.toString(),

@@ -35,6 +35,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sip.SipFactory;
+import javax.sip.header.ReasonHeader;
 import javax.sip.message.Request;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -59,6 +61,7 @@ class CallRecordsTest {
         String refusedId;
         String upId;
         Instant byeSent;
+        ReasonHeader refusedReason;
         try {
             Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records", port)
                     .instance("records-gw")
@@ -76,7 +79,9 @@ class CallRecordsTest {
             assertEquals(200, up.awaitFinal(WAIT_MS).getStatusCode());
             up.ack();
             SipAgent.Call refused = caller.invite("127.0.0.1", port, "+4432");
-            assertEquals(503, refused.awaitFinal(WAIT_MS).getStatusCode(), "the third call in a minute is over 2/min");
+            javax.sip.message.Response refusal = refused.awaitFinal(WAIT_MS);
+            assertEquals(503, refusal.getStatusCode(), "the third call in a minute is over 2/min");
+            refusedReason = (ReasonHeader) refusal.getHeader(ReasonHeader.NAME);
             byeSent = Instant.now();
             assertEquals(200, answered.bye(WAIT_MS).getStatusCode());
             answeredId = answered.callId();
@@ -143,7 +148,13 @@ class CallRecordsTest {
         assertEquals(0, refused.get("durationMs").asLong());
         assertEquals("failed", refused.get("endedBy").asText());
         assertEquals("gateway", refused.get("hungUpBy").asText());
-        assertTrue(refused.get("reason").asText().startsWith("SIP;cause=503;text="), refused.toString());
+        ReasonHeader recorded = (ReasonHeader) SipFactory.getInstance().createHeaderFactory()
+                .createHeader(ReasonHeader.NAME, refused.get("reason").asText());
+        assertEquals("SIP", recorded.getProtocol(), refused.toString());
+        assertEquals(503, recorded.getCause(), refused.toString());
+        assertTrue(refusedReason.getText().contains("caller"), "the wire's Reason names the limit: " + refusedReason);
+        assertEquals(refusedReason.getText(), recorded.getText(), "the record's Reason reads as the wire's: "
+                + refused.get("reason").asText());
         assertTrue(refused.get("paiUser").isNull(), "no P-Asserted-Identity: " + refused);
         assertEquals(0, refused.get("attempts").size());
         assertTrue(refused.get("finalCarrier").isNull(), refused.toString());

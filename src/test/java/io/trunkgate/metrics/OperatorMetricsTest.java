@@ -1,6 +1,7 @@
 package io.trunkgate.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,6 +78,11 @@ class OperatorMetricsTest {
                 "process_uptime_seconds", "process_start_time_seconds", "process_files_open_files")) {
             assertTrue(Metrics.value(atStart, name, Map.of()).isPresent(), name + " missing");
         }
+        // CPU time in seconds, as Prometheus names it; no nanosecond counter beside it
+        double cpuSeconds = value(atStart, "process_cpu_seconds_total", Map.of());
+        assertTrue(cpuSeconds > 0 && cpuSeconds < 100_000, "seconds, not ns: " + cpuSeconds);
+        assertTrue(atStart.contains("# TYPE process_cpu_seconds_total counter"), atStart);
+        assertFalse(atStart.contains("process_cpu_time"), "no process_cpu_time_ns_total");
         BuildInfo build = BuildInfo.current();
         assertNotEquals("unknown", build.version(), "Maven filled in the version");
         assertEquals(1.0, value(atStart, "trunkgate_build_info", Map.of("version", build.version(),

@@ -194,7 +194,7 @@ class DialogTableTest {
         Instant at = Instant.parse("2026-11-23T12:00:00Z");
         return new CallRecord(callId, "gw", CallRecord.Caller.at("127.0.0.9:5070", "t", 1L), "peer", null, "admitted",
                 null, List.of(),
-                List.of(), List.of(), List.of(), 0, at, null, 0L, at, null, 0, 200, null, null, null, null);
+                List.of(), List.of(), List.of(), 0, at, at, null, 0L, at, null, 0, 200, null, null, null, null);
     }
 
     @Test

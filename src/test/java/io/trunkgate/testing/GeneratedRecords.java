@@ -142,8 +142,13 @@ public final class GeneratedRecords {
         }
     }
 
-    private static String record(String callId, int peer, String number, long micros, String admission,
-                                 String refusedBy, List<Sent> attempts, Long answeredMicros, long endMicros) {
+    /**
+     * A call decided at {@code micros}, which arrived {@code arrivalMicros} before (as the gateway receives an INVITE
+     * before Redis decides it).
+     */
+    private static String record(String callId, int peer, String number, long micros, long arrivalMicros,
+                                 String admission, String refusedBy, List<Sent> attempts, Long answeredMicros,
+                                 long endMicros) {
         List<String> reroutes = new ArrayList<>();
         for (int i = 0; i < attempts.size(); i++) {
             Sent attempt = attempts.get(i);
@@ -162,7 +167,8 @@ public final class GeneratedRecords {
                 + "\"carriers\":[" + String.join(",", attempts.stream().map(a -> "\"" + a.carrier() + "\"").toList())
                 + "],\"reroutes\":[" + String.join(",", reroutes) + "],\"attempts\":["
                 + String.join(",", attempts.stream().map(Sent::json).toList()) + "],"
-                + "\"invitedAt\":\"" + at(micros) + "\",\"answeredAt\":"
+                + "\"invitedAt\":\"" + at(micros - arrivalMicros) + "\",\"decidedAt\":"
+                + (admission.equals("shed") ? "null" : "\"" + at(micros) + "\"") + ",\"answeredAt\":"
                 + (answeredMicros == null ? "null" : "\"" + at(answeredMicros) + "\"") + ",\"endedAt\":\""
                 + at(endMicros) + "\",\"durationMs\":" + (answeredMicros == null ? 0 : (endMicros - answeredMicros) / 1000)
                 + ",\"finalStatus\":" + finalStatus + "}";
@@ -175,10 +181,12 @@ public final class GeneratedRecords {
     /**
      * {@code calls} records of three peers, {@code meanGapMicros} apart on average, in bursts above their limits (a
      * quarter of the time five times as dense), decided by the model. Some calls come twice (a merged copy soon
-     * after); one in 500 was shed or blocked; a broken line follows the 101st record and another ends the file.
+     * after); one in 500 was shed or blocked; a broken line follows the 101st record and another ends the file. Each
+     * call was decided ({@code decidedAt}) up to 3 ms after it arrived ({@code invitedAt}).
      */
     public static void write(Path file, int calls, long meanGapMicros, long seed) throws IOException {
         Random random = new Random(seed);
+        Random arrival = new Random(seed + 1);
         Map<Integer, ModelScope> own = Map.of(
                 1, new ModelScope(new ModelLimit(SECOND, 10, 0), new ModelLimit(60 * SECOND, 300, 0)),
                 2, new ModelScope(new ModelLimit(SECOND, 5, 0)),
@@ -243,7 +251,8 @@ public final class GeneratedRecords {
                     scopes.forEach(s -> s.record(now, endMs));
                 }
                 previousAdmitted = admission.equals("admitted");
-                out.write(record(callId, peer, number, now, admission, refusedBy, attempts, answered, end));
+                out.write(record(callId, peer, number, now, arrival.nextInt(3000), admission, refusedBy, attempts,
+                        answered, end));
                 out.newLine();
                 if (i == 100) {
                     out.write("{\"callId\": truncated");

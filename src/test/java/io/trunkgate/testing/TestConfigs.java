@@ -55,6 +55,7 @@ public final class TestConfigs {
     private Duration drainTimeout = Duration.ofMillis(500);
     private final List<SipListener> extraListeners = new ArrayList<>();
     private Optional<String> adminToken = Optional.empty();
+    private Optional<Path> adminTokenFile = Optional.empty();
     private Duration adminRequestTimeout = AdminSettings.DEFAULT_REQUEST_TIMEOUT;
     private int adminMaxConnections = AdminSettings.DEFAULT_MAX_CONNECTIONS;
     private int adminMaxConnectionsPerAddress = AdminSettings.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -237,6 +238,12 @@ public final class TestConfigs {
         return this;
     }
 
+    /** Without an admin token, the gateway makes one at start and writes it to {@code file}. */
+    public TestConfigs adminTokenFile(Path file) {
+        this.adminTokenFile = Optional.of(file);
+        return this;
+    }
+
     public TestConfigs adminToken(String token) {
         this.adminToken = Optional.of(token);
         return this;
@@ -315,6 +322,6 @@ public final class TestConfigs {
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
-                        adminMaxConnectionsPerAddress), peers, groups, carriers, routes, rerouteHook, records, reroute, dns);
+                        adminMaxConnectionsPerAddress, adminTokenFile), peers, groups, carriers, routes, rerouteHook, records, reroute, dns);
     }
 }

@@ -1,6 +1,7 @@
 package io.trunkgate.whatif;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.config.ConfigLoader;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.htmlunit.BrowserVersion;
 import org.htmlunit.WebClient;
@@ -60,6 +62,93 @@ class WhatIfTest {
     }
 
     @Test
+    void eachCallIsReplayedWhenRedisDecidedItNotWhenItArrivedSoEveryDecisionIsTheRecordedOne() throws Exception {
+        // the generated calls were decided up to 3 ms after they arrived: replayed at their arrival, calls at a
+        // window's edge would fall on its other side
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(records(10_000)),
+                Optional.empty(), Optional.empty());
+        assertTrue(report.replayed() > 9_900, "replayed " + report.replayed());
+        assertEquals(report.replayed(), report.sameDecisions(), report.differencesBy() + " " + report.differences());
+        assertEquals(0, report.differenceCount());
+    }
+
+    @Test
+    void aCallDecidedByTheRedisDownPolicyIsNotReplayed() throws Exception {
+        Path file = dir.resolve("down.jsonl");
+        // decidedAt null: admitted by admission.redis-down (allow, or local's windows in memory)
+        Files.writeString(file, call("d1", "2026-11-20T00:00:00Z", null, "admitted", "gw") + "\n");
+        WhatIfReport report = WhatIf.replay(config(GeneratedRecords.PEER_A_LIMITS), List.of(file), Optional.empty(),
+                Optional.empty());
+        assertEquals(0, report.replayed());
+        assertEquals(Map.of("Redis was unreachable: decided by admission.redis-down", 1), report.notReplayed());
+    }
+
+    @Test
+    void eachCallWhoseDecisionDiffersIsNamedWhyByWhatTheRecordsShowAroundIt() throws Exception {
+        GatewayConfig config = config(GeneratedRecords.PEER_A_LIMITS); // a: 10 per 1 s, 300 per 1 min
+        // a call, then a minute later 12 within a second, all admitted: the replay refuses the last two
+        StringBuilder records = new StringBuilder(call("c0", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z",
+                "admitted", "gw1") + "\n");
+        for (int i = 0; i < 12; i++) {
+            String at = "2026-11-20T00:01:01." + (100 + 50 * i) + "Z";
+            records.append(call("c" + (i + 1), at, at, "admitted", "gw1")).append('\n');
+        }
+        Path none = dir.resolve("none.jsonl");
+        Files.writeString(none, records);
+        String follows = "follows a call of peer:a whose decision differs, within 1 min before it: its windows held"
+                + " other calls from then on";
+        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 1, follows, 1), replay(config, none).differencesBy(),
+                "the records show nothing for the first: the configuration differs; the second follows it");
+
+        Path shed = dir.resolve("shed.jsonl");
+        Files.writeString(shed, records + call("s", "2026-11-20T00:01:00.500Z", null, "shed", "gw1") + "\n");
+        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 1, follows, 1), replay(config, shed).differencesBy(),
+                "a call shed before admission never reached Redis: no sign of an outage");
+
+        Path behind = dir.resolve("behind.jsonl");
+        Files.writeString(behind, records + call("b", "2026-11-20T00:01:00.500Z", null, "shed", "gw1")
+                .replace("\"admission\"", "\"transport\":\"udp\",\"admission\"") + "\n");
+        assertTrue(replay(config, behind).differencesBy().keySet().iterator().next().startsWith("Redis did not answer"
+                + " in time"), "a call read, sent to Redis and shed waiting for its answer may have counted there");
+
+        Path outage = dir.resolve("outage.jsonl");
+        Files.writeString(outage, records + call("u", "2026-11-20T00:01:00.500Z", null, "redis_unavailable", "gw1")
+                + "\n");
+        WhatIfReport afterOutage = replay(config, outage);
+        assertEquals(2, afterOutage.differenceCount());
+        assertTrue(afterOutage.differencesBy().keySet().iterator().next().startsWith("Redis did not answer in time within"
+                + " 1 min before it"), afterOutage.differencesBy().toString());
+        assertTrue(afterOutage.differences().get(0).matches(".*outage.jsonl:1[23]: recorded admitted, replayed"
+                + " rejected: Redis did not answer in time.*"), afterOutage.differences().toString());
+
+        Path stopped = dir.resolve("stopped.jsonl");
+        Files.writeString(stopped, records + call("g2", "2026-11-20T00:00:58Z", "2026-11-20T00:00:58Z", "admitted",
+                "gw2") + "\n");
+        WhatIfReport afterStop = replay(config, stopped);
+        assertEquals(1, afterStop.differencesBy().size(), afterStop.differencesBy().toString());
+        assertTrue(afterStop.differencesBy().keySet().iterator().next().startsWith("gateway gw2 stopped writing"
+                + " records at 2026-11-20T00:01:00Z"), afterStop.differencesBy().toString());
+
+        Path late = dir.resolve("late.jsonl");
+        Files.writeString(late, records.substring(records.indexOf("\n") + 1));
+        assertTrue(replay(config, late).differencesBy().keySet().iterator().next().startsWith("the records begin"
+                + " within 1 min before it"));
+    }
+
+    private static WhatIfReport replay(GatewayConfig config, Path records) throws Exception {
+        return WhatIf.replay(config, List.of(records), Optional.empty(), Optional.empty());
+    }
+
+    /** A call of peer a (10.0.0.1), ended 2 s after it arrived; {@code decidedAt} null: Redis did not decide it. */
+    private static String call(String callId, String invitedAt, String decidedAt, String admission, String gateway) {
+        return "{\"callId\":\"" + callId + "\",\"fromTag\":\"f\",\"cseq\":1,\"gateway\":\"" + gateway
+                + "\",\"sourceAddress\":\"10.0.0.1:5060\",\"peer\":\"a\",\"requestUser\":\"+44207\","
+                + "\"admission\":\"" + admission + "\",\"refusedBy\":null,\"invitedAt\":\"" + invitedAt + "\","
+                + "\"decidedAt\":" + (decidedAt == null ? "null" : "\"" + decidedAt + "\"") + ",\"endedAt\":\""
+                + java.time.Instant.parse(invitedAt).plusSeconds(2) + "\",\"attempts\":[],\"reroutes\":[]}";
+    }
+
+    @Test
     void aStricterConfigurationRefusesMoreAndAShadowLimitCountsWhatItWouldRefuse() throws Exception {
         Path records = records(5_000);
         WhatIfReport report = WhatIf.replay(
@@ -94,6 +183,48 @@ class WhatIfTest {
             // peer a: its two limits; b: its own and its group's; c: the group's
             assertEquals(5, page.querySelectorAll("svg[data-peer] line.limit").size());
             assertEquals(2, page.querySelectorAll("svg[data-carrier] line.limit").size(), "x's and y's cps");
+            // each limit's line labelled, readably
+            List<String> labels = new ArrayList<>();
+            page.querySelectorAll("svg[data-peer='a'] text.limit-label").forEach(t -> labels.add(t.getTextContent()));
+            assertEquals(List.of("peer:a 10 per 1 s: 10/s", "peer:a 300 per 1 min: 5/s"), labels);
+            assertEquals(7, page.querySelectorAll("svg text.limit-label").size(), "one label per limit line");
+
+            // what the text report says: refusals by limit, the calls not replayed, the lines skipped
+            String text = page.asNormalizedText();
+            for (var peer : report.peers().entrySet()) {
+                peer.getValue().refusedBy().forEach((limit, n) -> assertTrue(text.contains(peer.getKey()
+                        + ": refused by " + ReportText.limit(limit) + ": " + n), limit + " in\n" + text));
+            }
+            assertTrue(text.contains("a: refused by peer:a 10 per 1 s: "), text);
+            assertTrue(text.contains("group:g 60 per 10 s (1 s steps)"), text);
+            report.notReplayed().forEach((why, n) -> assertTrue(text.contains(n + ": " + why), why + " in\n" + text));
+            assertEquals(2, page.querySelectorAll("#skipped li").size());
+            assertTrue(text.contains("Same decision as recorded: " + report.sameDecisions() + " of "
+                    + report.replayed()), text);
+            assertTrue(text.contains("delay ms p50/p95/p99/max"), text);
+            WhatIfReport.CarrierFigures x = report.carriers().get("x");
+            assertTrue(text.contains(x.delayMs().get("p50") + " / " + x.delayMs().get("p95") + " / "
+                    + x.delayMs().get("p99") + " / " + x.delayMs().get("max")), "x's delays: " + text);
+            assertFalse(text.contains("{p50=") || text.contains("/1000ms"), "no map or ms limit syntax: " + text);
+        }
+    }
+
+    @Test
+    void theHtmlReportListsTheCallsWhoseDecisionDiffersAndWhy() throws Exception {
+        // a stricter limit than the records': the calls it refuses differ, for no cause the records show
+        WhatIfReport report = WhatIf.replay(config("{ window = 1s, max = 5 }"), List.of(records(3_000)),
+                Optional.empty(), Optional.empty());
+        assertTrue(report.differenceCount() > 0, report.toString());
+        Path html = dir.resolve("differs.html");
+        Files.writeString(html, HtmlReport.of(report));
+        try (WebClient browser = new WebClient(BrowserVersion.CHROME)) {
+            HtmlPage page = browser.getPage(html.toUri().toURL());
+            String text = page.asNormalizedText();
+            assertTrue(text.contains("Calls whose decision differs: " + report.differenceCount()), text);
+            assertTrue(report.differencesBy().get(WhatIfReport.NO_CAUSE) > 0, report.differencesBy().toString());
+            report.differencesBy().forEach((why, n) -> assertTrue(text.contains(n + ": " + why), why + " in\n" + text));
+            assertEquals(report.differences().size(), page.querySelectorAll("#differences + ul li").size());
+            assertTrue(text.contains(report.differences().get(0)), text);
         }
     }
 

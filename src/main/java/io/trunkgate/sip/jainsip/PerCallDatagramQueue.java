@@ -1,6 +1,7 @@
 package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
+import io.trunkgate.config.WarmUpSettings;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.sip.wire.SipHead;
 import java.net.DatagramPacket;
@@ -166,9 +167,11 @@ final class PerCallDatagramQueue extends AbstractQueue<DatagramQueuedMessageDisp
             limitMs = limitMs > 0 ? Math.min(limitMs, RETRANSMIT_INTERVAL_MS) : RETRANSMIT_INTERVAL_MS;
         }
         if (limitMs > 0 && waitedMs > limitMs) {
-            TransportProperties.LOG.log(Level.WARN, "datagram from " + message.packet.getSocketAddress()
-                    + " dropped unread: it waited over " + limitMs + " ms for a worker (" + dropped.incrementAndGet()
-                    + " so far)");
+            long count = dropped.incrementAndGet();
+            if (!WarmUpSettings.ADDRESS.equals(message.packet.getAddress())) {
+                TransportProperties.LOG.log(Level.WARN, "datagram from " + message.packet.getSocketAddress()
+                        + " dropped unread: it waited over " + limitMs + " ms for a worker (" + count + " so far)");
+            }
             return false;
         }
         return true;

@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import gov.nist.javax.sip.stack.DatagramQueuedMessageDispatch;
+import io.trunkgate.config.WarmUpSettings;
 import io.trunkgate.sip.wire.SipHead;
+import io.trunkgate.testing.LogCapture;
 import java.net.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -84,6 +88,26 @@ class PerCallDatagramQueueTest {
         assertSame(bye, queue.take());
         assertSame(newInvite, queue.take());
         assertEquals(1, queue.dropped());
+    }
+
+    @Test
+    void aDropIsLoggedWithItsSenderButTheWarmUpsOwnDatagramsAreOnlyCounted() throws Exception {
+        PerCallDatagramQueue queue = queue(1, 100);
+        String stale = "SIP/2.0 100 Trying\r\nCall-ID: c4\r\n\r\n";
+        byte[] bytes = stale.getBytes(StandardCharsets.US_ASCII);
+        try (LogCapture log = LogCapture.start()) {
+            queue.offer(new PerCallDatagramQueue.Received(new DatagramPacket(bytes, bytes.length,
+                    new InetSocketAddress(WarmUpSettings.ADDRESS, 5070)), now.get() - 150, head(stale)));
+            queue.offer(received(stale, 150));
+            DatagramQueuedMessageDispatch fresh = received("SIP/2.0 180 Ringing\r\nCall-ID: c4\r\n\r\n", 1);
+            queue.offer(fresh);
+            assertSame(fresh, queue.take());
+            assertEquals(2, queue.dropped());
+            List<String> drops = log.events().stream().map(ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.contains("dropped unread")).toList();
+            assertEquals(1, drops.size(), drops.toString());
+            assertTrue(drops.get(0).startsWith("datagram from /127.0.0.1:5070 dropped unread"), drops.toString());
+        }
     }
 
     @Test

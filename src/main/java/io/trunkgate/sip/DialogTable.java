@@ -4,6 +4,7 @@ import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Clock;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +38,9 @@ public final class DialogTable {
      * {@code timeout}.
      */
     private static final long NO_ACK_NANOS = TimeUnit.SECONDS.toNanos(64);
+
+    /** A call record's {@code endedBy} and {@code hungUpBy} for a call an operator ended. */
+    static final String OPERATOR = "operator";
 
     private final ConcurrentMap<String, Dialog> dialogs = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
@@ -165,13 +169,18 @@ public final class DialogTable {
                 RecordFields.reason(bye));
     }
 
+    /** An operator ended the dialog (the BYEs to its ends are sent): it lingers as after a BYE, for their answers. */
+    void hungUp(Dialog dialog) {
+        remove(dialog, OPERATOR, OPERATOR, null);
+    }
+
     private void remove(Dialog dialog, String endedBy, String hungUpBy, String hangupReason) {
         if (dialog.end()) {
             live.decrementAndGet();
             dialog.takeAnsweredCall().ifPresent(call -> ended.ended(dialog.callKey(),
                     call.ended(wall.instant(), endedBy, hungUpBy, hangupReason)));
         }
-        if ("bye".equals(endedBy)) {
+        if ("bye".equals(endedBy) || OPERATOR.equals(endedBy)) {
             dialog.expireAt(nanoClock.getAsLong() + endedLingerNanos);
         } else {
             dialogs.remove(key(dialog.callId(), dialog.callerTag()), dialog);
@@ -187,6 +196,11 @@ public final class DialogTable {
     public Set<String> liveCallKeys() {
         return dialogs.values().stream().filter(dialog -> !dialog.ended()).map(Dialog::callKey)
                 .collect(Collectors.toSet());
+    }
+
+    /** The dialogs known now (ended ones among them), for an operator's list. */
+    Collection<Dialog> all() {
+        return dialogs.values();
     }
 
     /** Whether the table is full: new calls are refused until dialogs end. */

@@ -22,6 +22,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
+import javax.sip.address.SipURI;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.FromHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,6 +110,11 @@ class LiveCallsTest {
         return found.get(0);
     }
 
+    private static Request bye(SipAgent agent, String callId) {
+        return agent.receivedIn(callId).stream().map(SipAgent.Received::request)
+                .filter(r -> r.getMethod().equals(Request.BYE)).findFirst().orElseThrow();
+    }
+
     private List<JsonNode> recordsOf(String callId) throws Exception {
         List<JsonNode> found = new ArrayList<>();
         if (!Files.exists(records)) {
@@ -148,6 +158,7 @@ class LiveCallsTest {
     @Test
     void hangupSendsAByeToBothEndsReleasesTheLeasesAndRecordsTheOperator() throws Exception {
         SipAgent.Call first = connect(callerA, "+4411");
+        assertEquals(200, first.reinvite(WAIT_MS).getStatusCode());
         connect(callerA, "+4412");
         // peer a's max-concurrent 2 is full: a third call is refused while both are up
         Response full = callerA.invite("127.0.0.1", port, "+4413").awaitFinal(WAIT_MS);
@@ -162,6 +173,20 @@ class LiveCallsTest {
 
         assertEquals(1, callerA.await("BYE", first.callId(), 1, WAIT_MS), "the caller got no BYE");
         assertEquals(1, carrierX.await("BYE", first.callId(), 1, WAIT_MS), "the callee got no BYE");
+        // each BYE is one its end takes as in its dialog: the tags, the end's Contact, a CSeq above the other's
+        String callerTag = ((FromHeader) first.inviteRequest().getHeader(FromHeader.NAME)).getTag();
+        String calleeTag = ((ToHeader) first.responses().stream().filter(r -> r.getStatusCode() == 200).findFirst()
+                .orElseThrow().getHeader(ToHeader.NAME)).getTag();
+        Request toCallee = bye(carrierX, first.callId());
+        assertEquals(callerTag, ((FromHeader) toCallee.getHeader(FromHeader.NAME)).getTag());
+        assertEquals(calleeTag, ((ToHeader) toCallee.getHeader(ToHeader.NAME)).getTag());
+        assertEquals(3, ((CSeqHeader) toCallee.getHeader(CSeqHeader.NAME)).getSeqNumber(),
+                "above the caller's re-INVITE (CSeq 2)");
+        assertEquals("carrier", ((SipURI) toCallee.getRequestURI()).getUser(), "aimed at the callee's Contact");
+        Request toCaller = bye(callerA, first.callId());
+        assertEquals(calleeTag, ((FromHeader) toCaller.getHeader(FromHeader.NAME)).getTag());
+        assertEquals(callerTag, ((ToHeader) toCaller.getHeader(ToHeader.NAME)).getTag());
+        assertEquals("caller", ((SipURI) toCaller.getRequestURI()).getUser(), "aimed at the caller's Contact");
         JsonNode record = Await.until(Duration.ofMillis(WAIT_MS), () -> recordsOf(first.callId()),
                 found -> !found.isEmpty()).get(0);
         assertEquals("operator", record.path("endedBy").asText(), record.toString());

@@ -156,8 +156,8 @@ public final class DialogTable {
 
     /**
      * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, no_ack, max_call_length, shutdown,
-     * warm_up_over): its call record is written, and after a BYE it lingers a while for a late ACK; nothing else is
-     * relayed in it.
+     * warm_up_over; operator: {@link #hungUp}): its call record is written, and after a BYE it lingers a while for a
+     * late ACK; nothing else is relayed in it.
      */
     void remove(Dialog dialog, String endedBy) {
         remove(dialog, endedBy, "gateway", null);
@@ -169,7 +169,7 @@ public final class DialogTable {
                 RecordFields.reason(bye));
     }
 
-    /** An operator ended the dialog (the BYEs to its ends are sent): it lingers as after a BYE, for their answers. */
+    /** An operator ended the dialog (the BYEs to its ends are sent): it lingers as after a BYE, for a late ACK. */
     void hungUp(Dialog dialog) {
         remove(dialog, OPERATOR, OPERATOR, null);
     }

@@ -71,6 +71,7 @@ class LiveCallsTest {
                 .peer("a", "127.0.0.232", Limit.exact(Duration.ofSeconds(1), 1000))
                 .maxConcurrent("a", 2)
                 .peer("b", "127.0.0.233", Limit.exact(Duration.ofSeconds(1), 1000))
+                .peer("natted", "127.0.0.236", Limit.exact(Duration.ofSeconds(1), 1000))
                 .carrier("x", carrierX, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                 .carrier("y", carrierY, 1000, Duration.ofSeconds(1), Duration.ofSeconds(5))
                 .route("+441", "x")
@@ -198,6 +199,22 @@ class LiveCallsTest {
 
         // its lease was released: a new call of peer a fits under max-concurrent 2 again
         connect(callerA, "+4414");
+    }
+
+    @Test
+    void aTcpCallerWhoseContactCannotBeReachedGetsTheOperatorsByeOnItsOwnConnection() throws Exception {
+        SipAgent natted = SipAgent.start("127.0.0.236", "TCP");
+        try {
+            // a Contact port nobody listens on, as a caller behind NAT names its private address
+            natted.advertiseContactPort(RedisServerProcess.freePort());
+            SipAgent.Call call = connect(natted, "+4415");
+            String id = calls("?peer=natted").get(0).path("id").asText();
+            assertEquals(200, admin.send("POST", "/api/calls/" + id + "/hangup", "", TOKEN).status());
+            assertEquals(1, natted.await("BYE", call.callId(), 1, WAIT_MS), "the caller got no BYE");
+            assertEquals(1, carrierX.await("BYE", call.callId(), 1, WAIT_MS), "the callee got no BYE");
+        } finally {
+            natted.close();
+        }
     }
 
     @Test

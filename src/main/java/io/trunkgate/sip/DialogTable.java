@@ -4,7 +4,7 @@ import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Clock;
-import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -198,9 +198,10 @@ public final class DialogTable {
                 .collect(Collectors.toSet());
     }
 
-    /** The dialogs known now (ended ones among them), for an operator's list. */
-    Collection<Dialog> all() {
-        return dialogs.values();
+    /** The dialogs that have not expired (ended ones lingering among them), for an operator's list. */
+    List<Dialog> unexpired() {
+        long now = nanoClock.getAsLong();
+        return dialogs.values().stream().filter(dialog -> dialog.expiresAtNanos() - now >= 0).toList();
     }
 
     /** Whether the table is full: new calls are refused until dialogs end. */

@@ -54,7 +54,7 @@ public final class OperatorCalls {
             call.live().ifPresent(live -> byId.put(live.id(), live));
         }
         // read after the INVITEs: an INVITE answered meanwhile is listed once, as answered
-        for (Dialog dialog : dialogs.all()) {
+        for (Dialog dialog : dialogs.unexpired()) {
             dialog.answeredCall().ifPresent(record -> byId.put(dialog.id(), new LiveCall(dialog.id(), record.peer(),
                     dialog.carrierId(), record.caller().fromUser(), record.caller().requestUser(), "answered",
                     record.invitedAt(), record.answeredAt())));

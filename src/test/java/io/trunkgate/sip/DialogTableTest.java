@@ -77,6 +77,23 @@ class DialogTableTest {
     }
 
     @Test
+    void operatorsListAnAnsweredDialogUntilItEndsOrExpires() throws Exception {
+        OperatorCalls operators = new OperatorCalls(new CallRegistry(now::get), table, null);
+        Dialog ringing = open("c15", "t15");
+        assertTrue(operators.list().isEmpty(), "a dialog not answered is listed as its INVITE, not here");
+        ringing.confirm(record("c15"), "callee-tag");
+        assertEquals(List.of("answered"), operators.list().stream().map(call -> call.phase()).toList());
+        assertEquals(ringing.id(), operators.list().get(0).id());
+        now.addAndGet(TIMEOUT.toNanos() + 1);
+        assertTrue(operators.list().isEmpty(), "an expired dialog is not a call in progress, swept or not");
+
+        Dialog ended = open("c16", "t16");
+        ended.confirm(record("c16"), "callee-tag");
+        table.remove(ended, "bye");
+        assertTrue(operators.list().isEmpty(), "a dialog a BYE ended lingers, but is not listed");
+    }
+
+    @Test
     void relayingInADialogKeepsItAlive() throws Exception {
         Dialog dialog = open("c2", "t2");
         now.addAndGet(TIMEOUT.toNanos() - 1);

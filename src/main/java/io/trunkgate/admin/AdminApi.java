@@ -23,6 +23,7 @@ import io.trunkgate.limit.WindowUsage;
 import io.trunkgate.limit.WouldRefuse;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
+import io.trunkgate.records.LiveCall;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.runtime.ConfigReloader;
 import java.io.IOException;
@@ -138,6 +139,15 @@ public final class AdminApi {
         }
     }
 
+    /** A call in progress ({@link LiveCall}), its times as ISO-8601 instants. */
+    record LiveCallView(String id, String peer, String carrier, String caller, String callee, String phase,
+                        String startedAt, String answeredAt) {
+        static LiveCallView of(LiveCall call) {
+            return new LiveCallView(call.id(), call.peer(), call.carrier(), call.caller(), call.callee(), call.phase(),
+                    call.startedAt().toString(), call.answeredAt() == null ? null : call.answeredAt().toString());
+        }
+    }
+
     record BlockView(String peer, boolean blocked, Long remainingMs, Boolean lifted) {
     }
 
@@ -161,6 +171,7 @@ public final class AdminApi {
     private final Supplier<ActiveConfig> config;
     private final Supplier<Integer> invitesInFlight;
     private final Draining draining;
+    private final LiveCalls calls;
     private final RedissonClient redis;
     private final BlockRegistry blocks;
     private final WindowUsage usage;
@@ -180,8 +191,10 @@ public final class AdminApi {
                     BlockRegistry blocks, WindowUsage usage, CallLeases leases, CarrierPacer pacer,
                     Function<CarrierConfig, CompletionStage<Duration>> slots,
                     GatewayMetrics metrics, ConfigReloader reloader, TrafficHistory history, CarrierHealth health,
-                    Draining draining, Function<SipListener, Optional<CertificateStatus>> certificates) {
+                    Draining draining, LiveCalls calls,
+                    Function<SipListener, Optional<CertificateStatus>> certificates) {
         this.config = config;
+        this.calls = calls;
         this.draining = draining;
         this.invitesInFlight = invitesInFlight;
         this.redis = redis;
@@ -244,6 +257,41 @@ public final class AdminApi {
         draining.start();
         return CompletableFuture.completedFuture(Reply.json(HttpResponseStatus.ACCEPTED,
                 Map.of("status", "draining", "callsInProgress", draining.callsInProgress())));
+    }
+
+    /**
+     * POST /api/resume: an operator's drain ends, new calls are taken again (200); 409 while the gateway is stopping
+     * (SIGTERM or SIGINT), whose drain ends with the process.
+     */
+    CompletionStage<Reply> resume() {
+        if (!draining.resume()) {
+            throw new ApiException(HttpResponseStatus.CONFLICT,
+                    "the gateway is stopping (SIGTERM or SIGINT): its drain ends with the process; start it again");
+        }
+        return CompletableFuture.completedFuture(Reply.ok(Map.of("status", "ready",
+                "callsInProgress", draining.callsInProgress())));
+    }
+
+    /** GET /api/calls: the calls in progress here, oldest first; {@code ?peer=}, {@code ?carrier=}, {@code ?number=}. */
+    CompletionStage<Reply> calls(AdminRouter.Request request) {
+        String peer = request.queryValue("peer");
+        String carrier = request.queryValue("carrier");
+        String number = request.queryValue("number");
+        List<LiveCallView> listed = calls.list().stream()
+                .filter(call -> peer == null || peer.equals(call.peer()))
+                .filter(call -> carrier == null || carrier.equals(call.carrier()))
+                .filter(call -> number == null || number.equals(call.caller()) || number.equals(call.callee()))
+                .map(LiveCallView::of).toList();
+        return CompletableFuture.completedFuture(Reply.ok(Map.of("calls", listed)));
+    }
+
+    /** POST /api/calls/{id}/hangup: ends the call (see {@link LiveCalls#hangUp}); 404 when none has that id. */
+    CompletionStage<Reply> hangUp(AdminRouter.Request request) {
+        String id = request.pathParameter();
+        if (!calls.hangUp(id)) {
+            throw new ApiException(HttpResponseStatus.NOT_FOUND, "no call in progress with id " + id);
+        }
+        return CompletableFuture.completedFuture(Reply.ok(Map.of("id", id, "endedBy", "operator")));
     }
 
     CompletionStage<Reply> peers() {

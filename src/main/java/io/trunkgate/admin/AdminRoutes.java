@@ -41,7 +41,10 @@ final class AdminRoutes {
             new Route(HttpMethod.DELETE, "/api/blocks/{id}", AdminApi::deleteBlock),
             new Route(HttpMethod.GET, "/api/reload", (api, request) -> api.lastReload(), true),
             new Route(HttpMethod.POST, "/api/reload", (api, request) -> api.reload()),
-            new Route(HttpMethod.POST, "/api/drain", (api, request) -> api.drain()));
+            new Route(HttpMethod.POST, "/api/drain", (api, request) -> api.drain()),
+            new Route(HttpMethod.POST, "/api/resume", (api, request) -> api.resume()),
+            new Route(HttpMethod.GET, "/api/calls", AdminApi::calls),
+            new Route(HttpMethod.POST, "/api/calls/{id}/hangup", AdminApi::hangUp));
 
     private AdminRoutes() {
     }

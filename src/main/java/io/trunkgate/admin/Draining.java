@@ -8,6 +8,12 @@ public interface Draining {
 
     boolean draining();
 
+    /**
+     * Ends a drain an operator started: new calls are taken again. False when the gateway is stopping (SIGTERM or
+     * SIGINT): that drain ends with the process, never undone. True when not draining at all.
+     */
+    boolean resume();
+
     /** Calls not yet ended: INVITEs in progress and established dialogs. */
     int callsInProgress();
 }

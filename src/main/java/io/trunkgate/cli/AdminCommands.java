@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -293,6 +294,65 @@ final class AdminCommands {
         int run(AdminCall call, PrintWriter out) {
             AdminCall.Answer answer = call.send("POST", "api/drain");
             return print(out, answer, "gateway draining; calls in progress: " + text(answer.json(), "callsInProgress"));
+        }
+    }
+
+    @Command(name = "resume", mixinStandardHelpOptions = true, footer = EXIT_CODES,
+            description = "End a drain started by 'trunkgate drain': new calls are taken again (health ready). A"
+                    + " gateway stopping on SIGTERM is refused (exit 1): its drain ends with the process.")
+    static final class Resume extends AdminCommand {
+        @Override
+        int run(AdminCall call, PrintWriter out) {
+            AdminCall.Answer answer = call.send("POST", "api/resume");
+            return print(out, answer, "gateway taking new calls; calls in progress: "
+                    + text(answer.json(), "callsInProgress"));
+        }
+    }
+
+    @Command(name = "calls", mixinStandardHelpOptions = true, footer = EXIT_CODES,
+            description = "List the calls in progress at the gateway, oldest first: id (for hangup), peer, carrier,"
+                    + " numbers, phase, start and answer.")
+    static final class Calls extends AdminCommand {
+        @Option(names = "--peer", paramLabel = "PEER", description = "only the calls of this peer")
+        String peer;
+
+        @Option(names = "--carrier", paramLabel = "CARRIER", description = "only the calls at this carrier")
+        String carrier;
+
+        @Option(names = "--number", paramLabel = "NUMBER", description = "only the calls from or to this number")
+        String number;
+
+        @Override
+        int run(AdminCall call, PrintWriter out) {
+            List<String> query = new ArrayList<>();
+            for (String[] filter : new String[][] {{"peer", peer}, {"carrier", carrier}, {"number", number}}) {
+                if (filter[1] != null) {
+                    query.add(filter[0] + "=" + URLEncoder.encode(filter[1], StandardCharsets.UTF_8));
+                }
+            }
+            AdminCall.Answer answer = call.get("api/calls" + (query.isEmpty() ? "" : "?" + String.join("&", query)));
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"ID", "PEER", "CARRIER", "FROM", "TO", "PHASE", "STARTED", "ANSWERED"});
+            for (JsonNode live : answer.json().get("calls")) {
+                rows.add(new String[] {text(live, "id"), text(live, "peer"), text(live, "carrier"),
+                        text(live, "caller"), text(live, "callee"), text(live, "phase"), text(live, "startedAt"),
+                        text(live, "answeredAt")});
+            }
+            return print(out, answer, Table.of(rows));
+        }
+    }
+
+    @Command(name = "hangup", mixinStandardHelpOptions = true, footer = EXIT_CODES,
+            description = "End a call in progress: BYE to both ends when answered, else cancelled (487 to the"
+                    + " caller); its record says hungUpBy operator.")
+    static final class Hangup extends AdminCommand {
+        @Parameters(index = "0", paramLabel = "CALL", description = "the call's id, as 'trunkgate calls' lists it")
+        String id;
+
+        @Override
+        int run(AdminCall call, PrintWriter out) {
+            AdminCall.Answer answer = call.send("POST", "api/calls/" + segment(id) + "/hangup");
+            return print(out, answer, "call " + id + " ended");
         }
     }
 

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
         subcommands = {RunCommand.class, CheckConfigCommand.class, WhatIfCommand.class, AdminCommands.Status.class,
                 AdminCommands.Peers.class, AdminCommands.Carriers.class, AdminCommands.Block.class,
                 AdminCommands.Unblock.class, AdminCommands.CarrierDown.class, AdminCommands.CarrierUp.class,
-                AdminCommands.Drain.class, AdminCommands.Reload.class, CommandLine.HelpCommand.class},
+                AdminCommands.Drain.class, AdminCommands.Resume.class, AdminCommands.Calls.class,
+                AdminCommands.Hangup.class, AdminCommands.Reload.class, CommandLine.HelpCommand.class},
         footer = {"", "The admin commands find the gateway with --admin URL or --config FILE (default "
                 + AdminOptions.DEFAULT_ADMIN + ") and send the token of " + AdminOptions.TOKEN_VARIABLE
                 + " or --token-file.", "Run 'trunkgate COMMAND --help' for a command's options."})

@@ -11,7 +11,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -20,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The graceful drain (SIGTERM and POST /api/drain): new INVITEs get 503, calls still being admitted or held get
  * 503 at once, calls at a carrier and established calls go on, their in-dialog requests relayed as usual, until
- * the last call has ended or {@code shutdown.drain-timeout} passed.
+ * the last call has ended or {@code shutdown.drain-timeout} passed. An operator's drain (POST /api/drain) can be
+ * ended by {@link #resume} (POST /api/resume); the drain of a stopping gateway cannot.
  */
 final class Drain implements Draining {
 
@@ -32,8 +32,12 @@ final class Drain implements Draining {
     private final DialogTable dialogs;
     private final ScheduledExecutorService timers;
     private final Supplier<Duration> timeout;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    /** Whether a drain runs; guarded by this, as {@link #drained} and {@link #stopping}. */
+    private boolean started;
+    /** Completes when the current drain is over (its calls ended or its timeout passed). */
+    private CompletableFuture<Void> drained = new CompletableFuture<>();
+    /** The gateway is stopping: its drain is never undone by {@link #resume}. */
+    private boolean stopping;
 
     /** @param timeout the drain timeout of the configuration active when the drain starts */
     Drain(OverloadController overload, CallRegistry calls, DialogTable dialogs, ScheduledExecutorService timers,
@@ -46,23 +50,25 @@ final class Drain implements Draining {
     }
 
     /** Starts the drain (idempotent); completes when the last call has ended or the drain timeout passed. */
-    CompletableFuture<Void> begin() {
-        if (started.compareAndSet(false, true)) {
+    synchronized CompletableFuture<Void> begin() {
+        if (!started) {
+            started = true;
             Duration limit = timeout.get();
             log.info("draining: new calls refused; {} calls in progress get up to {} ms to end", callsInProgress(),
                     limit.toMillis());
             overload.drain();
             calls.abortHeld();
+            CompletableFuture<Void> over = drained;
             // An INVITE leaves the registry only after its answer has left: read first, every answer is out, and
             // no dialog after it means no call is left.
             CompletableFuture<Void> ended = once(() -> calls.allAnswered() && dialogs.live() == 0);
-            ended.thenRun(() -> drained.complete(null));
+            ended.thenRun(() -> over.complete(null));
             ScheduledFuture<?> deadline = timers.schedule(() -> {
-                if (drained.complete(null)) {
+                if (over.complete(null)) {
                     log.info("drain timeout: {} calls still in progress are ended", callsInProgress());
                 }
             }, limit.toMillis(), TimeUnit.MILLISECONDS);
-            drained.whenComplete((done, error) -> {
+            over.whenComplete((done, error) -> {
                 ended.cancel(false);
                 deadline.cancel(false);
             });
@@ -70,10 +76,15 @@ final class Drain implements Draining {
         return drained;
     }
 
+    /** The gateway stops (SIGTERM, SIGINT, close): drains, and no resume undoes it. */
+    synchronized CompletableFuture<Void> stop() {
+        stopping = true;
+        return begin();
+    }
+
     /** Ends the drain now (a second SIGTERM): the stop goes on without waiting for calls. */
-    void end() {
-        begin();
-        drained.complete(null);
+    synchronized void end() {
+        stop().complete(null);
     }
 
     @Override
@@ -81,9 +92,29 @@ final class Drain implements Draining {
         begin();
     }
 
+    /**
+     * An operator's drain ends: new calls are taken again, and a later drain starts afresh (its own timeout). The
+     * calls refused meanwhile stay refused. A stopping gateway's drain goes on.
+     */
     @Override
-    public boolean draining() {
-        return started.get();
+    public synchronized boolean resume() {
+        if (stopping) {
+            return false;
+        }
+        if (started) {
+            started = false;
+            overload.resume();
+            // the checks of the drain that ends stop with it
+            drained.cancel(false);
+            drained = new CompletableFuture<>();
+            log.info("drain ended by an operator: new calls are taken again");
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized boolean draining() {
+        return started;
     }
 
     /** Calls not yet ended: INVITEs still being admitted or held, and dialogs (ringing or established). */

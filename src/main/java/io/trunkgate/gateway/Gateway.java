@@ -2,12 +2,13 @@ package io.trunkgate.gateway;
 
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
+import io.trunkgate.admin.LiveCalls;
 import io.trunkgate.config.AdminTokenFile;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
 import io.trunkgate.config.RerouteSettings;
-import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.SipLimits;
+import io.trunkgate.config.SipSettings;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.FleetHealth;
@@ -22,6 +23,7 @@ import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.pace.Pacing;
 import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.records.CallRecordWriter;
+import io.trunkgate.records.LiveCall;
 import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.redis.RedisRuntime;
 import io.trunkgate.route.RerouteHook;
@@ -31,6 +33,7 @@ import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.sip.CallRegistry;
 import io.trunkgate.sip.DialogTable;
 import io.trunkgate.sip.GatewayTls;
+import io.trunkgate.sip.OperatorCalls;
 import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
@@ -48,6 +51,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -103,12 +107,16 @@ public final class Gateway implements AutoCloseable {
     /** What has started, to stop in reverse. */
     private final StartedParts parts;
     private AdminServer admin;
+    /** The calls in progress, to list and end through the admin API. */
+    private final OperatorCalls operatorCalls;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
                     Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls,
                     DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
-                    FleetHealth health, CarrierResolver resolver, GatewayTls tls, StartedParts parts) {
+                    FleetHealth health, CarrierResolver resolver, GatewayTls tls, OperatorCalls operatorCalls,
+                    StartedParts parts) {
         this.active = active;
+        this.operatorCalls = operatorCalls;
         this.redis = redis;
         this.breaker = breaker;
         this.pacing = pacing;
@@ -257,7 +265,7 @@ public final class Gateway implements AutoCloseable {
             }
         }
         return new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
-                overload, metrics, health, resolver, tls, parts);
+                overload, metrics, health, resolver, tls, proxy.operatorCalls(), parts);
     }
 
     /** The caps and the target of overload control as configured, with its default constants. */
@@ -343,7 +351,17 @@ public final class Gateway implements AutoCloseable {
                 pacer()::heldCount, pacing::nextSlotWait, System::currentTimeMillis), 1, 1, TimeUnit.SECONDS);
         AdminApi api = new AdminApi(this::activeConfig, calls::size, redis.client(), admission.blocks(),
                 admission.usage(), admission.leases(), pacer(), pacing::nextSlotWait, metrics, reloader, history, health,
-                drain, tls::certificate);
+                drain, new LiveCalls() {
+                    @Override
+                    public List<LiveCall> list() {
+                        return operatorCalls.list();
+                    }
+
+                    @Override
+                    public boolean hangUp(String id) {
+                        return operatorCalls.hangUp(id);
+                    }
+                }, tls::certificate);
         // without admin.token, a token made now stands in for it, written where the CLI finds it
         Optional<String> made = Optional.empty();
         if (config.admin().token().isEmpty() && config.admin().tokenFile().isPresent()) {
@@ -438,6 +456,11 @@ public final class Gateway implements AutoCloseable {
         return drain.begin();
     }
 
+    /** Ends a drain started by {@link #drain()}: new calls are taken again; false once the gateway is stopping. */
+    public boolean resume() {
+        return drain.resume();
+    }
+
     /** Ends the drain now (a second SIGTERM): close() goes on without waiting for calls. */
     public void endDrain() {
         drain.end();
@@ -459,7 +482,7 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         try {
-            drain().get();
+            drain.stop().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {

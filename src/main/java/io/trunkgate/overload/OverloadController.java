@@ -55,9 +55,14 @@ public final class OverloadController {
         this.rate = new AdmittedRate(built, nanoClock.getAsLong());
     }
 
-    /** From now on every new call is shed: the gateway is shutting down. */
+    /** From now on every new call is shed: the gateway drains. */
     public void drain() {
         draining = true;
+    }
+
+    /** The drain is over (an operator resumed): new calls are let in again. */
+    public void resume() {
+        draining = false;
     }
 
     /**

@@ -29,9 +29,9 @@ import java.util.List;
  * @param reason      the Reason header(s) of that final response, or null
  * @param endedBy     {@code failed}, {@code bye}, {@code timeout} (no BYE within sip.dialog-timeout),
  *                    {@code session_expired} (a negotiated session timer not refreshed), {@code no_ack} (answered, never
- *                    acknowledged nor ended), {@code max_call_length}
- *                    or {@code shutdown}
- * @param hungUpBy    {@code caller}, {@code callee} or {@code gateway}: who ended the call
+ *                    acknowledged nor ended), {@code max_call_length}, {@code shutdown}
+ *                    or {@code operator} (hung up through the admin API)
+ * @param hungUpBy    {@code caller}, {@code callee}, {@code gateway} or {@code operator}: who ended the call
  * @param hangupReason the Reason header(s) of the BYE that ended an answered call, or null
  */
 public record CallRecord(String callId, String gateway, Caller caller, String peer, String group,

@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -163,6 +164,16 @@ public final class CallRegistry {
         if (challenged.remove(callerKey(challenge.counted().callId(), challenge.counted().fromTag()), challenge)) {
             challenge.over().run();
         }
+    }
+
+    /** The INVITE in progress with this Call-ID and From tag, if one is. */
+    Optional<InviteCall> inProgress(CallIdentity caller) {
+        return Optional.ofNullable(byCaller.get(callerKey(caller.callId(), caller.fromTag())));
+    }
+
+    /** The INVITEs in progress (not yet finally answered), for an operator's list. */
+    Collection<InviteCall> inProgress() {
+        return byCaller.values();
     }
 
     Optional<InviteCall> find(Request cancel) {

@@ -16,6 +16,7 @@ import javax.sip.ListeningPoint;
 import javax.sip.address.Address;
 import javax.sip.address.URI;
 import javax.sip.header.ContactHeader;
+import javax.sip.header.FromHeader;
 import javax.sip.header.RecordRouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
@@ -57,6 +58,14 @@ final class Dialog {
     private boolean confirmed;
     private CallRecord answeredCall;
     private boolean ended;
+    /** The INVITE's From and To (no tag): the gateway's own requests in the dialog are built from them. */
+    private final FromHeader from;
+    private final ToHeader to;
+    /** The To tag of the 2xx the caller got: the callee's end of the established dialog. */
+    private String answerTag;
+    /** The highest CSeq number each end sent in the dialog: a request of the gateway's own goes one above. */
+    private long callerCSeq;
+    private long calleeCSeq;
     private final long openedAtNanos;
     private volatile long expiresAtNanos;
     private volatile boolean sessionTimer;
@@ -77,6 +86,9 @@ final class Dialog {
         String transport = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport();
         this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(transport) || ListeningPoint.TLS.equalsIgnoreCase(transport)
                 ? new Flow(new InetSocketAddress(source, sourcePort), transport.toUpperCase(Locale.ROOT)) : null;
+        this.from = (FromHeader) invite.getHeader(FromHeader.NAME).clone();
+        this.to = (ToHeader) invite.getHeader(ToHeader.NAME).clone();
+        this.callerCSeq = identity.cseq();
         this.openedAtNanos = openedAtNanos;
         this.expiresAtNanos = openedAtNanos;
         towardsCaller.add(Hop.of(source, sourcePort));
@@ -97,6 +109,11 @@ final class Dialog {
 
     String callId() {
         return callId;
+    }
+
+    /** The call's id for operators ({@link OperatorCalls#id}). */
+    String id() {
+        return OperatorCalls.id(new CallIdentity(callId, callerTag, 0));
     }
 
     String callKey() {
@@ -196,10 +213,49 @@ final class Dialog {
         }
     }
 
-    /** The carrier answered 2xx: the dialog is established; {@code call} is its record so far (no end yet). */
-    synchronized void confirm(CallRecord call) {
+    /**
+     * The carrier answered 2xx with To tag {@code answerTag}: the dialog is established; {@code call} is its record
+     * so far (no end yet).
+     */
+    synchronized void confirm(CallRecord call, String answerTag) {
         confirmed = true;
         answeredCall = call;
+        this.answerTag = answerTag;
+    }
+
+    /** A request with CSeq number {@code cseq} was relayed from the caller's end ({@code fromCaller}) or the callee's. */
+    synchronized void sent(boolean fromCaller, long cseq) {
+        if (fromCaller) {
+            callerCSeq = Math.max(callerCSeq, cseq);
+        } else {
+            calleeCSeq = Math.max(calleeCSeq, cseq);
+        }
+    }
+
+    /**
+     * What a request of the gateway's own towards one end ({@code toCallee}) carries, as if the other end sent
+     * it: its From and To (with the dialog's tags) and a CSeq number above any that end sent; empty while the
+     * dialog is not established.
+     */
+    synchronized Optional<OwnRequest> ownRequest(boolean toCallee) {
+        if (!confirmed || answerTag == null) {
+            return Optional.empty();
+        }
+        Address caller = from.getAddress();
+        Address callee = to.getAddress();
+        return Optional.of(toCallee
+                ? new OwnRequest(caller, callerTag, callee, answerTag, callerCSeq + 1, calleeTarget, calleeRoutes)
+                : new OwnRequest(callee, answerTag, caller, callerTag, calleeCSeq + 1, callerTarget, callerRoutes));
+    }
+
+    /** The parts of a request of the gateway's own in the dialog (see {@link #ownRequest}). */
+    record OwnRequest(Address from, String fromTag, Address to, String toTag, long cseq, URI target,
+                      List<Address> routes) {
+    }
+
+    /** The record of the answered call so far, while the dialog is up; empty before its answer and after its end. */
+    synchronized Optional<CallRecord> answeredCall() {
+        return ended ? Optional.empty() : Optional.ofNullable(answeredCall);
     }
 
     /** Marks the dialog ended; false if it already was. */

@@ -4,6 +4,7 @@ import io.trunkgate.records.CallRecord;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +38,9 @@ public final class DialogTable {
      * {@code timeout}.
      */
     private static final long NO_ACK_NANOS = TimeUnit.SECONDS.toNanos(64);
+
+    /** A call record's {@code endedBy} and {@code hungUpBy} for a call an operator ended. */
+    static final String OPERATOR = "operator";
 
     private final ConcurrentMap<String, Dialog> dialogs = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
@@ -152,8 +156,8 @@ public final class DialogTable {
 
     /**
      * The dialog ended ({@code endedBy}: bye, failed, timeout, session_expired, no_ack, max_call_length, shutdown,
-     * warm_up_over): its call record is written, and after a BYE it lingers a while for a late ACK; nothing else is
-     * relayed in it.
+     * warm_up_over; operator: {@link #hungUp}): its call record is written, and after a BYE it lingers a while for a
+     * late ACK; nothing else is relayed in it.
      */
     void remove(Dialog dialog, String endedBy) {
         remove(dialog, endedBy, "gateway", null);
@@ -165,13 +169,18 @@ public final class DialogTable {
                 RecordFields.reason(bye));
     }
 
+    /** An operator ended the dialog (the BYEs to its ends are sent): it lingers as after a BYE, for a late ACK. */
+    void hungUp(Dialog dialog) {
+        remove(dialog, OPERATOR, OPERATOR, null);
+    }
+
     private void remove(Dialog dialog, String endedBy, String hungUpBy, String hangupReason) {
         if (dialog.end()) {
             live.decrementAndGet();
             dialog.takeAnsweredCall().ifPresent(call -> ended.ended(dialog.callKey(),
                     call.ended(wall.instant(), endedBy, hungUpBy, hangupReason)));
         }
-        if ("bye".equals(endedBy)) {
+        if ("bye".equals(endedBy) || OPERATOR.equals(endedBy)) {
             dialog.expireAt(nanoClock.getAsLong() + endedLingerNanos);
         } else {
             dialogs.remove(key(dialog.callId(), dialog.callerTag()), dialog);
@@ -187,6 +196,12 @@ public final class DialogTable {
     public Set<String> liveCallKeys() {
         return dialogs.values().stream().filter(dialog -> !dialog.ended()).map(Dialog::callKey)
                 .collect(Collectors.toSet());
+    }
+
+    /** The dialogs that have not expired (ended ones lingering among them), for an operator's list. */
+    List<Dialog> unexpired() {
+        long now = nanoClock.getAsLong();
+        return dialogs.values().stream().filter(dialog -> dialog.expiresAtNanos() - now >= 0).toList();
     }
 
     /** Whether the table is full: new calls are refused until dialogs end. */

@@ -4,6 +4,7 @@ import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.sip.jainsip.Flow;
 import io.trunkgate.sip.jainsip.JainSip;
+import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +15,7 @@ import javax.sip.SipProvider;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.CSeqHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -181,6 +183,27 @@ final class InDialogForwarder {
     }
 
     /**
+     * An operator ends the established {@code dialog}: a BYE of the gateway's own to each end (towards a caller on
+     * TCP or TLS, on its connection while it is open), and the dialog ends at once, its record saying so
+     * ({@code endedBy} and {@code hungUpBy} {@code operator}); the ends' answers to the BYEs are absorbed.
+     */
+    void hangUp(Dialog dialog) {
+        Flow flow = dialog.callerFlow() != null && stack.isOpen(dialog.callerFlow()) ? dialog.callerFlow() : null;
+        for (boolean toCallee : new boolean[] {true, false}) {
+            try {
+                if (!stack.sendBye(dialog, toCallee, toCallee ? null : flow)) {
+                    log.warn("call={} operator hangup: no target for the {}", LogFields.value(dialog.callId()),
+                            toCallee ? "callee" : "caller");
+                }
+            } catch (Exception e) {
+                log.warn("call={} operator hangup: BYE to the {} not sent: {}", LogFields.value(dialog.callId()),
+                        toCallee ? "callee" : "caller", e.toString());
+            }
+        }
+        dialogs.hungUp(dialog);
+    }
+
+    /**
      * Whether a request from {@code source}, on a connection that presented {@code certificate} (if any), may be
      * relayed, and the copy to relay: the checks of this class's comment.
      */
@@ -223,6 +246,7 @@ final class InDialogForwarder {
         }
         if (!dialog.ended()) {
             dialogs.touch(dialog, Request.ACK.equals(routed.getMethod()));
+            dialog.sent(fromCaller, ((CSeqHeader) request.getHeader(CSeqHeader.NAME)).getSeqNumber());
         }
         // Towards a caller on TCP, its own connection while it is open: behind NAT its Contact is not reachable.
         Flow flow = fromCaller || dialog.callerFlow() == null
@@ -240,7 +264,11 @@ final class InDialogForwarder {
     /** The transport of the next hop: the top remaining Route, else the Request-URI; UDP by default. */
     private static String nextHopTransport(Request request) {
         RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
-        URI next = route != null ? route.getAddress().getURI() : request.getRequestURI();
+        return transportOf(route != null ? route.getAddress().getURI() : request.getRequestURI());
+    }
+
+    /** The transport a request to {@code next} goes on: TLS for sips, its transport parameter, else UDP. */
+    static String transportOf(URI next) {
         if (next instanceof SipURI sip && sip.isSecure()) {
             return "TLS";
         }

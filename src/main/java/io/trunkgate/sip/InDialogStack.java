@@ -24,4 +24,10 @@ interface InDialogStack {
 
     /** Sends a request the forwarder let through in a client transaction; its responses go to {@code forwarded}. */
     void send(InDialogForwarder.Relay relay, InDialogForwarder.Forwarded forwarded) throws Exception;
+
+    /**
+     * Sends a BYE of the gateway's own to one end of the established {@code dialog} ({@code toCallee}), on the
+     * caller's connection {@code flow} when not null; false when the dialog has no target for that end.
+     */
+    boolean sendBye(Dialog dialog, boolean toCallee, Flow flow) throws Exception;
 }

@@ -12,6 +12,7 @@ import io.trunkgate.pace.PacingResult;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.pace.SlotRequest;
 import io.trunkgate.records.CallRecord;
+import io.trunkgate.records.LiveCall;
 import io.trunkgate.route.CallRouting;
 import io.trunkgate.route.RerouteReason;
 import io.trunkgate.route.RoutingStep;
@@ -26,6 +27,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -364,7 +366,7 @@ final class InviteCall {
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
             if (dialog != null) {
-                dialog.confirm(record(status, services.time().now()));
+                dialog.confirm(record(status, services.time().now()), answerTag);
                 services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             sendFinal(services.messages().upstream(response, request));
@@ -457,11 +459,23 @@ final class InviteCall {
 
     /** A CANCEL for this INVITE arrived (already answered 200 by the caller of this method). */
     synchronized void cancel() {
+        cancel("caller");
+    }
+
+    /**
+     * An operator ends the call before its answer: as the caller's CANCEL does (487 to the caller, a CANCEL to
+     * the carrier), its record's {@code hungUpBy} {@code operator}. False when it already ended or was cancelled.
+     */
+    synchronized boolean hangUp() {
+        return cancel(DialogTable.OPERATOR);
+    }
+
+    private boolean cancel(String by) {
         if (phase == CallPhase.ENDED || cancelled) {
-            return;
+            return false;
         }
         cancelled = true;
-        hungUpBy = "caller";
+        hungUpBy = by;
         if (phase.beforeCarrier()) {
             if (routing != null) {
                 routing.cancel();
@@ -477,6 +491,16 @@ final class InviteCall {
             legs.stopRetransmitting(client);
             sendOwn(Refusals.CANCELLED);
         }
+        return true;
+    }
+
+    /** The call as an operator lists it, or empty once its final answer is out (then its dialog, if any, is). */
+    synchronized Optional<LiveCall> live() {
+        if (phase == CallPhase.ENDED) {
+            return Optional.empty();
+        }
+        return Optional.of(new LiveCall(OperatorCalls.id(counted), peer.id(), carrier == null ? null : carrier.id(),
+                caller.fromUser(), number, phase.name().toLowerCase(Locale.ROOT), invitedAt, null));
     }
 
     synchronized boolean forwarded() {

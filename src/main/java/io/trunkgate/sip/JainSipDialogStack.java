@@ -2,6 +2,8 @@ package io.trunkgate.sip;
 
 import io.trunkgate.sip.jainsip.Flow;
 import io.trunkgate.sip.jainsip.FlowRouter;
+import io.trunkgate.sip.jainsip.JainSip;
+import java.util.Optional;
 import javax.sip.ClientTransaction;
 import javax.sip.SipProvider;
 import javax.sip.address.URI;
@@ -45,5 +47,28 @@ final class JainSipDialogStack implements InDialogStack {
         ClientTransaction client = outbound.getNewClientTransaction(relay.outgoing(messages, outbound));
         client.setApplicationData(forwarded);
         client.sendRequest();
+    }
+
+    @Override
+    public boolean sendBye(Dialog dialog, boolean toCallee, Flow flow) throws Exception {
+        Optional<Dialog.OwnRequest> own = dialog.ownRequest(toCallee);
+        if (own.isEmpty() || own.get().target() == null) {
+            return false;
+        }
+        URI next = own.get().routes().isEmpty() ? own.get().target() : own.get().routes().get(0).getURI();
+        Hop hop = Hop.of(next);
+        if (flow == null && hop == null) {
+            return false;
+        }
+        String transport = flow != null ? flow.transport() : InDialogForwarder.transportOf(next);
+        String host = flow != null ? flow.remote().getAddress().getHostAddress() : hop.host();
+        SipProvider outbound = providers.forTransport(transport, host);
+        Optional<Request> bye = messages.byeInDialog(dialog, toCallee, outbound, transport);
+        if (bye.isEmpty()) {
+            return false;
+        }
+        JainSip.sendOn(bye.get(), flow);
+        outbound.getNewClientTransaction(bye.get()).sendRequest();
+        return true;
     }
 }

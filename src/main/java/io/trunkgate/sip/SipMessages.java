@@ -359,11 +359,33 @@ public final class SipMessages {
                 javax.sip.header.ContactHeader.NAME);
         javax.sip.address.URI target = contact != null ? contact.getAddress().getURI() : invite.getRequestURI();
         long seq = ((javax.sip.header.CSeqHeader) invite.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
-        ListeningPoint point = listeningPoint(provider, transport);
-        Request request = messages.createRequest((javax.sip.address.URI) target.clone(), method,
-                (CallIdHeader) invite.getHeader(CallIdHeader.NAME),
-                headers.createCSeqHeader(Request.ACK.equals(method) ? seq : seq + 1, method),
+        return ownInDialog(method, (CallIdHeader) invite.getHeader(CallIdHeader.NAME),
                 (FromHeader) invite.getHeader(FromHeader.NAME), (ToHeader) answer.getHeader(ToHeader.NAME),
+                Request.ACK.equals(method) ? seq : seq + 1, target, routes, provider, transport);
+    }
+
+    /**
+     * A BYE of the gateway's own to one end of {@code dialog} ({@code toCallee}), as if the other end sent it
+     * (an operator's hangup); empty while the dialog is not established.
+     */
+    Optional<Request> byeInDialog(Dialog dialog, boolean toCallee, SipProvider provider, String transport)
+            throws Exception {
+        Optional<Dialog.OwnRequest> own = dialog.ownRequest(toCallee);
+        if (own.isEmpty() || own.get().target() == null) {
+            return Optional.empty();
+        }
+        Dialog.OwnRequest parts = own.get();
+        return Optional.of(ownInDialog(Request.BYE, headers.createCallIdHeader(dialog.callId()),
+                headers.createFromHeader(parts.from(), parts.fromTag()), headers.createToHeader(parts.to(),
+                        parts.toTag()), parts.cseq(), parts.target(), parts.routes(), provider, transport));
+    }
+
+    private Request ownInDialog(String method, CallIdHeader callId, FromHeader from, ToHeader to, long cseq,
+                                javax.sip.address.URI target, List<javax.sip.address.Address> routes,
+                                SipProvider provider, String transport) throws Exception {
+        ListeningPoint point = listeningPoint(provider, transport);
+        Request request = messages.createRequest((javax.sip.address.URI) target.clone(), method, callId,
+                headers.createCSeqHeader(cseq, method), from, to,
                 List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
                         JainSip.newBranch())),
                 headers.createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));

@@ -98,6 +98,11 @@ public final class SipProxy implements SipListener, NewCallGate {
                 List.of(ANSWERED_INVITE, SHED_INVITE, InDialogForwarder.REFUSAL_ACK), StrayResponseRelay.DROP_REASONS);
     }
 
+    /** The calls in progress, to list and end (the admin API's /api/calls). */
+    public OperatorCalls operatorCalls() {
+        return new OperatorCalls(services.calls(), services.dialogs(), inDialog);
+    }
+
     /** Whether a stateless answer to {@code source} is within its budget now; spends one if so. */
     boolean mayAnswer(InetAddress source) {
         return refusals.allow(source);

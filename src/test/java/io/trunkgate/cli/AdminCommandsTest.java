@@ -138,6 +138,47 @@ class AdminCommandsTest {
     }
 
     @Test
+    void callsListsAnAnsweredCallAndHangupEndsItWithAByeToTheCaller() throws Exception {
+        SipAgent.Call up = acme.invite(GW, config.sipPort(), "+300");
+        assertEquals(200, up.awaitFinal(5000).getStatusCode());
+        up.ack();
+        Result calls = admin("calls", "--peer", "acme", "--number", "+300");
+        assertEquals(0, calls.exit(), calls.err());
+        assertTrue(calls.out().startsWith("ID"), calls.out());
+        assertTrue(calls.out().lines().anyMatch(l -> l.contains("acme") && l.contains("+300")
+                && l.contains("answered")), calls.out());
+        assertEquals(1, admin("calls", "--carrier", "nobody").out().lines().count(), "the header alone");
+
+        String id = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(admin("calls", "--number", "+300", "--json").out()).path("calls").get(0).path("id").asText();
+        Result hangup = admin("hangup", id);
+        assertEquals(0, hangup.exit(), hangup.err());
+        assertEquals("call " + id + " ended", hangup.out().strip());
+        assertEquals(1, acme.await("BYE", up.callId(), 1, 5000), "the caller got no BYE");
+        assertFalse(admin("calls", "--number", "+300").out().contains("+300"), "still listed");
+
+        Result again = admin("hangup", id);
+        assertEquals(CliFailure.REFUSED, again.exit());
+        assertTrue(again.err().contains("404 no call in progress"), again.err());
+        assertEquals(CliFailure.NOT_AUTHORIZED, run("hangup", id, "--admin", admin).exit());
+    }
+
+    @Test
+    void drainThenResumeTakesNewCallsAgain() throws Exception {
+        Result drain = admin("drain");
+        assertEquals(0, drain.exit(), drain.err());
+        try {
+            assertEquals(503, call("+400"), "a draining gateway refuses new calls");
+        } finally {
+            Result resume = admin("resume");
+            assertEquals(0, resume.exit(), resume.err());
+            assertTrue(resume.out().startsWith("gateway taking new calls"), resume.out());
+        }
+        assertEquals(200, call("+401"));
+        assertTrue(admin("status").out().contains("ok (ready)"));
+    }
+
+    @Test
     void statusSaysReadyAndJsonGivesTheAnswerAsItCame() throws Exception {
         Result status = admin("status");
         assertEquals(0, status.exit(), status.err());

@@ -69,11 +69,28 @@ class DialogTableTest {
         Dialog dialog = open("c12", "t12");
         assertTrue(table.live("c12", "t12"), "an INVITE outside it may not take its place");
         assertFalse(table.live("c12", "other"));
-        dialog.confirm(record("c12"));
+        dialog.confirm(record("c12"), "callee-tag");
         table.remove(dialog, "bye");
         assertEquals(List.of("c12\nt12\n1"), endedKeys, "the leases released are the call's: Call-ID, From tag, CSeq");
         assertFalse(table.live("c12", "t12"), "a dialog a BYE ended lingers for a late ACK, but is not live");
         assertTrue(table.find("c12", "t12").isPresent());
+    }
+
+    @Test
+    void operatorsListAnAnsweredDialogUntilItEndsOrExpires() throws Exception {
+        OperatorCalls operators = new OperatorCalls(new CallRegistry(now::get), table, null);
+        Dialog ringing = open("c15", "t15");
+        assertTrue(operators.list().isEmpty(), "a dialog not answered is listed as its INVITE, not here");
+        ringing.confirm(record("c15"), "callee-tag");
+        assertEquals(List.of("answered"), operators.list().stream().map(call -> call.phase()).toList());
+        assertEquals(ringing.id(), operators.list().get(0).id());
+        now.addAndGet(TIMEOUT.toNanos() + 1);
+        assertTrue(operators.list().isEmpty(), "an expired dialog is not a call in progress, swept or not");
+
+        Dialog ended = open("c16", "t16");
+        ended.confirm(record("c16"), "callee-tag");
+        table.remove(ended, "bye");
+        assertTrue(operators.list().isEmpty(), "a dialog a BYE ended lingers, but is not listed");
     }
 
     @Test
@@ -137,9 +154,9 @@ class DialogTableTest {
     @Test
     void aDialogEndsAtTheMaximumCallLengthHoweverOftenItIsRefreshed() throws Exception {
         Dialog timed = open(bounded, "c8", "t8");
-        timed.confirm(record("c8"));
+        timed.confirm(record("c8"), "callee-tag");
         Dialog idle = open(bounded, "c9", "t9");
-        idle.confirm(record("c9"));
+        idle.confirm(record("c9"), "callee-tag");
         bounded.sessionRefreshed(timed, Optional.of(Duration.ofMinutes(30)));
         bounded.touch(timed, true);
         for (int minute = 0; minute < 119; minute++) {
@@ -159,7 +176,7 @@ class DialogTableTest {
     @Test
     void anExpiredSessionIsRecordedAsSuch() throws Exception {
         Dialog dialog = open(bounded, "c10", "t10");
-        dialog.confirm(record("c10"));
+        dialog.confirm(record("c10"), "callee-tag");
         bounded.sessionRefreshed(dialog, Optional.of(Duration.ofSeconds(90)));
         bounded.touch(dialog, true);
         now.addAndGet(Duration.ofSeconds(121).toNanos());
@@ -171,10 +188,10 @@ class DialogTableTest {
     void anAnsweredDialogNobodyAcknowledgedEndsAfterTwiceTheCalleesRetransmissionsAndReleasesItsCall()
             throws Exception {
         Dialog unacknowledged = open(bounded, "c13", "t13");
-        unacknowledged.confirm(record("c13"));
+        unacknowledged.confirm(record("c13"), "callee-tag");
         bounded.sessionRefreshed(unacknowledged, Optional.empty());
         Dialog acknowledged = open(bounded, "c14", "t14");
-        acknowledged.confirm(record("c14"));
+        acknowledged.confirm(record("c14"), "callee-tag");
         bounded.sessionRefreshed(acknowledged, Optional.empty());
         now.addAndGet(Duration.ofSeconds(1).toNanos());
         bounded.touch(acknowledged, true);
@@ -200,7 +217,7 @@ class DialogTableTest {
     @Test
     void aDialogAByeEndedLetsALateAckFindItForTheLingerOnlyAndItsRecordIsWrittenOnce() throws Exception {
         Dialog dialog = open(bounded, "c11", "t11");
-        dialog.confirm(record("c11"));
+        dialog.confirm(record("c11"), "callee-tag");
         bounded.remove(dialog, "bye");
         bounded.remove(dialog, "bye");
         assertEquals(List.of("bye"), endings);

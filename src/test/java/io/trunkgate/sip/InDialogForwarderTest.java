@@ -235,5 +235,10 @@ class InDialogForwarderTest {
         public void send(InDialogForwarder.Relay relay, InDialogForwarder.Forwarded forwarded) {
             throw new AssertionError("no request is forwarded in a transaction here");
         }
+
+        @Override
+        public boolean sendBye(Dialog dialog, boolean toCallee, Flow flow) {
+            throw new AssertionError("no operator hangs up here");
+        }
     }
 }

@@ -201,16 +201,19 @@ def main():
     n, us = evalsha_us(r, calls)
     report("first call after a quiet spell of half a window, exact 1 min window of 100,000 calls (admitted)", n, us)
     r.call("FLUSHALL")
-    calls = []
-    for _ in range(max(2, reps // 4)):
-        tag, keys = peer_keys(86_400_000, 60_000, T0)
-        fill(r, keys[1], 86_400_000_000, 60_000_000, T0, 69)
-        fill_log(r, keys[2], 86_400_000_000, T0, 100_000)
-        r.call("SET", tag + ":test-clock", T0 + 43_200_000_000)
-        calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
-    n, us = evalsha_us(r, calls)
-    report("first call after a quiet spell of half a window, 1d@1m with a seen key of 100,000 calls (admitted)", n, us)
-    r.call("FLUSHALL")
+    # the seen key's share: the same window with an empty seen key
+    for seen_calls, label in ((100_000, "with a seen key of 100,000 calls"), (0, "with an empty seen key")):
+        calls = []
+        for _ in range(max(2, reps // 4)):
+            tag, keys = peer_keys(86_400_000, 60_000, T0)
+            fill(r, keys[1], 86_400_000_000, 60_000_000, T0, 69)
+            if seen_calls:
+                fill_log(r, keys[2], 86_400_000_000, T0, seen_calls)
+            r.call("SET", tag + ":test-clock", T0 + 43_200_000_000)
+            calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
+        n, us = evalsha_us(r, calls)
+        report("first call after a quiet spell of half a window, 1d@1m %s (admitted)" % label, n, us)
+        r.call("FLUSHALL")
 
     # 10: Redis's clock 60 s back: a full 1d@1m window, then refused (max 100) and admitted (max 10M) calls
     for label, max_ in (("refused", 100), ("admitted", 10_000_000)):
@@ -385,6 +388,16 @@ def main():
             "EVALSHA", admit, 3, *k, m, 1, 1, 1, 10_000, 10, 0, 0))
     n, us = evalsha_us(r, calls)
     report("{10s, 10} after a 60 s clock step back (refused)", n, us)
+    r.call("FLUSHALL")
+
+    # what the layout costs in memory: a full 1h@10s window (377 fields; a hashtable with 'e', else a listpack)
+    total = 0
+    for i in range(reps):
+        fill(r, "memory-%d" % i, 3_600_000_000, 10_000_000, T0)
+        total += r.call("MEMORY", "USAGE", "memory-%d" % i, "SAMPLES", 0)
+    results.append("memory of a full 1h@10s window: %d B (%s, MEMORY USAGE SAMPLES 0, mean of %d)" % (
+        total // reps, r.call("OBJECT", "ENCODING", "memory-0"), reps))
+    print(results[-1], flush=True)
     r.call("FLUSHALL")
 
     # the worst state among those the config allows (it refuses 1d@1s and 1h@10ms: more than 2,048 buckets)

@@ -140,12 +140,17 @@ end
 
 -- Precision window: a hash of bucket id -> count (bucket = floor(time / precision)), 'g<k>' -> the sum of the
 -- K buckets of block k (ids k*K .. k*K+K-1), 'n' -> the sum of all buckets, 'o' -> no bucket is older, 'z' -> no
--- bucket is newer (absent when unknown: a hash merged from another tag or written before 'z' came in).
+-- bucket is newer (absent when unknown: a hash merged from another tag or written before 'z' came in), 'e' -> PIN.
 -- Every bucket touching [now - window, now] counts in full, so the window errs towards refusing. Block sums
 -- let a call step over empty stretches and whole blocks: whatever the hash holds, one call reads at most 3W + 1
 -- block sums and 3K buckets per window (config allows at most K * (W - 2) buckets per window).
 local K, W = 32, 66
 local function blk(b) return math.floor(b / K) end
+-- Redis keeps a small hash as a listpack, where each field read or written scans the whole hash (up to 512 fields by
+-- default): fields per call would not bound the work. A value longer than hash-max-listpack-value (64 bytes by
+-- default) makes the hash a hashtable, one field O(1), for good; 'e' holds one, set when the hash is created and
+-- added, once, to a hash from before it (that one conversion reads the listpack once).
+local PIN = string.rep('e', 128)
 
 -- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET.
 local function counts(key, prefix, from, to)
@@ -163,22 +168,26 @@ end
 -- are not all empty, those still count (ks.cut): never fewer calls counted than admitted, and later calls catch
 -- up W blocks at a time. `max` is the smallest max of the limits counting in this key.
 local function bucketed_count(ks, l, max)
-  local state = redis.call('HMGET', l.key, 'o', 'n', 'z')
+  local state = redis.call('HMGET', l.key, 'o', 'n', 'z', 'e')
   local o, n, z = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3])
   ks.first = math.floor((now - l.window) / l.precision)
   ks.o, ks.z, ks.fresh = o, z, n == 0
-  if not o or o >= ks.first then return n end
-  if (z and z < ks.first) then
-    -- the newest bucket has left the window, so has every other
+  local function drop()
     redis.call('UNLINK', l.key)
     ks.o, ks.z, ks.fresh = nil, nil, true
     return 0
   end
+  -- the newest bucket has left the window, so has every other
+  if o and o < ks.first and z and z < ks.first then return drop() end
+  if n > 0 and not state[4] then redis.call('HSET', l.key, 'e', PIN) end
+  if not o or o >= ks.first then return n end
   local g0, gf = blk(o), blk(ks.first)
   local last = math.min(gf - 1, g0 + W - 1)
   ks.cut = last < gf - 1
   local sums, stale = counts(l.key, 'g', g0, last), 0
   for _, c in ipairs(sums) do stale = stale + c end
+  -- the stale blocks read hold every bucket (a hash without 'z' after a quiet spell)
+  if stale >= n then return drop() end
   if ks.cut and n - stale + weight > max then
     -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
     -- blocks from first's on, and the count (and Retry-After) are exact.
@@ -190,11 +199,7 @@ local function bucketed_count(ks, l, max)
   if not ks.cut then
     part = counts(l.key, '', lo, ks.first - 1)
     for _, c in ipairs(part) do part_sum = part_sum + c end
-    if stale + part_sum >= n then
-      redis.call('UNLINK', l.key)
-      ks.o, ks.z, ks.fresh = nil, nil, true
-      return 0
-    end
+    if stale + part_sum >= n then return drop() end
   end
   local count, next_o = n - stale - part_sum, nil
   for i, c in ipairs(sums) do
@@ -326,7 +331,7 @@ end
 local function record_buckets(l)
   local ks, b = l.state, math.floor(now / l.precision)
   if ks.fresh then
-    redis.call('HSET', l.key, id(b), weight, 'g' .. id(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b))
+    redis.call('HSET', l.key, id(b), weight, 'g' .. id(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
     return keep_for(l.key, (l.window + l.precision) / 1000, true)
   end
   redis.call('HINCRBY', l.key, id(b), weight)

@@ -4,9 +4,9 @@
 -- KEYS: the same keys under the new tag, in the same order; ARGV: take-keys.lua's reply
 -- Reply: {keys merged}
 --   zset (exact window, seen key): ZADD NX (a call in both stays once, at its first admission)
---   hash (precision window): every field but 'o' and 'z' added (bucket counts, block sums 'g<k>', 'n'), 'o' the
---     older, 'z' (no bucket newer) the newer, or none when either hash had buckets and no 'z' (admit.lua then does
---     without it for this key)
+--   hash (precision window): every field but 'o', 'z' and 'e' added (bucket counts, block sums 'g<k>', 'n'), 'o'
+--     the older, 'z' (no bucket newer) the newer, or none when either hash had buckets and no 'z' (admit.lua then
+--     does without it for this key), 'e' (admit.lua's encoding pin) set
 --   string (block): set, with the longer of the two TTLs
 -- Each key keeps the longer of its two TTLs.
 
@@ -23,6 +23,8 @@ for _, key in ipairs(KEYS) do
     for i = a, a + n - 1, 2 do
       if ARGV[i] == 'z' then
         z_taken = tonumber(ARGV[i + 1])
+      elseif ARGV[i] == 'e' then
+        redis.call('HSET', key, 'e', ARGV[i + 1])
       elseif ARGV[i] == 'o' then
         local o = tonumber(redis.call('HGET', key, 'o'))
         if not o or tonumber(ARGV[i + 1]) < o then redis.call('HSET', key, 'o', ARGV[i + 1]) end

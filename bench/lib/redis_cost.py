@@ -10,6 +10,8 @@ import sys
 
 K = 32  # admit.lua's buckets per block
 T0 = 1_767_225_600_000_000  # the test clock's start (2026-01-01T00:00:00Z)
+PIN = "e" * 128  # admit.lua's 'e' field, which keeps a precision window's hash a hashtable
+pinned = [True]  # whether the scripts measured write 'e' (those from before it do not: their hashes go without)
 
 
 class Redis:
@@ -64,9 +66,10 @@ class Redis:
                 self.reply()
 
 
-def fill(r, key, window_us, precision_us, now, count=1, newest_known=True):
+def fill(r, key, window_us, precision_us, now, count=1, newest_known=True, current=True):
     """A full window in admit.lua's layout: `count` calls in every bucket up to now's; without `newest_known`, a
-    hash without 'z' (merged by a group move, or written before 'z' came in)."""
+    hash without 'z' (merged by a group move, or written before 'z' came in); without `current`, a hash without 'e'
+    (written before it came in: a listpack up to 512 fields, by Redis's defaults)."""
     newest = now // precision_us
     oldest = newest - window_us // precision_us + 1
     cmds, blocks = [], {}
@@ -77,6 +80,8 @@ def fill(r, key, window_us, precision_us, now, count=1, newest_known=True):
     cmds.append(("HSET", key, "n", count * (newest - oldest + 1), "o", oldest))
     if newest_known:
         cmds.append(("HSET", key, "z", newest))
+    if current and pinned[0]:
+        cmds.append(("HSET", key, "e", PIN))
     cmds.append(("PEXPIRE", key, 3_600_000))
     r.pipeline(cmds)
 
@@ -108,7 +113,9 @@ def evalsha_us(r, calls):
 def main():
     port, root, reps = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     r = Redis(port)
-    admit = r.call("SCRIPT", "LOAD", open(root + "/lua/admit.lua").read())
+    admit_source = open(root + "/lua/admit.lua").read()
+    pinned[0] = "PIN" in admit_source
+    admit = r.call("SCRIPT", "LOAD", admit_source)
     pace = r.call("SCRIPT", "LOAD", open(root + "/lua/pace.lua").read())
     serial = [0]
 
@@ -143,7 +150,8 @@ def main():
 
     # 6: over max after a reload lowered it (full window of 1 call per bucket, max now 100); refusals change nothing,
     # so one key serves every call
-    for label, window_ms, precision_ms in (("1d@1s", 86_400_000, 1000), ("1d@1m", 86_400_000, 60_000)):
+    for label, window_ms, precision_ms in (("1d@1s", 86_400_000, 1000), ("1d@1m", 86_400_000, 60_000),
+                                           ("1d@3m (480 buckets: a listpack without 'e')", 86_400_000, 180_000)):
         now = T0
         tag, keys = peer_keys(window_ms, precision_ms, now)
         fill(r, keys[1], window_ms * 1000, precision_ms * 1000, now)
@@ -153,11 +161,21 @@ def main():
         n, us = evalsha_us(r, [call] * (reps * 5))
         report("over max after a lowered max, %s (refused)" % label, n, us)
 
+    calls = []
+    for _ in range(reps):
+        tag, keys = peer_keys(86_400_000, 180_000, T0)
+        fill(r, keys[1], 86_400_000_000, 180_000_000, T0, 1, True, False)
+        calls.append(admit_call(keys, 86_400_000, 100, 180_000))
+    n, us = evalsha_us(r, calls)
+    report("over max after a lowered max, 1d@3m, a hash from before 'e' (listpack; refused)", n, us)
+    r.call("FLUSHALL")
+
     # 7: the first call after a quiet spell of half a window (half the window stale, the gap empty) and of a
     # window and a half (all stale); one key per call
     smallest = 86_400_000 // 2048 + (1 if 86_400_000 % 2048 else 0)
     for label, window_ms, precision_ms, keys_per_state in (
             ("1d@1s", 86_400_000, 1000, reps), ("1h@10ms", 3_600_000, 10, max(2, reps // 4)),
+            ("1d@3m", 86_400_000, 180_000, reps),
             ("1d@%dms (smallest allowed for 1d)" % smallest, 86_400_000, smallest, reps)):
         for quiet_label, quiet_us in (("half a window", window_ms * 500), ("1.5 windows", window_ms * 1500)):
             calls = []
@@ -183,16 +201,19 @@ def main():
     n, us = evalsha_us(r, calls)
     report("first call after a quiet spell of half a window, exact 1 min window of 100,000 calls (admitted)", n, us)
     r.call("FLUSHALL")
-    calls = []
-    for _ in range(max(2, reps // 4)):
-        tag, keys = peer_keys(86_400_000, 60_000, T0)
-        fill(r, keys[1], 86_400_000_000, 60_000_000, T0, 69)
-        fill_log(r, keys[2], 86_400_000_000, T0, 100_000)
-        r.call("SET", tag + ":test-clock", T0 + 43_200_000_000)
-        calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
-    n, us = evalsha_us(r, calls)
-    report("first call after a quiet spell of half a window, 1d@1m with a seen key of 100,000 calls (admitted)", n, us)
-    r.call("FLUSHALL")
+    # the seen key's share: the same window with an empty seen key
+    for seen_calls, label in ((100_000, "with a seen key of 100,000 calls"), (0, "with an empty seen key")):
+        calls = []
+        for _ in range(max(2, reps // 4)):
+            tag, keys = peer_keys(86_400_000, 60_000, T0)
+            fill(r, keys[1], 86_400_000_000, 60_000_000, T0, 69)
+            if seen_calls:
+                fill_log(r, keys[2], 86_400_000_000, T0, seen_calls)
+            r.call("SET", tag + ":test-clock", T0 + 43_200_000_000)
+            calls.append(admit_call(keys, 86_400_000, 10_000_000, 60_000))
+        n, us = evalsha_us(r, calls)
+        report("first call after a quiet spell of half a window, 1d@1m %s (admitted)" % label, n, us)
+        r.call("FLUSHALL")
 
     # 10: Redis's clock 60 s back: a full 1d@1m window, then refused (max 100) and admitted (max 10M) calls
     for label, max_ in (("refused", 100), ("admitted", 10_000_000)):
@@ -260,7 +281,7 @@ def main():
         keys += [tag + ":block:group:g"] + ["%s:group:g:%d:%d:v2" % (tag, w, p) for w, p in scoped]
         keys.append(tag + ":seen:peer:p")
         for key, (w, p) in zip(keys[1:3] + keys[4:6], scoped + scoped):
-            fill(r, key, w * 1000, p * 1000, now, 1, newest_known)
+            fill(r, key, w * 1000, p * 1000, now, 1, newest_known, newest_known)
         return tag, keys
 
     def four_call(keys, max_):
@@ -282,8 +303,8 @@ def main():
     r.call("FLUSHALL")
     for label, quiet_us, max_, newest_known in (
             ("after a quiet day (admitted)", 86_520_000_000, 10_000_000, True),
-            ("after a quiet day, hashes without 'z' (written before 'z' came in: once per key after an upgrade;"
-             " admitted)", 86_520_000_000, 10_000_000, False),
+            ("after a quiet day, hashes without 'z' and 'e' (written before they came in: once per key after an"
+             " upgrade; admitted)", 86_520_000_000, 10_000_000, False),
             ("after a quiet night of 8 h (admitted)", 28_800_000_000, 10_000_000, True),
             ("after a quiet night of 8 h (refused: max 100)", 28_800_000_000, 100, True)):
         calls = []
@@ -367,6 +388,16 @@ def main():
             "EVALSHA", admit, 3, *k, m, 1, 1, 1, 10_000, 10, 0, 0))
     n, us = evalsha_us(r, calls)
     report("{10s, 10} after a 60 s clock step back (refused)", n, us)
+    r.call("FLUSHALL")
+
+    # what the layout costs in memory: a full 1h@10s window (377 fields; a hashtable with 'e', else a listpack)
+    total = 0
+    for i in range(reps):
+        fill(r, "memory-%d" % i, 3_600_000_000, 10_000_000, T0)
+        total += r.call("MEMORY", "USAGE", "memory-%d" % i, "SAMPLES", 0)
+    results.append("memory of a full 1h@10s window: %d B (%s, MEMORY USAGE SAMPLES 0, mean of %d)" % (
+        total // reps, r.call("OBJECT", "ENCODING", "memory-0"), reps))
+    print(results[-1], flush=True)
     r.call("FLUSHALL")
 
     # the worst state among those the config allows (it refuses 1d@1s and 1h@10ms: more than 2,048 buckets)

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.testing.RedisAdmin;
 import io.trunkgate.testing.ScriptClock;
 import io.trunkgate.testing.StandaloneRedis;
 import java.time.Duration;
@@ -188,6 +189,80 @@ class RefusalCostTest {
         assertEquals(100_000 - 1, limiter.admit(AdmissionRequest.of("call-3", peer)).toCompletableFuture().join()
                 .remaining());
         assertEquals(1, client.getScoredSortedSet(key).size(), "all stale: the key went at once");
+    }
+
+    /**
+     * Redis keeps a hash of up to 512 short fields as a listpack, where each field read or written scans the whole
+     * hash: the block sums a call reads would cost hundreds of scans. admit.lua's 'e' field keeps a window's hash a
+     * hashtable from its first call, and a listpack from before it (an hour of 10 s buckets, 374 fields) becomes one
+     * at its next decision, counted as before.
+     */
+    @Test
+    void aWindowsHashIsAHashtableFromItsFirstCallAndOneFromBeforeBecomesOne() {
+        Limit hour = Limit.bucketed(Duration.ofHours(1), 100_000, Duration.ofSeconds(10));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+        Scope fresh = Scope.peer("peer-" + UUID.randomUUID(), List.of(hour));
+        new ScriptClock(client, PREFIX, "p:" + fresh.id());
+        assertEquals(Outcome.ADMITTED, limiter.admit(AdmissionRequest.of("call-1", fresh)).toCompletableFuture()
+                .join().outcome());
+        try (RedisAdmin admin = new RedisAdmin(StandaloneRedis.shared().server().port())) {
+            assertEquals("hashtable", admin.call("OBJECT", "ENCODING", hourKey(fresh)));
+
+            Scope before = Scope.peer("peer-" + UUID.randomUUID(), List.of(hour));
+            ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + before.id());
+            fillOneCallPerBucket(hourKey(before), Math.floorDiv(clock.micros(), 10_000_000L), 360, true);
+            assertEquals("listpack", admin.call("OBJECT", "ENCODING", hourKey(before)));
+            clock.advance(Duration.ofSeconds(5));
+            AdmissionDecision next = limiter.admit(AdmissionRequest.of("call-2", before)).toCompletableFuture().join();
+            assertEquals(100_000 - 360 - 1, next.remaining(), "the 360 buckets of the hour, and this call");
+            assertEquals("hashtable", admin.call("OBJECT", "ENCODING", hourKey(before)));
+        }
+    }
+
+    /**
+     * A hash from before 'z' (no newest mark) after a quiet day: its stale blocks lie further back than one call
+     * reads (66 blocks of 32 ten-second buckets), but the block sums read hold all it counts, so it goes at once,
+     * with two hash reads, instead of being walked a few blocks per call.
+     */
+    @Test
+    void aHashWithoutItsNewestMarkGoesAtTheFirstCallAfterAQuietDay() {
+        Limit hour = Limit.bucketed(Duration.ofHours(1), 100_000, Duration.ofSeconds(10));
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(hour));
+        ScriptClock clock = new ScriptClock(client, PREFIX, "p:" + peer.id());
+        fillOneCallPerBucket(hourKey(peer), Math.floorDiv(clock.micros(), 10_000_000L), 360, false);
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        clock.advance(Duration.ofDays(1).plusMinutes(2));
+        Map<String, Long> before = calls();
+        AdmissionDecision first = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
+        Map<String, Long> after = calls();
+        assertEquals(100_000 - 1, first.remaining(), "nothing of the day before counts");
+        assertEquals(2, delta(before, after, "hmget"), "its state, then 66 block sums");
+        // this call's bucket, its block sum, 'n', 'o', 'z' and 'e': the hash was dropped and written afresh
+        assertEquals(6, client.getMap(hourKey(peer), StringCodec.INSTANCE).size());
+    }
+
+    private static String hourKey(Scope peer) {
+        return PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":3600000:10000:v2";
+    }
+
+    /**
+     * Writes {@code buckets} one-call buckets up to {@code newest} in the layout of admit.lua from before 'e' (and,
+     * without {@code newestMark}, from before 'z').
+     */
+    private void fillOneCallPerBucket(String key, long newest, int buckets, boolean newestMark) {
+        Map<String, String> fields = new HashMap<>();
+        for (long b = newest - buckets + 1; b <= newest; b++) {
+            fields.put(Long.toString(b), "1");
+            fields.merge("g" + Math.floorDiv(b, 32), "1", (x, y) -> Long.toString(Long.parseLong(x) + 1));
+        }
+        fields.put("n", Integer.toString(buckets));
+        fields.put("o", Long.toString(newest - buckets + 1));
+        if (newestMark) {
+            fields.put("z", Long.toString(newest));
+        }
+        client.getMap(key, StringCodec.INSTANCE).putAll(fields);
+        client.getMap(key, StringCodec.INSTANCE).expire(Duration.ofMinutes(10));
     }
 
     /** Writes a day of one-call buckets in admit.lua's layout, newest = the current minute; returns the oldest id. */

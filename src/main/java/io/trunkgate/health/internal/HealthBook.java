@@ -1,5 +1,6 @@
 package io.trunkgate.health.internal;
 
+import io.trunkgate.config.CallFailures;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.dns.CarrierAddress;
@@ -37,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * peers for as many different numbers ({@link RetryAfterEvidence}); until then it is a plain 503. An operator's
  * hold outranks it, and either outranks what the checks find.
  *
+ * <p>Every carrier's calls count too ({@code call-failures}): calls timed out or answered a listed code, {@code
+ * down-after} in a row, set the carrier (or address) down fleet-wide for {@code down-for}, a down with an end;
+ * then calls go to it again and the first one that fails sets it down again at once. Probes, for a carrier that
+ * has them, may bring it back sooner.
+ *
  * <p>A carrier named by a host name is checked address by address (each address its own {@link Subject}, counted
  * and shared the same way); what the checks find for the carrier is then derived: down when every address it
  * resolves to is down. Holds stay the carrier's. A carrier whose host name does not resolve (and no earlier answer
@@ -65,6 +71,10 @@ public final class HealthBook implements CarrierHealth {
         CarrierState view;
         int fails;
         int oks;
+        /** Calls in a row that failed (call-failures), counted for every carrier. */
+        int callFails;
+        /** Up again after its calls set it down: the next failed call sets it down at once. */
+        boolean retrying;
         /** Publications not yet answered: a refresh read before them must not undo them. */
         int publishing;
 
@@ -156,7 +166,9 @@ public final class HealthBook implements CarrierHealth {
                         RETRY_AFTER_WINDOW)).confirms(caller, clock.instant())) {
             hold(carrier.id(), false, Origin.CARRIER, "503 Retry-After " + retryAfter.get().toSeconds() + "s to "
                     + RETRY_AFTER_QUORUM + " peers' calls", retryAfter.get());
-        } else if (status == 503) {
+            return;
+        }
+        if (status == 503) {
             failure(carrier, subject(carrier, address), "503");
         } else if (carrier.probe().isPresent()) {
             Entry entry = entry(subject(carrier, address));
@@ -164,11 +176,54 @@ public final class HealthBook implements CarrierHealth {
                 entry.fails = 0;
             }
         }
+        if (carrier.callFailures().failsOn(status)) {
+            callFailed(carrier, subject(carrier, address), "answered " + status);
+        } else {
+            Entry entry = entry(subject(carrier, address));
+            synchronized (entry) {
+                current(entry, clock.instant()); // a down-for that ran out ends first: this answer ends the retry
+                entry.callFails = 0;
+                entry.retrying = false;
+            }
+        }
     }
 
     @Override
     public void timedOut(CarrierConfig carrier, CarrierAddress address) {
         failure(carrier, subject(carrier, address), "timeout");
+        callFailed(carrier, subject(carrier, address), "timed out");
+    }
+
+    /**
+     * A call failed (call-failures): {@code down-after} in a row, or the first after the carrier came back from
+     * such a down, set the carrier (or address) down fleet-wide for {@code down-for}; then calls try it again.
+     */
+    private void callFailed(CarrierConfig carrier, Subject subject, String reason) {
+        CallFailures rule = carrier.callFailures();
+        if (!rule.enabled()) {
+            return;
+        }
+        Entry entry = entry(subject);
+        CarrierState down;
+        synchronized (entry) {
+            Instant now = clock.instant();
+            CarrierState state = current(entry, now);
+            if (!state.up() || state.heldAt(now)) {
+                return;
+            }
+            entry.callFails++;
+            if (!entry.retrying && entry.callFails < rule.downAfter()) {
+                return;
+            }
+            String why = entry.retrying ? "tried again after " + rule.downFor().toSeconds() + "s: call " + reason
+                    : entry.callFails + " calls in a row " + reason;
+            down = new CarrierState(false, Origin.CHECKS, why, now, Optional.of(now.plus(rule.downFor())), instanceId);
+            entry.view = down;
+            entry.callFails = 0;
+            entry.retrying = false;
+            log.warn("{} is down for {} s: {}", subject, rule.downFor().toSeconds(), why);
+        }
+        publish(subject, Origin.CHECKS, down, rule.downFor());
     }
 
     /**
@@ -199,6 +254,8 @@ public final class HealthBook implements CarrierHealth {
             entry.view = CarrierState.up(clock.instant(), "set up by an operator", instanceId);
             entry.fails = 0;
             entry.oks = 0;
+            entry.callFails = 0;
+            entry.retrying = false;
         }
         return publish(subject, Origin.OPERATOR, null, Duration.ofMillis(1));
     }
@@ -348,19 +405,32 @@ public final class HealthBook implements CarrierHealth {
         } else if (!view.up() || view.until().isPresent()) {
             entry.view = CarrierState.up(clock.instant(), "cleared in the fleet", view.by());
             entry.oks = 0;
+            entry.retrying = setDownByCalls(view);
             if (!view.up()) {
                 log.info("{} is up (cleared in the fleet)", subject);
             }
         }
     }
 
-    /** The view, with a hold that ran out turned into up. Called holding the entry. */
+    /**
+     * The view, with a hold that ran out turned into up (a down its calls set: up to be tried again). Called
+     * holding the entry.
+     */
     private static CarrierState current(Entry entry, Instant now) {
         CarrierState view = entry.view;
         if (view.until().isPresent() && !now.isBefore(view.until().get())) {
-            entry.view = CarrierState.up(view.until().get(), "hold ended", view.by());
+            boolean byCalls = setDownByCalls(view);
+            entry.view = CarrierState.up(view.until().get(), byCalls ? "down-for over: calls try it again"
+                    : "hold ended", view.by());
+            entry.retrying = byCalls;
+            entry.callFails = 0;
         }
         return entry.view;
+    }
+
+    /** A down of the checks with an end: only failed calls (call-failures) set one. */
+    private static boolean setDownByCalls(CarrierState state) {
+        return !state.up() && state.origin() == Origin.CHECKS && state.until().isPresent();
     }
 
     private Entry entry(Subject subject) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.CallFailures;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.Transport;
@@ -210,6 +211,85 @@ class HealthBookTest {
         await(first.set(CARRIER, true, Optional.empty()));
         await(second.refresh());
         assertTrue(second.isUp("c"), "up without a duration clears any down state");
+    }
+
+    @Test
+    void failedCallsSetACarrierWithoutProbesDownForTheFleetForDownForThenOneFailedCallSetsItDownAgain()
+            throws Exception {
+        CarrierConfig passive = UNPROBED.withCallFailures(new CallFailures(3, Set.of(500), Duration.ofSeconds(30)));
+        HealthBook one = new HealthBook(store, "gw-1", clock, () -> Map.of("u", passive), RESOLVER);
+        HealthBook two = new HealthBook(store, "gw-2", clock, () -> Map.of("u", passive), RESOLVER);
+
+        one.timedOut(passive, AT);
+        one.timedOut(passive, AT);
+        one.answered(passive, AT, 486, Optional.empty(), CALLER);
+        one.timedOut(passive, AT);
+        one.answered(passive, AT, 500, Optional.empty(), CALLER);
+        assertTrue(one.isUp("u"), "an answer that is not a listed code starts the count again");
+        one.timedOut(passive, AT);
+        assertFalse(one.isUp("u"), "three failed calls in a row: timeouts and a listed code");
+        CarrierState down = one.state("u");
+        assertEquals("3 calls in a row timed out", down.reason());
+        assertEquals(Optional.of(time.clock().instant().plus(Duration.ofSeconds(30))), down.until());
+        awaitState(two, "u", false);
+        assertEquals("gw-1", two.state("u").by(), "the other gateway takes in the shared state");
+
+        time.advance(Duration.ofSeconds(29));
+        assertFalse(one.isUp("u") || two.isUp("u"), "down for down-for");
+        time.advance(Duration.ofSeconds(1));
+        assertTrue(one.isUp("u") && two.isUp("u"), "then calls try it again, at either gateway");
+        assertEquals("down-for over: calls try it again", two.state("u").reason());
+
+        two.timedOut(passive, AT);
+        assertFalse(two.isUp("u"), "the first call tried that fails sets it down again at once");
+        assertTrue(two.state("u").reason().startsWith("tried again after 30s"), two.state("u").reason());
+        awaitState(one, "u", false);
+
+        time.advance(Duration.ofSeconds(30));
+        one.answered(passive, AT, 200, Optional.empty(), CALLER);
+        one.timedOut(passive, AT);
+        one.timedOut(passive, AT);
+        assertTrue(one.isUp("u"), "an answered call ends the retry: down-after counts again");
+    }
+
+    @Test
+    void callsNeverSetACarrierDownWithDownAfterZeroNorThroughAnOperatorsHold() throws Exception {
+        CarrierConfig off = UNPROBED.withCallFailures(new CallFailures(0, Set.of(), Duration.ofSeconds(30)));
+        HealthBook book = new HealthBook(store, "gw-1", clock, () -> Map.of("u", off), RESOLVER);
+        for (int i = 0; i < 10; i++) {
+            book.timedOut(off, AT);
+        }
+        assertTrue(book.isUp("u"), "down-after = 0: calls never set it down");
+
+        CarrierConfig on = UNPROBED.withCallFailures(CallFailures.DEFAULTS);
+        HealthBook held = new HealthBook(store, "gw-1", clock, () -> Map.of("u", on), RESOLVER);
+        await(held.set(on, true, Optional.of(Duration.ofMinutes(1))));
+        for (int i = 0; i < 5; i++) {
+            held.timedOut(on, AT);
+        }
+        assertTrue(held.isUp("u"), "held up by an operator, whatever its calls do");
+        assertEquals(CarrierState.Origin.OPERATOR, held.state("u").origin());
+    }
+
+    @Test
+    void aProbedCarrierSetDownByItsCallsComesBackOnItsProbesBeforeDownForEnds() throws Exception {
+        CarrierConfig probed = CARRIER.withCallFailures(new CallFailures(2, Set.of(), Duration.ofMinutes(5)));
+        HealthBook book = new HealthBook(store, "gw-1", clock, () -> Map.of("c", probed), RESOLVER);
+        book.timedOut(probed, AT);
+        book.timedOut(probed, AT);
+        assertFalse(book.isUp("c"), "two timeouts: call-failures.down-after before the probe's three");
+        assertTrue(book.state("c").until().isPresent());
+        book.probed(probed, AT, 200);
+        await(book.probed(probed, AT, 200));
+        assertTrue(book.isUp("c"), "up-after answered probes bring it back");
+    }
+
+    private static void awaitState(HealthBook book, String carrier, boolean up) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (book.isUp(carrier) != up && System.nanoTime() < deadline) {
+            await(book.refresh());
+        }
+        assertEquals(up, book.isUp(carrier), book.state(carrier).toString());
     }
 
     @Test

@@ -26,11 +26,13 @@ import io.trunkgate.config.BuildInfo;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.pace.Reservation;
+import io.trunkgate.records.CallRecord;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteReason;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -85,6 +87,7 @@ public final class GatewayMetrics implements AutoCloseable {
     /** Where counters and timers record: the scraped registry, or nowhere while the gateway warms up. */
     private volatile Events events = new Events(registry);
     private final JvmGcMetrics gc = new JvmGcMetrics();
+    private final AnswerRatios answers;
     /** Label values known ahead, by what they label; see {@link #declareZeroSeries()}. */
     private volatile Collection<String> peers = List.of();
     private volatile Collection<String> carriers = List.of();
@@ -103,6 +106,12 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     public GatewayMetrics(String instanceId, BuildInfo build) {
+        this(instanceId, build, Clock.systemUTC());
+    }
+
+    /** {@code clock} times the status page's window of answer ratios. */
+    public GatewayMetrics(String instanceId, BuildInfo build, Clock clock) {
+        answers = new AnswerRatios(clock);
         registry.config().commonTags("gateway", instanceId);
         // Micrometer counts the process's CPU time in ns (process_cpu_time_ns_total); Prometheus' convention, and
         // its client libraries, count it in seconds as process_cpu_seconds_total
@@ -199,11 +208,13 @@ public final class GatewayMetrics implements AutoCloseable {
 
     private synchronized void declareZeroSeries() {
         for (String peer : peers) {
+            AnswerRatios.declare(registry, "peer", peer);
             admittedCounter(registry, peer);
             rejectionReasons.forEach(reason -> rejectedCounter(registry, peer, reason));
             shedReasons.forEach(reason -> shedCounter(peer, reason));
         }
         for (String carrier : carriers) {
+            AnswerRatios.declare(registry, "carrier", carrier);
             pacingDelay(registry, carrier);
             admissionToSend(registry, carrier);
             for (RerouteReason reason : RerouteReason.values()) {
@@ -371,6 +382,21 @@ public final class GatewayMetrics implements AutoCloseable {
         return Counter.builder("trunkgate.calls.shed")
                 .description("New calls answered 503 at once: starting, shutdown or overload")
                 .tags("peer", peer, "reason", reason).register(registry);
+    }
+
+    /**
+     * A call's INVITE ended: {@code record} as at its answer or its final failure. Its attempts count for their
+     * carriers' answer ratios, the call for its peer's (docs/metrics.md); not while the gateway warms up.
+     */
+    public void callSetUp(CallRecord record) {
+        if (events.registry() == registry) {
+            answers.count(registry, record);
+        }
+    }
+
+    /** Answer ratios over the last minutes, for the status page. */
+    public AnswerRatios answers() {
+        return answers;
     }
 
     /** One call sent to a carrier after being held {@code held} in total for pacing slots. */

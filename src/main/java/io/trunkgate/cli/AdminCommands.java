@@ -161,8 +161,8 @@ final class AdminCommands {
     }
 
     @Command(name = "peers", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-            description = "List the peers: group, block, over the last 15 minutes their admitted calls, ASR and NER, and"
-                    + " each limit's calls in its window, fleet-wide.")
+            description = "List the peers: group, block, over the last 15 minutes their admitted calls, ASR and"
+                    + " NER, and each limit's calls in its window, fleet-wide.")
     static final class Peers extends AdminCommand {
         @Override
         int run(AdminCall call, PrintWriter out) {
@@ -201,8 +201,8 @@ final class AdminCommands {
     }
 
     @Command(name = "carriers", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-            description = "List the carriers: up or down and why, cps, the wait for a slot, calls held, and over the last"
-                    + " 15 minutes the INVITEs sent, ASR, NER and mean post-dial delay.")
+            description = "List the carriers: up or down and why, cps, the wait for a slot, calls held, and over the"
+                    + " last 15 minutes the INVITEs sent, ASR, NER and mean post-dial delay.")
     static final class Carriers extends AdminCommand {
         @Override
         int run(AdminCall call, PrintWriter out) {
@@ -218,7 +218,8 @@ final class AdminCommands {
                 rows.add(new String[] {text(carrier, "id"), state, text(health, "reason"),
                         text(carrier, "cps"), String.format("%.0fms", carrier.get("waitMs").asDouble()),
                         text(carrier, "held"), text(answers, "attempts"), percent(answers.get("asr")),
-                        percent(answers.get("ner")), text(answers, "pddMs") + (answers.hasNonNull("pddMs") ? "ms" : "")});
+                        percent(answers.get("ner")),
+                        answers.hasNonNull("pddMs") ? answers.get("pddMs").asLong() + "ms" : "-"});
             }
             return print(out, answer, Table.of(rows));
         }

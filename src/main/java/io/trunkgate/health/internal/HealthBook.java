@@ -176,6 +176,9 @@ public final class HealthBook implements CarrierHealth {
                 entry.fails = 0;
             }
         }
+        if (status == 503 && retryAfter.isPresent()) {
+            return; // weighed as evidence above: one refused destination must not count as a failed carrier
+        }
         if (carrier.callFailures().failsOn(status)) {
             callFailed(carrier, subject(carrier, address), "answered " + status);
         } else {

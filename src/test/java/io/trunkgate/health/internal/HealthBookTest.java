@@ -225,7 +225,11 @@ class HealthBookTest {
         one.answered(passive, AT, 486, Optional.empty(), CALLER);
         one.timedOut(passive, AT);
         one.answered(passive, AT, 500, Optional.empty(), CALLER);
-        assertTrue(one.isUp("u"), "an answer that is not a listed code starts the count again");
+        CarrierConfig listing503 = passive.withCallFailures(new CallFailures(3, Set.of(500, 503),
+                Duration.ofSeconds(30)));
+        one.answered(listing503, AT, 503, Optional.of(Duration.ofSeconds(60)), CALLER);
+        assertTrue(one.isUp("u"), "an answer that is not a listed code starts the count again; a 503 with"
+                + " Retry-After is the evidence's, not a failed call");
         one.timedOut(passive, AT);
         assertFalse(one.isUp("u"), "three failed calls in a row: timeouts and a listed code");
         CarrierState down = one.state("u");

@@ -4,9 +4,9 @@
 # reroute. Each command below must appear verbatim in that README section, or the script stops at once.
 # Checks: 10 of 10 calls completed (SIPp's exit code, the gateway's call log, /api/peers), the status page
 # answers, the refusal is a 503 over the peer's 1 s limit, the block (the CLI with the token the gateway made)
-# refuses a call with 403 until it is lifted, the carrier stopped goes down after 3 timed-out calls and the other 7 go straight to the alternate, what-if replays every
-# record with the same decision, and SIGTERM stops the gateway cleanly (its embedded redis-server and that
-# server's temporary directory gone).
+# refuses a call with 403 until it is lifted, the carrier stopped goes down after 3 timed-out calls and the other
+# 7 go straight to the alternate, what-if replays every record with the same decision, and SIGTERM stops the
+# gateway cleanly (its embedded redis-server and that server's temporary directory gone).
 # Exit 0 when everything holds; each step has a time bound. Loopback only; needs git, mvn, java 17+, sipp,
 # python3, and ports 5060 (UDP, TCP), 5080, 5081 (UDP) and 8080 (TCP) free on 127.0.0.1, as the README does.
 #

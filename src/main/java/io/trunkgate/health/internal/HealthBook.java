@@ -327,8 +327,13 @@ public final class HealthBook implements CarrierHealth {
                 publish = state; // still down: renew the fleet's record of it
             }
         }
-        return publish == null ? CompletableFuture.completedFuture(null)
-                : publish(subject, Origin.CHECKS, publish, checksTtl(probe.get()));
+        if (publish == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // a down its calls set keeps its record in Redis until its end, however often a probe renews it
+        Duration ttl = checksTtl(probe.get());
+        Duration left = publish.until().map(until -> Duration.between(clock.instant(), until)).orElse(Duration.ZERO);
+        return publish(subject, Origin.CHECKS, publish, left.compareTo(ttl) > 0 ? left : ttl);
     }
 
     private CompletionStage<?> success(CarrierConfig carrier, Subject subject, ProbeSettings probe) {

@@ -53,6 +53,7 @@ class HealthBookTest {
     private RedissonClient redis;
     private final ManualTime time = new ManualTime();
     private final Clock clock = time.clock();
+    private String prefix;
     private RedisHealthStore store;
     private HealthBook first;
     private HealthBook second;
@@ -69,7 +70,8 @@ class HealthBookTest {
 
     @BeforeEach
     void books() {
-        store = new RedisHealthStore(redis, "tg-book-" + UUID.randomUUID());
+        prefix = "tg-book-" + UUID.randomUUID();
+        store = new RedisHealthStore(redis, prefix);
         first = new HealthBook(store, "gw-1", clock, () -> Map.of("c", CARRIER, "u", UNPROBED), RESOLVER);
         second = new HealthBook(store, "gw-2", clock, () -> Map.of("c", CARRIER, "u", UNPROBED), RESOLVER);
     }
@@ -283,6 +285,10 @@ class HealthBookTest {
         book.timedOut(probed, AT);
         assertFalse(book.isUp("c"), "two timeouts: call-failures.down-after before the probe's three");
         assertTrue(book.state("c").until().isPresent());
+        await(book.probed(probed, AT, 0));
+        long ttlMs = redis.getBucket(Subject.carrier("c").redisKey(prefix)).remainTimeToLive();
+        assertTrue(ttlMs > HealthBook.checksTtl(PROBE).toMillis(),
+                "a failed probe renews the down in Redis to its end, not to the probes' TTL: " + ttlMs + " ms");
         book.probed(probed, AT, 200);
         await(book.probed(probed, AT, 200));
         assertTrue(book.isUp("c"), "up-after answered probes bring it back");

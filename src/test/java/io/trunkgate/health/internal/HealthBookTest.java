@@ -259,6 +259,42 @@ class HealthBookTest {
     }
 
     @Test
+    void failedCallsSetOneAddressOfACarrierNamedByAHostDownAndTheCarrierOnlyWithEveryAddress() throws Exception {
+        String name = "passive." + LoopbackDns.DOMAIN;
+        try (LoopbackDns dns = LoopbackDns.start(60, LoopbackDns.host(name, "127.0.0.93"),
+                LoopbackDns.host(name, "127.0.0.94"))) {
+            CarrierResolver resolver = CarrierResolver.open(new DnsSettings(Optional.of(dns.address()),
+                    Duration.ofSeconds(1), Duration.ofHours(1)), clock);
+            CarrierConfig named = new CarrierConfig("p", SipUri.parse("sip:" + name + ":5060"), 10, 1,
+                    Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8),
+                    Duration.ofMinutes(2)).withCallFailures(new CallFailures(2, Set.of(), Duration.ofSeconds(30)));
+            CarrierAddress a = new CarrierAddress("127.0.0.93", 5060, Transport.UDP);
+            CarrierAddress b = new CarrierAddress("127.0.0.94", 5060, Transport.UDP);
+            assertEquals(Set.of(a, b), Set.copyOf(await(resolver.resolve(named.uri())).addresses()));
+            HealthBook one = new HealthBook(store, "gw-1", clock, () -> Map.of("p", named), resolver);
+            HealthBook two = new HealthBook(store, "gw-2", clock, () -> Map.of("p", named), resolver);
+
+            one.timedOut(named, a);
+            one.answered(named, b, 200, Optional.empty(), CALLER);
+            one.timedOut(named, a);
+            assertFalse(one.isUp(named, a), "two calls in a row timed out at that address: an answer elsewhere"
+                    + " does not count for it");
+            assertTrue(one.isUp(named, b) && one.isUp("p"), "the other address, and so the carrier, stay up");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (two.isUp(named, a) && System.nanoTime() < deadline) {
+                await(two.refresh());
+            }
+            assertFalse(two.isUp(named, a), "the other gateway skips the address too");
+
+            two.timedOut(named, b);
+            two.timedOut(named, b);
+            assertFalse(two.isUp("p"), "every address down: the carrier is down");
+            time.advance(Duration.ofSeconds(30));
+            assertTrue(two.isUp(named, a) && two.isUp(named, b) && two.isUp("p"), "down-for over at both addresses");
+        }
+    }
+
+    @Test
     void callsNeverSetACarrierDownWithDownAfterZeroNorThroughAnOperatorsHold() throws Exception {
         CarrierConfig off = UNPROBED.withCallFailures(new CallFailures(0, Set.of(), Duration.ofSeconds(30)));
         HealthBook book = new HealthBook(store, "gw-1", clock, () -> Map.of("u", off), RESOLVER);

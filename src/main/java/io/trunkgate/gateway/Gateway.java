@@ -237,7 +237,8 @@ public final class Gateway implements AutoCloseable {
                 overload, tls.listening() ? tls : null);
         parts.started("SIP stack", sip::stop);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
-                config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver));
+                config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver,
+                (carrierId, by) -> metrics.carrierDown(carrierId, by.label())));
         Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
                 ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
         ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,

@@ -24,6 +24,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.tls.CertificateStatus;
 import io.trunkgate.config.BuildInfo;
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.health.CarrierDowns;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.pace.Reservation;
 import io.trunkgate.records.CallRecord;
@@ -47,6 +48,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import java.util.stream.Stream;
 
 /**
  * The gateway's meters, in one Micrometer registry scraped in the Prometheus text format (docs/metrics.md lists
@@ -61,6 +63,9 @@ public final class GatewayMetrics implements AutoCloseable {
     public static final String UNKNOWN_SOURCE = "unknown_source";
     /** Outcomes of trunkgate_reroute_hook_requests_total (the HTTP reroute hook). */
     static final List<String> HOOK_OUTCOMES = List.of("ok", "timeout", "busy", "error", "bad_reply");
+    /** What sets a carrier down, as trunkgate_carrier_downs_total's {@code by} spells it. */
+    private static final List<String> CARRIER_DOWN_CAUSES = Stream.of(CarrierDowns.By.values())
+            .map(CarrierDowns.By::label).toList();
     private static final List<String> REDIS_OPERATIONS = List.of("admit", "pace", "give-back");
 
     private static final Duration[] PACING_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(5),
@@ -215,6 +220,7 @@ public final class GatewayMetrics implements AutoCloseable {
         }
         for (String carrier : carriers) {
             AnswerRatios.declare(registry, "carrier", carrier);
+            CARRIER_DOWN_CAUSES.forEach(by -> downsCounter(registry, carrier, by));
             pacingDelay(registry, carrier);
             admissionToSend(registry, carrier);
             for (RerouteReason reason : RerouteReason.values()) {
@@ -392,6 +398,20 @@ public final class GatewayMetrics implements AutoCloseable {
         if (events.registry() == registry) {
             answers.count(registry, record);
         }
+    }
+
+    /**
+     * This gateway set the carrier (or one of its addresses) down, {@code by}: {@code checks}, {@code calls},
+     * {@code retry_after} or {@code operator}.
+     */
+    public void carrierDown(String carrier, String by) {
+        downsCounter(events.registry(), carrier, by).increment();
+    }
+
+    private static Counter downsCounter(MeterRegistry in, String carrier, String by) {
+        return Counter.builder("trunkgate.carrier.downs")
+                .description("Times this gateway set the carrier, or one of its addresses, down, by what set it")
+                .tags("carrier", carrier, "by", by).register(in);
     }
 
     /** Answer ratios over the last minutes, for the status page. */

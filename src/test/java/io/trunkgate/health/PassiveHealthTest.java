@@ -99,6 +99,10 @@ class PassiveHealthTest {
             assertEquals(0.0, Metrics.value(gateway.metrics().scrape(), "trunkgate_carrier_up",
                     Map.of("carrier", "dead")).orElseThrow());
         }
+        assertEquals(1.0, Metrics.value(first.metrics().scrape(), "trunkgate_carrier_downs_total",
+                Map.of("carrier", "dead", "by", "calls")).orElseThrow(), "counted where it was decided");
+        assertEquals(0.0, Metrics.value(second.metrics().scrape(), "trunkgate_carrier_downs_total",
+                Map.of("carrier", "dead", "by", "calls")).orElseThrow(), "once for the fleet");
         for (TestConfigs via : List.of(firstConfig, secondConfig)) {
             SipAgent.Call call = caller.invite(GW, via.sipPort(), "+1555100");
             assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());

@@ -7,6 +7,7 @@ import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.dns.CarrierTargets;
 import io.trunkgate.health.Caller;
+import io.trunkgate.health.CarrierDowns;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.CarrierState.Origin;
@@ -58,6 +59,7 @@ public final class HealthBook implements CarrierHealth {
     private final Clock clock;
     private final Supplier<Map<String, CarrierConfig>> carriers;
     private final CarrierResolver resolver;
+    private final CarrierDowns downs;
     private final Map<Subject, Entry> entries = new ConcurrentHashMap<>();
     private final Map<String, RetryAfterEvidence> retryAfters = new ConcurrentHashMap<>();
 
@@ -85,6 +87,13 @@ public final class HealthBook implements CarrierHealth {
 
     public HealthBook(RedisHealthStore store, String instanceId, Clock clock,
                       Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
+        this(store, instanceId, clock, carriers, resolver, CarrierDowns.NONE);
+    }
+
+    /** {@code downs} is told of each down this book sets. */
+    public HealthBook(RedisHealthStore store, String instanceId, Clock clock,
+                      Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver, CarrierDowns downs) {
+        this.downs = downs;
         this.store = store;
         this.instanceId = instanceId;
         this.clock = clock;
@@ -226,6 +235,7 @@ public final class HealthBook implements CarrierHealth {
             entry.retrying = false;
             log.warn("{} is down for {} s: {}", subject, rule.downFor().toSeconds(), why);
         }
+        downs.down(subject.carrierId(), CarrierDowns.By.CALLS);
         publish(subject, Origin.CHECKS, down, rule.downFor());
     }
 
@@ -323,6 +333,7 @@ public final class HealthBook implements CarrierHealth {
                 publish = new CarrierState(false, Origin.CHECKS, reason, now, Optional.empty(), instanceId);
                 entry.view = publish;
                 log.warn("{} is down: {} ({} failures in a row)", subject, reason, entry.fails);
+                downs.down(subject.carrierId(), CarrierDowns.By.CHECKS);
             } else if (!state.up()) {
                 publish = state; // still down: renew the fleet's record of it
             }
@@ -370,6 +381,10 @@ public final class HealthBook implements CarrierHealth {
             held = new CarrierState(up, origin, reason, now, Optional.of(now.plus(duration)), instanceId);
             if (state.up() != up) {
                 log.warn("carrier {} is {} for {} ms: {}", carrierId, up ? "up" : "down", duration.toMillis(), reason);
+                if (!up) {
+                    downs.down(carrierId, origin == Origin.OPERATOR ? CarrierDowns.By.OPERATOR
+                            : CarrierDowns.By.RETRY_AFTER);
+                }
             }
             entry.view = held;
             entry.fails = 0;

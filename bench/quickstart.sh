@@ -4,9 +4,9 @@
 # reroute. Each command below must appear verbatim in that README section, or the script stops at once.
 # Checks: 10 of 10 calls completed (SIPp's exit code, the gateway's call log, /api/peers), the status page
 # answers, the refusal is a 503 over the peer's 1 s limit, the block (the CLI with the token the gateway made)
-# refuses a call with 403 until it is lifted, the reroute reaches the alternate carrier, what-if replays every
-# record with the same decision, and SIGTERM stops the gateway cleanly (its embedded redis-server and that
-# server's temporary directory gone).
+# refuses a call with 403 until it is lifted, the carrier stopped goes down after 3 timed-out calls and the other
+# 7 go straight to the alternate, what-if replays every record with the same decision, and SIGTERM stops the
+# gateway cleanly (its embedded redis-server and that server's temporary directory gone).
 # Exit 0 when everything holds; each step has a time bound. Loopback only; needs git, mvn, java 17+, sipp,
 # python3, and ports 5060 (UDP, TCP), 5080, 5081 (UDP) and 8080 (TCP) free on 127.0.0.1, as the README does.
 #
@@ -21,6 +21,7 @@ CARRIER='sipp -sn uas -i 127.0.0.1 -p 5080'
 CALLER='sipp -sn uac -i 127.0.0.1 -m 10 127.0.0.1:5060'
 OVER_LIMIT='sipp -sn uac -i 127.0.0.1 -r 20 -m 100 127.0.0.1:5060'
 ALTERNATE='sipp -sn uas -i 127.0.0.1 -p 5081'
+DEAD_CARRIER='sipp -sn uac -i 127.0.0.1 -l 1 -m 10 127.0.0.1:5060'
 BLOCK='bin/trunkgate block local 1m'
 UNBLOCK='bin/trunkgate unblock local'
 ONE_CALL='sipp -sn uac -i 127.0.0.1 -m 1 127.0.0.1:5060'
@@ -42,7 +43,7 @@ done
 # The commands must be the README's, word for word.
 section=$(awk '/^## Quick start$/ { on = 1; next } on && /^## / { exit } on' "$REPO_DIR/README.md")
 [ -n "$section" ] || { log "README.md has no '## Quick start' section"; exit 1; }
-for line in "$RUN" "$CARRIER" "$CALLER" "$OVER_LIMIT" "$ALTERNATE" "$BLOCK" "$UNBLOCK" "$WHAT_IF"; do
+for line in "$RUN" "$CARRIER" "$CALLER" "$OVER_LIMIT" "$ALTERNATE" "$DEAD_CARRIER" "$BLOCK" "$UNBLOCK" "$WHAT_IF"; do
   grep -Fxq -- "$line" <<<"$section" || { log "not a line of README.md's Quick start: $line"; exit 1; }
 done
 grep -Fq -- "\`$READY\`" <<<"$section" || { log "README.md's Quick start does not name the line '$READY'"; exit 1; }
@@ -244,13 +245,14 @@ ALT=$!
 PIDS+=("$ALT")
 await_udp "$ALT" 5081 || fail "the alternate carrier did not bind 127.0.0.1:5081"
 quiet_second
-log "$CALLER"
+log "$DEAD_CARRIER"
 mark=$(wc -l <"$WORK/gateway.log")
-run_caller rerouted "$CALLER"
-rerouted=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:timeout\] final=200")
-[ "$CALLER_RC" -eq 0 ] && [ "$rerouted" -eq 10 ] \
-  || fail "reroute: SIPp exit code $CALLER_RC, $rerouted of 10 calls logged as rerouted to local-backup"
-log "10 of 10 calls rerouted to local-backup after local's answer-timeout"
+run_caller rerouted "$DEAD_CARRIER"
+timed_out=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:timeout\] final=200")
+skipped=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:carrier_down\] final=200")
+[ "$CALLER_RC" -eq 0 ] && [ "$timed_out" -eq 3 ] && [ "$skipped" -eq 7 ] \
+  || fail "reroute: SIPp exit code $CALLER_RC; of 10 calls $timed_out rerouted after local's answer-timeout (3 wanted), $skipped straight to local-backup with local down (7 wanted)"
+log "10 of 10 calls reached local-backup: 3 after local's answer-timeout, then local was down and 7 went straight"
 
 # The block, with the admin token the gateway made (no TRUNKGATE_ADMIN_TOKEN here), from the directory it runs in.
 quiet_second

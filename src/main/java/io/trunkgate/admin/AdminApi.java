@@ -21,6 +21,7 @@ import io.trunkgate.limit.Scope;
 import io.trunkgate.limit.WindowUsage.LimitUsage;
 import io.trunkgate.limit.WindowUsage;
 import io.trunkgate.limit.WouldRefuse;
+import io.trunkgate.metrics.AnswerRatios;
 import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.records.LiveCall;
@@ -111,7 +112,21 @@ public final class AdminApi {
 
     /** {@code anySource}: the peer is matched from any source address ({@code allow-any-source = true}). */
     record PeerView(String id, String group, boolean anySource, Long blockedForMs, List<LimitView> limits,
-                    List<ConcurrentView> concurrent) {
+                    List<ConcurrentView> concurrent, AnswersView answers) {
+    }
+
+    /**
+     * How a carrier answered this gateway's INVITEs (a peer: its admitted calls were answered) over the last
+     * {@code minutes}: {@code asr} answered / attempts, {@code ner} reaching the callee / attempts (null without
+     * attempts), mean post-dial delay and setup time, attempts by final response class ({@code none}: no final
+     * response).
+     */
+    record AnswersView(int minutes, long attempts, long answered, Double asr, Double ner, Long pddMs, Long setupMs,
+                       Map<String, Long> finals) {
+        static AnswersView of(AnswerRatios.Ratios ratios) {
+            return new AnswersView(AnswerRatios.WINDOW_MINUTES, ratios.attempts(), ratios.answered(), ratios.asr(),
+                    ratios.ner(), ratios.pddMs(), ratios.setupMs(), ratios.finals());
+        }
     }
 
     /**
@@ -120,7 +135,8 @@ public final class AdminApi {
      * would have waited).
      */
     record CarrierView(String id, double cps, int burst, long maxWaitMs, String pacingMode, double waitMs, int held,
-                       ConcurrentView concurrent, HealthView health, List<AddressView> addresses) {
+                       ConcurrentView concurrent, HealthView health, List<AddressView> addresses,
+                       AnswersView answers) {
     }
 
     /** One address of a carrier, "ip:port/transport", and its health. */
@@ -131,7 +147,10 @@ public final class AdminApi {
         }
     }
 
-    /** A carrier's health: {@code until} only for a hold (the carrier's Retry-After or an operator's). */
+    /**
+     * A carrier's health: {@code until} for a hold (the carrier's Retry-After or an operator's) and for a down its
+     * failed calls set (origin {@code checks}: calls try it again then).
+     */
     record HealthView(boolean up, String origin, String reason, String since, String until, String by) {
         static HealthView of(CarrierState state) {
             return new HealthView(state.up(), state.origin().name().toLowerCase(Locale.ROOT), state.reason(),
@@ -317,7 +336,8 @@ public final class AdminApi {
                                 carrier.maxWait().toMillis(), mode(carrier.pacingMode()), wait.toNanos() / 1e6,
                                 pacer.heldCount(carrier.id()),
                                 concurrent, HealthView.of(health.state(carrier.id())),
-                                AddressView.of(health.addresses(carrier)))).toCompletableFuture())
+                                AddressView.of(health.addresses(carrier)),
+                                AnswersView.of(metrics.answers().carrier(carrier.id())))).toCompletableFuture())
                 .toList();
         return CompletableFuture.allOf(views.toArray(CompletableFuture[]::new))
                 .thenApply(done -> Reply.ok(Map.of("carriers", views.stream().map(CompletableFuture::join).toList())));
@@ -385,9 +405,10 @@ public final class AdminApi {
         CompletionStage<Optional<Duration>> blocked = blocks.remaining(peer.id(), peer.group());
         return read.thenCombine(blocked, (limits, block) -> new PeerView(peer.id(), peer.group().orElse(null),
                 peer.anySource(), block.map(Duration::toMillis).orElse(null),
-                limits.stream().map(l -> limitView(peer.id(), l, listCalls > 0)).toList(), null))
+                limits.stream().map(l -> limitView(peer.id(), l, listCalls > 0)).toList(), null, null))
                 .thenCombine(peerConcurrent(active, peer), (view, concurrent) -> new PeerView(view.id(), view.group(),
-                        view.anySource(), view.blockedForMs(), view.limits(), concurrent));
+                        view.anySource(), view.blockedForMs(), view.limits(), concurrent,
+                        AnswersView.of(metrics.answers().peer(peer.id()))));
     }
 
     /** The peer's and its group's calls in progress against their caps (null when neither has one). */

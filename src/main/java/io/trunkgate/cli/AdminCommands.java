@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -103,6 +104,11 @@ final class AdminCommands {
         return s / 3600 + "h" + (s % 3600) / 60 + "m";
     }
 
+    /** A ratio as a percentage with one decimal ("97.5%"), "-" when there is none (no attempts). */
+    static String percent(JsonNode ratio) {
+        return ratio == null || ratio.isNull() ? "-" : String.format(Locale.ROOT, "%.1f%%", ratio.asDouble() * 100);
+    }
+
     static String text(JsonNode node, String field) {
         JsonNode value = node.get(field);
         return value == null || value.isNull() ? "-" : value.asText();
@@ -155,13 +161,14 @@ final class AdminCommands {
     }
 
     @Command(name = "peers", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-            description = "List the peers: group, block, and each limit's calls in its window, fleet-wide.")
+            description = "List the peers: group, block, over the last 15 minutes their admitted calls, ASR and"
+                    + " NER, and each limit's calls in its window, fleet-wide.")
     static final class Peers extends AdminCommand {
         @Override
         int run(AdminCall call, PrintWriter out) {
             AdminCall.Answer answer = call.get("api/peers");
             List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"PEER", "GROUP", "BLOCKED FOR",
+            rows.add(new String[] {"PEER", "GROUP", "BLOCKED FOR", "CALLS 15M", "ASR", "NER",
                 "LIMITS (calls/max per window; a shadow limit refuses nothing, it counts what it would refuse)"});
             for (JsonNode peer : answer.json().get("peers")) {
                 List<String> limits = new ArrayList<>();
@@ -176,7 +183,9 @@ final class AdminCommands {
                                 + cap.get("max").asLong() + " concurrent" + shadow(cap));
                     }
                 }
+                JsonNode answers = peer.path("answers");
                 rows.add(new String[] {text(peer, "id"), text(peer, "group"), millis(peer.get("blockedForMs")),
+                        text(answers, "attempts"), percent(answers.get("asr")), percent(answers.get("ner")),
                         String.join("; ", limits)});
             }
             return print(out, answer, Table.of(rows));
@@ -192,20 +201,25 @@ final class AdminCommands {
     }
 
     @Command(name = "carriers", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-            description = "List the carriers: up or down and why, cps, the wait for a slot, calls held.")
+            description = "List the carriers: up or down and why, cps, the wait for a slot, calls held, and over the"
+                    + " last 15 minutes the INVITEs sent, ASR, NER and mean post-dial delay.")
     static final class Carriers extends AdminCommand {
         @Override
         int run(AdminCall call, PrintWriter out) {
             AdminCall.Answer answer = call.get("api/carriers");
             List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"CARRIER", "STATE", "REASON", "CPS", "WAIT", "HELD"});
+            rows.add(new String[] {"CARRIER", "STATE", "REASON", "CPS", "WAIT", "HELD", "ATTEMPTS 15M", "ASR", "NER",
+                "PDD"});
             for (JsonNode carrier : answer.json().get("carriers")) {
                 JsonNode health = carrier.get("health");
                 String state = (health.get("up").asBoolean() ? "up" : "DOWN")
                         + (health.hasNonNull("until") ? " until " + health.get("until").asText() : "");
+                JsonNode answers = carrier.path("answers");
                 rows.add(new String[] {text(carrier, "id"), state, text(health, "reason"),
                         text(carrier, "cps"), String.format("%.0fms", carrier.get("waitMs").asDouble()),
-                        text(carrier, "held")});
+                        text(carrier, "held"), text(answers, "attempts"), percent(answers.get("asr")),
+                        percent(answers.get("ner")),
+                        answers.hasNonNull("pddMs") ? answers.get("pddMs").asLong() + "ms" : "-"});
             }
             return print(out, answer, Table.of(rows));
         }

@@ -31,14 +31,16 @@ import java.util.Set;
  *                        counted ({@code max-concurrent-mode})
  * @param sources         networks that speak for the carrier in its dialogs besides the addresses its URI resolves
  *                        to ({@code match.sources}): where it may send a BYE or re-INVITE from
+ * @param callFailures    when failed calls set the carrier, or one of its addresses, down ({@code call-failures})
  */
 public record CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait,
                             Set<Integer> failoverCodes, boolean failoverOnTimeout, List<String> alternates,
                             int maxHeld, Duration answerTimeout, Duration ringTimeout, OptionalInt maxConcurrent,
                             Optional<ProbeSettings> probe, Optional<CarrierTls> tls, LimitMode pacingMode,
-                            LimitMode maxConcurrentMode, List<Cidr> sources) {
+                            LimitMode maxConcurrentMode, List<Cidr> sources, CallFailures callFailures) {
     public CarrierConfig {
         sources = List.copyOf(sources);
+        callFailures = callFailures == null ? CallFailures.OFF : callFailures;
         failoverCodes = Set.copyOf(failoverCodes);
         alternates = List.copyOf(alternates);
         pacingMode = pacingMode == null ? LimitMode.ENFORCE : pacingMode;
@@ -47,6 +49,16 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
             throw new IllegalArgumentException("carrier " + id + ": TLS settings "
                     + (tls.isPresent() ? "given for a " + uri.transport().sipName() + " URI" : "missing"));
         }
+    }
+
+    /** A carrier whose failed calls never set it down. */
+    public CarrierConfig(String id, SipUri uri, double cps, int burst, Duration maxWait, Set<Integer> failoverCodes,
+                         boolean failoverOnTimeout, List<String> alternates, int maxHeld, Duration answerTimeout,
+                         Duration ringTimeout, OptionalInt maxConcurrent, Optional<ProbeSettings> probe,
+                         Optional<CarrierTls> tls, LimitMode pacingMode, LimitMode maxConcurrentMode,
+                         List<Cidr> sources) {
+        this(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld, answerTimeout,
+                ringTimeout, maxConcurrent, probe, tls, pacingMode, maxConcurrentMode, sources, CallFailures.OFF);
     }
 
     /** A carrier that speaks in its dialogs from the addresses its URI resolves to alone. */
@@ -61,7 +73,15 @@ public record CarrierConfig(String id, SipUri uri, double cps, int burst, Durati
     /** The same carrier, speaking in its dialogs from {@code sources} too. */
     public CarrierConfig withSources(List<Cidr> sources) {
         return new CarrierConfig(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld,
-                answerTimeout, ringTimeout, maxConcurrent, probe, tls, pacingMode, maxConcurrentMode, sources);
+                answerTimeout, ringTimeout, maxConcurrent, probe, tls, pacingMode, maxConcurrentMode, sources,
+                callFailures);
+    }
+
+    /** The same carrier, set down by its failed calls as {@code failures} says. */
+    public CarrierConfig withCallFailures(CallFailures failures) {
+        return new CarrierConfig(id, uri, cps, burst, maxWait, failoverCodes, failoverOnTimeout, alternates, maxHeld,
+                answerTimeout, ringTimeout, maxConcurrent, probe, tls, pacingMode, maxConcurrentMode, sources,
+                failures);
     }
 
     /** A carrier whose pacing and max-concurrent are enforced. */

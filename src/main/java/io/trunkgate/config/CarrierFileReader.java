@@ -55,6 +55,8 @@ final class CarrierFileReader {
         LimitMode maxConcurrentMode = file.optional("max-concurrent-mode").choice(LimitMode.class)
                 .orElse(LimitMode.ENFORCE);
         Optional<ProbeSettings> probe = file.optional("probe").object().flatMap(CarrierFileReader::probe);
+        CallFailures callFailures = file.optional("call-failures").object().map(CarrierFileReader::callFailures)
+                .orElse(CallFailures.DEFAULTS);
 
         Optional<Optional<CarrierTls>> tls = tls(file, uri, baseDir, tlsFiles);
         List<Cidr> sources = sources(file.optional("match.sources"));
@@ -64,7 +66,7 @@ final class CarrierFileReader {
         }
         return Optional.of(new CarrierConfig(id.get(), uri.get(), cps.get(), burst, maxWait, failover.codes(),
                 failover.onTimeout(), alternates, maxHeld, answerTimeout, ringTimeout, maxConcurrent, probe,
-                tls.get(), pacingMode, maxConcurrentMode, sources));
+                tls.get(), pacingMode, maxConcurrentMode, sources, callFailures));
     }
 
     /**
@@ -126,6 +128,19 @@ final class CarrierFileReader {
         }
         return Optional.of(new ProbeSettings(interval, timeout, downAfter, upAfter,
                 codes.isPresent() ? failCodes : Set.of(503)));
+    }
+
+    /** call-failures { down-after, codes, down-for }: every key has a default. */
+    private static CallFailures callFailures(ConfigSection failures) {
+        CallFailures defaults = CallFailures.DEFAULTS;
+        int downAfter = failures.optional("down-after").integer(0, 100).orElse(defaults.downAfter());
+        Set<Integer> codes = new HashSet<>();
+        Optional<List<Field>> listed = failures.optional("codes").elements();
+        for (Field code : listed.orElse(List.of())) {
+            code.integer(300, 699).ifPresent(codes::add);
+        }
+        Duration downFor = failures.optional("down-for").duration(Duration.ofSeconds(1)).orElse(defaults.downFor());
+        return new CallFailures(downAfter, listed.isPresent() ? codes : defaults.codes(), downFor);
     }
 
     /** The failover-on list: final response codes, and "timeout" for no final answer in time. */

@@ -205,6 +205,12 @@ public final class Gateway implements AutoCloseable {
         String warmUpId = WarmUp.id(config);
         CallRecordWriter records = parts.add("call records",
                 CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));
+        // an answered call counts at its answer (InviteCall); its record, written when its dialog ends, not again
+        records.listen(record -> {
+            if (record.finalStatus() / 100 != 2) {
+                metrics.callSetUp(record);
+            }
+        });
         CallRegistry calls = new CallRegistry(proxyClock);
         AtomicReference<DialogTable> dialogTable = new AtomicReference<>();
         Admission admission = Admission.of(redis.client(), prefix, breaker, config.fleetSize(), wallMicros,
@@ -231,7 +237,8 @@ public final class Gateway implements AutoCloseable {
                 overload, tls.listening() ? tls : null);
         parts.started("SIP stack", sip::stop);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
-                config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver));
+                config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver,
+                (carrierId, by) -> metrics.carrierDown(carrierId, by.label())));
         Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
                 ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
         ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,

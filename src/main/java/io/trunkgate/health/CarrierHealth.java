@@ -70,7 +70,10 @@ public interface CarrierHealth {
     void answered(CarrierConfig carrier, CarrierAddress address, int status, Optional<Duration> retryAfter,
                   Caller caller);
 
-    /** A carrier's address gave a call no response within the carrier's answer-timeout. */
+    /**
+     * A carrier's address gave a call no response within the carrier's answer-timeout: a failure for its probes'
+     * count and for its {@code call-failures}.
+     */
     void timedOut(CarrierConfig carrier, CarrierAddress address);
 
     /**

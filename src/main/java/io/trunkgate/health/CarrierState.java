@@ -11,7 +11,8 @@ import java.util.Optional;
  *               operator
  * @param reason why, for people: "timeout", "503", "probe", "operator"...
  * @param since  when the carrier entered this state
- * @param until  when a hold of the carrier's or an operator's ends; empty for what the checks found
+ * @param until  when a hold of the carrier's or an operator's ends, or a down its failed calls set (origin
+ *               {@code CHECKS}: not a hold, probes may end it sooner); empty for what the probes found
  * @param by     the gateway instance that decided it
  */
 public record CarrierState(boolean up, Origin origin, String reason, Instant since, Optional<Instant> until,

@@ -14,11 +14,13 @@ public interface FleetHealth extends CarrierHealth, AutoCloseable {
 
     /**
      * The health of {@code carriers} (read on every use, so a reload's carriers count), kept under keyPrefix; the
-     * addresses of carriers named by host names come from {@code resolver}.
+     * addresses of carriers named by host names come from {@code resolver}; {@code downs} is told of each down this
+     * gateway sets.
      */
     static FleetHealth open(RedissonClient redis, String keyPrefix, String instanceId, Clock clock,
-                            Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
-        return new SharedCarrierHealth(redis, keyPrefix, instanceId, clock, carriers, resolver);
+                            Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver,
+                            CarrierDowns downs) {
+        return new SharedCarrierHealth(redis, keyPrefix, instanceId, clock, carriers, resolver, downs);
     }
 
     /** Starts the probes (sent through {@code sender}) and the reading of the fleet's states, on {@code timers}. */

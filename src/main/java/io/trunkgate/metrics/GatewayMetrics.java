@@ -24,13 +24,16 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.trunkgate.tls.CertificateStatus;
 import io.trunkgate.config.BuildInfo;
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.health.CarrierDowns;
 import io.trunkgate.limit.AdmissionLimiter;
 import io.trunkgate.pace.Reservation;
+import io.trunkgate.records.CallRecord;
 import io.trunkgate.pace.SlotReserver;
 import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteReason;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -45,6 +48,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import java.util.stream.Stream;
 
 /**
  * The gateway's meters, in one Micrometer registry scraped in the Prometheus text format (docs/metrics.md lists
@@ -59,6 +63,9 @@ public final class GatewayMetrics implements AutoCloseable {
     public static final String UNKNOWN_SOURCE = "unknown_source";
     /** Outcomes of trunkgate_reroute_hook_requests_total (the HTTP reroute hook). */
     static final List<String> HOOK_OUTCOMES = List.of("ok", "timeout", "busy", "error", "bad_reply");
+    /** What sets a carrier down, as trunkgate_carrier_downs_total's {@code by} spells it. */
+    private static final List<String> CARRIER_DOWN_CAUSES = Stream.of(CarrierDowns.By.values())
+            .map(CarrierDowns.By::label).toList();
     private static final List<String> REDIS_OPERATIONS = List.of("admit", "pace", "give-back");
 
     private static final Duration[] PACING_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(5),
@@ -85,6 +92,7 @@ public final class GatewayMetrics implements AutoCloseable {
     /** Where counters and timers record: the scraped registry, or nowhere while the gateway warms up. */
     private volatile Events events = new Events(registry);
     private final JvmGcMetrics gc = new JvmGcMetrics();
+    private final AnswerRatios answers;
     /** Label values known ahead, by what they label; see {@link #declareZeroSeries()}. */
     private volatile Collection<String> peers = List.of();
     private volatile Collection<String> carriers = List.of();
@@ -103,6 +111,12 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     public GatewayMetrics(String instanceId, BuildInfo build) {
+        this(instanceId, build, Clock.systemUTC());
+    }
+
+    /** {@code clock} times the status page's window of answer ratios. */
+    public GatewayMetrics(String instanceId, BuildInfo build, Clock clock) {
+        answers = new AnswerRatios(clock);
         registry.config().commonTags("gateway", instanceId);
         // Micrometer counts the process's CPU time in ns (process_cpu_time_ns_total); Prometheus' convention, and
         // its client libraries, count it in seconds as process_cpu_seconds_total
@@ -199,11 +213,14 @@ public final class GatewayMetrics implements AutoCloseable {
 
     private synchronized void declareZeroSeries() {
         for (String peer : peers) {
+            AnswerRatios.declare(registry, "peer", peer);
             admittedCounter(registry, peer);
             rejectionReasons.forEach(reason -> rejectedCounter(registry, peer, reason));
             shedReasons.forEach(reason -> shedCounter(peer, reason));
         }
         for (String carrier : carriers) {
+            AnswerRatios.declare(registry, "carrier", carrier);
+            CARRIER_DOWN_CAUSES.forEach(by -> downsCounter(registry, carrier, by));
             pacingDelay(registry, carrier);
             admissionToSend(registry, carrier);
             for (RerouteReason reason : RerouteReason.values()) {
@@ -371,6 +388,35 @@ public final class GatewayMetrics implements AutoCloseable {
         return Counter.builder("trunkgate.calls.shed")
                 .description("New calls answered 503 at once: starting, shutdown or overload")
                 .tags("peer", peer, "reason", reason).register(registry);
+    }
+
+    /**
+     * A call's INVITE ended: {@code record} as at its answer or its final failure. Its attempts count for their
+     * carriers' answer ratios, the call for its peer's (docs/metrics.md); not while the gateway warms up.
+     */
+    public void callSetUp(CallRecord record) {
+        if (events.registry() == registry) {
+            answers.count(registry, record);
+        }
+    }
+
+    /**
+     * This gateway set the carrier (or one of its addresses) down, {@code by}: {@code checks}, {@code calls},
+     * {@code retry_after} or {@code operator}.
+     */
+    public void carrierDown(String carrier, String by) {
+        downsCounter(events.registry(), carrier, by).increment();
+    }
+
+    private static Counter downsCounter(MeterRegistry in, String carrier, String by) {
+        return Counter.builder("trunkgate.carrier.downs")
+                .description("Times this gateway set the carrier, or one of its addresses, down, by what set it")
+                .tags("carrier", carrier, "by", by).register(in);
+    }
+
+    /** Answer ratios over the last minutes, for the status page. */
+    public AnswerRatios answers() {
+        return answers;
     }
 
     /** One call sent to a carrier after being held {@code held} in total for pacing slots. */

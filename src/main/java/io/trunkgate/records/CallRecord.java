@@ -81,12 +81,13 @@ public record CallRecord(String callId, String gateway, Caller caller, String pe
      * @param sentAt             when the INVITE left
      * @param finalStatus        the carrier's final response, 0 for none (silence, or the call ended first)
      * @param firstProvisionalMs from sending to the carrier's first provisional response (100 included), or null
+     * @param ringingMs          from sending to the carrier's first 180 or 183 (the post-dial delay), or null
      * @param answerMs           from sending to the carrier's 2xx, or null
      * @param shadowWaitMs       for a carrier whose pacing is in shadow, how long the call would have waited for its
      *                           slot had the pacing been enforced (sent at once instead); null otherwise
      */
     public record Attempt(String carrier, String address, long slotWaitMs, Instant sentAt, int finalStatus,
-                          Long firstProvisionalMs, Long answerMs, Long shadowWaitMs) {
+                          Long firstProvisionalMs, Long ringingMs, Long answerMs, Long shadowWaitMs) {
     }
 
     /** The carrier of the last attempt: the one that answered, or the last one tried; null if none was. */

@@ -12,6 +12,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.CallRecordSettings;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -38,12 +41,18 @@ public final class CallRecordWriter implements AutoCloseable {
     /** Writes share it; a reopen takes it alone, so no record meets the appender while it is swapped. */
     private final ReadWriteLock swap = new ReentrantReadWriteLock();
     private RollingFileAppender<ILoggingEvent> appender;
+    private final List<Consumer<CallRecord>> listeners = new CopyOnWriteArrayList<>();
 
     private CallRecordWriter(Logger logger, CallRecordSettings settings, String name, Predicate<CallRecord> keep) {
         this.logger = logger;
         this.settings = settings;
         this.name = name;
         this.keep = keep;
+    }
+
+    /** {@code listener} gets every record given to {@link #write}, kept or not, file or not, before it is written. */
+    public void listen(Consumer<CallRecord> listener) {
+        listeners.add(listener);
     }
 
     public static CallRecordWriter none() {
@@ -99,6 +108,7 @@ public final class CallRecordWriter implements AutoCloseable {
     }
 
     public void write(CallRecord record) {
+        listeners.forEach(listener -> listener.accept(record));
         if (logger == null || !keep.test(record)) {
             return;
         }
@@ -183,6 +193,7 @@ public final class CallRecordWriter implements AutoCloseable {
         fields.put("sentAt", iso(attempt.sentAt()));
         fields.put("finalStatus", attempt.finalStatus());
         fields.put("firstProvisionalMs", attempt.firstProvisionalMs());
+        fields.put("ringingMs", attempt.ringingMs());
         fields.put("answerMs", attempt.answerMs());
         fields.put("shadowWaitMs", attempt.shadowWaitMs());
         return fields;

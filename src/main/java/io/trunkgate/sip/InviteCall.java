@@ -365,8 +365,10 @@ final class InviteCall {
                 new Caller(peer.id(), number));
         if (status < 300) {
             answerTag = SipMessages.toTag(response);
+            CallRecord answered = record(status, services.time().now());
+            services.metrics().callSetUp(answered);
             if (dialog != null) {
-                dialog.confirm(record(status, services.time().now()), answerTag);
+                dialog.confirm(answered, answerTag);
                 services.dialogs().sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
             sendFinal(services.messages().upstream(response, request));

@@ -111,6 +111,7 @@ final class RecordFields {
         private final long sentNanos;
         private int finalStatus;
         private Long firstProvisionalMs;
+        private Long ringingMs;
         private Long answerMs;
 
         /** Sent now, by {@code time}; {@code shadowWaitMs} null unless the carrier's pacing is in shadow. */
@@ -131,6 +132,9 @@ final class RecordFields {
                 if (firstProvisionalMs == null) {
                     firstProvisionalMs = sinceSent;
                 }
+                if (status > 100 && ringingMs == null) {
+                    ringingMs = sinceSent;
+                }
             } else if (finalStatus == 0) {
                 finalStatus = status;
                 if (status < 300) {
@@ -141,7 +145,7 @@ final class RecordFields {
 
         CallRecord.Attempt record() {
             return new CallRecord.Attempt(carrier, address, slotWaitMs, sentAt, finalStatus, firstProvisionalMs,
-                    answerMs, shadowWaitMs);
+                    ringingMs, answerMs, shadowWaitMs);
         }
     }
 }

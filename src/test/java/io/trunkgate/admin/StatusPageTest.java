@@ -179,6 +179,10 @@ class StatusPageTest {
         assertTrue(dom.contains("<td class=\"num\">5 / 50 (peer:acme)</td>"), "acme's calls up: " + dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-a\">"), dom);
         assertTrue(dom.contains("<td class=\"num\">6 / 100 (carrier:carrier-a)</td>"), "carrier-a's calls up: " + dom);
+        assertTrue(dom.contains("<td class=\"num\">6 sent, ASR 100.0%, NER 100.0%, PDD "),
+                "carrier-a answered its six INVITEs: " + dom);
+        assertTrue(dom.contains("<td class=\"num\">5 calls, ASR 100.0%, NER 100.0%, PDD "),
+                "acme's five admitted calls were answered: " + dom);
         assertTrue(dom.contains("<tr data-carrier=\"carrier-b\">"), dom);
         assertTrue(dom.matches("(?s).*<tr data-carrier=\"carrier-a\">.*?<td>up since [^<]+</td></tr>.*"),
                 "carrier-a's health: " + dom);

@@ -110,6 +110,10 @@ class CarrierHealthFleetTest {
         JsonNode health = carrier(new AdminClient(second.adminAddress()), "silent").get("health");
         assertFalse(health.get("up").asBoolean());
         assertEquals("probe unanswered", health.get("reason").asText());
+        assertEquals(1.0, Metrics.value(first.metrics().scrape(), "trunkgate_carrier_downs_total",
+                Map.of("carrier", "silent", "by", "checks")).orElseThrow()
+                + Metrics.value(second.metrics().scrape(), "trunkgate_carrier_downs_total",
+                Map.of("carrier", "silent", "by", "checks")).orElseThrow(), "counted by the gateway that probes it");
         assertEquals("checks", health.get("origin").asText());
         for (Gateway gateway : List.of(first, second)) {
             assertEquals(0.0, Metrics.value(gateway.metrics().scrape(), "trunkgate_carrier_up",

@@ -5,6 +5,7 @@ import io.trunkgate.config.CertificateMatch;
 import io.trunkgate.config.AdminSettings;
 import io.trunkgate.config.AdmissionSettings;
 import io.trunkgate.config.CallRecordSettings;
+import io.trunkgate.config.CallFailures;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Cidr;
 import io.trunkgate.config.DnsSettings;
@@ -152,6 +153,12 @@ public final class TestConfigs {
         carriers.put(carrierId, new CarrierConfig(c.id(), c.uri(), c.cps(), c.burst(), c.maxWait(), c.failoverCodes(),
                 c.failoverOnTimeout(), c.alternates(), c.maxHeld(), c.answerTimeout(), c.ringTimeout(),
                 c.maxConcurrent(), Optional.of(probe)));
+        return this;
+    }
+
+    /** The carrier already added (and probed, capped...: this comes last), set down by its failed calls so. */
+    public TestConfigs callFailures(String carrierId, CallFailures failures) {
+        carriers.put(carrierId, carriers.get(carrierId).withCallFailures(failures));
         return this;
     }
 

@@ -1,11 +1,13 @@
 package io.trunkgate.health.internal;
 
+import io.trunkgate.config.CallFailures;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.dns.CarrierTargets;
 import io.trunkgate.health.Caller;
+import io.trunkgate.health.CarrierDowns;
 import io.trunkgate.health.CarrierHealth;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.CarrierState.Origin;
@@ -37,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * peers for as many different numbers ({@link RetryAfterEvidence}); until then it is a plain 503. An operator's
  * hold outranks it, and either outranks what the checks find.
  *
+ * <p>Every carrier's calls count too ({@code call-failures}): calls timed out or answered a listed code, {@code
+ * down-after} in a row, set the carrier (or address) down fleet-wide for {@code down-for}, a down with an end;
+ * then calls go to it again and the first one that fails sets it down again at once. Probes, for a carrier that
+ * has them, may bring it back sooner.
+ *
  * <p>A carrier named by a host name is checked address by address (each address its own {@link Subject}, counted
  * and shared the same way); what the checks find for the carrier is then derived: down when every address it
  * resolves to is down. Holds stay the carrier's. A carrier whose host name does not resolve (and no earlier answer
@@ -52,6 +59,7 @@ public final class HealthBook implements CarrierHealth {
     private final Clock clock;
     private final Supplier<Map<String, CarrierConfig>> carriers;
     private final CarrierResolver resolver;
+    private final CarrierDowns downs;
     private final Map<Subject, Entry> entries = new ConcurrentHashMap<>();
     private final Map<String, RetryAfterEvidence> retryAfters = new ConcurrentHashMap<>();
 
@@ -65,6 +73,10 @@ public final class HealthBook implements CarrierHealth {
         CarrierState view;
         int fails;
         int oks;
+        /** Calls in a row that failed (call-failures), counted for every carrier. */
+        int callFails;
+        /** Up again after its calls set it down: the next failed call sets it down at once. */
+        boolean retrying;
         /** Publications not yet answered: a refresh read before them must not undo them. */
         int publishing;
 
@@ -75,6 +87,13 @@ public final class HealthBook implements CarrierHealth {
 
     public HealthBook(RedisHealthStore store, String instanceId, Clock clock,
                       Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
+        this(store, instanceId, clock, carriers, resolver, CarrierDowns.NONE);
+    }
+
+    /** {@code downs} is told of each down this book sets. */
+    public HealthBook(RedisHealthStore store, String instanceId, Clock clock,
+                      Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver, CarrierDowns downs) {
+        this.downs = downs;
         this.store = store;
         this.instanceId = instanceId;
         this.clock = clock;
@@ -156,7 +175,9 @@ public final class HealthBook implements CarrierHealth {
                         RETRY_AFTER_WINDOW)).confirms(caller, clock.instant())) {
             hold(carrier.id(), false, Origin.CARRIER, "503 Retry-After " + retryAfter.get().toSeconds() + "s to "
                     + RETRY_AFTER_QUORUM + " peers' calls", retryAfter.get());
-        } else if (status == 503) {
+            return;
+        }
+        if (status == 503) {
             failure(carrier, subject(carrier, address), "503");
         } else if (carrier.probe().isPresent()) {
             Entry entry = entry(subject(carrier, address));
@@ -164,11 +185,58 @@ public final class HealthBook implements CarrierHealth {
                 entry.fails = 0;
             }
         }
+        if (status == 503 && retryAfter.isPresent()) {
+            return; // weighed as evidence above: one refused destination must not count as a failed carrier
+        }
+        if (carrier.callFailures().failsOn(status)) {
+            callFailed(carrier, subject(carrier, address), "answered " + status);
+        } else {
+            Entry entry = entry(subject(carrier, address));
+            synchronized (entry) {
+                current(entry, clock.instant()); // a down-for that ran out ends first: this answer ends the retry
+                entry.callFails = 0;
+                entry.retrying = false;
+            }
+        }
     }
 
     @Override
     public void timedOut(CarrierConfig carrier, CarrierAddress address) {
         failure(carrier, subject(carrier, address), "timeout");
+        callFailed(carrier, subject(carrier, address), "timed out");
+    }
+
+    /**
+     * A call failed (call-failures): {@code down-after} in a row, or the first after the carrier came back from
+     * such a down, set the carrier (or address) down fleet-wide for {@code down-for}; then calls try it again.
+     */
+    private void callFailed(CarrierConfig carrier, Subject subject, String reason) {
+        CallFailures rule = carrier.callFailures();
+        if (!rule.enabled()) {
+            return;
+        }
+        Entry entry = entry(subject);
+        CarrierState down;
+        synchronized (entry) {
+            Instant now = clock.instant();
+            CarrierState state = current(entry, now);
+            if (!state.up() || state.heldAt(now)) {
+                return;
+            }
+            entry.callFails++;
+            if (!entry.retrying && entry.callFails < rule.downAfter()) {
+                return;
+            }
+            String why = entry.retrying ? "tried again after " + rule.downFor().toSeconds() + "s: call " + reason
+                    : entry.callFails + " calls in a row " + reason;
+            down = new CarrierState(false, Origin.CHECKS, why, now, Optional.of(now.plus(rule.downFor())), instanceId);
+            entry.view = down;
+            entry.callFails = 0;
+            entry.retrying = false;
+            log.warn("{} is down for {} s: {}", subject, rule.downFor().toSeconds(), why);
+        }
+        downs.down(subject.carrierId(), CarrierDowns.By.CALLS);
+        publish(subject, Origin.CHECKS, down, rule.downFor());
     }
 
     /**
@@ -199,6 +267,8 @@ public final class HealthBook implements CarrierHealth {
             entry.view = CarrierState.up(clock.instant(), "set up by an operator", instanceId);
             entry.fails = 0;
             entry.oks = 0;
+            entry.callFails = 0;
+            entry.retrying = false;
         }
         return publish(subject, Origin.OPERATOR, null, Duration.ofMillis(1));
     }
@@ -263,12 +333,18 @@ public final class HealthBook implements CarrierHealth {
                 publish = new CarrierState(false, Origin.CHECKS, reason, now, Optional.empty(), instanceId);
                 entry.view = publish;
                 log.warn("{} is down: {} ({} failures in a row)", subject, reason, entry.fails);
+                downs.down(subject.carrierId(), CarrierDowns.By.CHECKS);
             } else if (!state.up()) {
                 publish = state; // still down: renew the fleet's record of it
             }
         }
-        return publish == null ? CompletableFuture.completedFuture(null)
-                : publish(subject, Origin.CHECKS, publish, checksTtl(probe.get()));
+        if (publish == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // a down its calls set keeps its record in Redis until its end, however often a probe renews it
+        Duration ttl = checksTtl(probe.get());
+        Duration left = publish.until().map(until -> Duration.between(clock.instant(), until)).orElse(Duration.ZERO);
+        return publish(subject, Origin.CHECKS, publish, left.compareTo(ttl) > 0 ? left : ttl);
     }
 
     private CompletionStage<?> success(CarrierConfig carrier, Subject subject, ProbeSettings probe) {
@@ -305,6 +381,10 @@ public final class HealthBook implements CarrierHealth {
             held = new CarrierState(up, origin, reason, now, Optional.of(now.plus(duration)), instanceId);
             if (state.up() != up) {
                 log.warn("carrier {} is {} for {} ms: {}", carrierId, up ? "up" : "down", duration.toMillis(), reason);
+                if (!up) {
+                    downs.down(carrierId, origin == Origin.OPERATOR ? CarrierDowns.By.OPERATOR
+                            : CarrierDowns.By.RETRY_AFTER);
+                }
             }
             entry.view = held;
             entry.fails = 0;
@@ -348,19 +428,32 @@ public final class HealthBook implements CarrierHealth {
         } else if (!view.up() || view.until().isPresent()) {
             entry.view = CarrierState.up(clock.instant(), "cleared in the fleet", view.by());
             entry.oks = 0;
+            entry.retrying = setDownByCalls(view);
             if (!view.up()) {
                 log.info("{} is up (cleared in the fleet)", subject);
             }
         }
     }
 
-    /** The view, with a hold that ran out turned into up. Called holding the entry. */
+    /**
+     * The view, with a hold that ran out turned into up (a down its calls set: up to be tried again). Called
+     * holding the entry.
+     */
     private static CarrierState current(Entry entry, Instant now) {
         CarrierState view = entry.view;
         if (view.until().isPresent() && !now.isBefore(view.until().get())) {
-            entry.view = CarrierState.up(view.until().get(), "hold ended", view.by());
+            boolean byCalls = setDownByCalls(view);
+            entry.view = CarrierState.up(view.until().get(), byCalls ? "down-for over: calls try it again"
+                    : "hold ended", view.by());
+            entry.retrying = byCalls;
+            entry.callFails = 0;
         }
         return entry.view;
+    }
+
+    /** A down of the checks with an end: only failed calls (call-failures) set one. */
+    private static boolean setDownByCalls(CarrierState state) {
+        return !state.up() && state.origin() == Origin.CHECKS && state.until().isPresent();
     }
 
     private Entry entry(Subject subject) {

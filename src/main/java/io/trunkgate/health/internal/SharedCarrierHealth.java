@@ -4,6 +4,7 @@ import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.Caller;
+import io.trunkgate.health.CarrierDowns;
 import io.trunkgate.health.CarrierState;
 import io.trunkgate.health.FleetHealth;
 import io.trunkgate.health.ProbeSender;
@@ -27,9 +28,10 @@ public final class SharedCarrierHealth implements FleetHealth {
     private HealthMonitor monitor;
 
     public SharedCarrierHealth(RedissonClient redis, String keyPrefix, String instanceId, Clock clock,
-                               Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver) {
+                               Supplier<Map<String, CarrierConfig>> carriers, CarrierResolver resolver,
+                               CarrierDowns downs) {
         this.store = new RedisHealthStore(redis, keyPrefix);
-        this.book = new HealthBook(store, instanceId, clock, carriers, resolver);
+        this.book = new HealthBook(store, instanceId, clock, carriers, resolver, downs);
         this.instanceId = instanceId;
         this.carriers = carriers;
         this.resolver = resolver;

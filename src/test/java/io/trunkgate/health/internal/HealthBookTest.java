@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.CallFailures;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.Transport;
@@ -52,6 +53,7 @@ class HealthBookTest {
     private RedissonClient redis;
     private final ManualTime time = new ManualTime();
     private final Clock clock = time.clock();
+    private String prefix;
     private RedisHealthStore store;
     private HealthBook first;
     private HealthBook second;
@@ -68,7 +70,8 @@ class HealthBookTest {
 
     @BeforeEach
     void books() {
-        store = new RedisHealthStore(redis, "tg-book-" + UUID.randomUUID());
+        prefix = "tg-book-" + UUID.randomUUID();
+        store = new RedisHealthStore(redis, prefix);
         first = new HealthBook(store, "gw-1", clock, () -> Map.of("c", CARRIER, "u", UNPROBED), RESOLVER);
         second = new HealthBook(store, "gw-2", clock, () -> Map.of("c", CARRIER, "u", UNPROBED), RESOLVER);
     }
@@ -210,6 +213,129 @@ class HealthBookTest {
         await(first.set(CARRIER, true, Optional.empty()));
         await(second.refresh());
         assertTrue(second.isUp("c"), "up without a duration clears any down state");
+    }
+
+    @Test
+    void failedCallsSetACarrierWithoutProbesDownForTheFleetForDownForThenOneFailedCallSetsItDownAgain()
+            throws Exception {
+        CarrierConfig passive = UNPROBED.withCallFailures(new CallFailures(3, Set.of(500), Duration.ofSeconds(30)));
+        HealthBook one = new HealthBook(store, "gw-1", clock, () -> Map.of("u", passive), RESOLVER);
+        HealthBook two = new HealthBook(store, "gw-2", clock, () -> Map.of("u", passive), RESOLVER);
+
+        one.timedOut(passive, AT);
+        one.timedOut(passive, AT);
+        one.answered(passive, AT, 486, Optional.empty(), CALLER);
+        one.timedOut(passive, AT);
+        one.answered(passive, AT, 500, Optional.empty(), CALLER);
+        CarrierConfig listing503 = passive.withCallFailures(new CallFailures(3, Set.of(500, 503),
+                Duration.ofSeconds(30)));
+        one.answered(listing503, AT, 503, Optional.of(Duration.ofSeconds(60)), CALLER);
+        assertTrue(one.isUp("u"), "an answer that is not a listed code starts the count again; a 503 with"
+                + " Retry-After is the evidence's, not a failed call");
+        one.timedOut(passive, AT);
+        assertFalse(one.isUp("u"), "three failed calls in a row: timeouts and a listed code");
+        CarrierState down = one.state("u");
+        assertEquals("3 calls in a row timed out", down.reason());
+        assertEquals(Optional.of(time.clock().instant().plus(Duration.ofSeconds(30))), down.until());
+        awaitState(two, "u", false);
+        assertEquals("gw-1", two.state("u").by(), "the other gateway takes in the shared state");
+
+        time.advance(Duration.ofSeconds(29));
+        assertFalse(one.isUp("u") || two.isUp("u"), "down for down-for");
+        time.advance(Duration.ofSeconds(1));
+        assertTrue(one.isUp("u") && two.isUp("u"), "then calls try it again, at either gateway");
+        assertEquals("down-for over: calls try it again", two.state("u").reason());
+
+        two.timedOut(passive, AT);
+        assertFalse(two.isUp("u"), "the first call tried that fails sets it down again at once");
+        assertTrue(two.state("u").reason().startsWith("tried again after 30s"), two.state("u").reason());
+        awaitState(one, "u", false);
+
+        time.advance(Duration.ofSeconds(30));
+        one.answered(passive, AT, 200, Optional.empty(), CALLER);
+        one.timedOut(passive, AT);
+        one.timedOut(passive, AT);
+        assertTrue(one.isUp("u"), "an answered call ends the retry: down-after counts again");
+    }
+
+    @Test
+    void failedCallsSetOneAddressOfACarrierNamedByAHostDownAndTheCarrierOnlyWithEveryAddress() throws Exception {
+        String name = "passive." + LoopbackDns.DOMAIN;
+        try (LoopbackDns dns = LoopbackDns.start(60, LoopbackDns.host(name, "127.0.0.93"),
+                LoopbackDns.host(name, "127.0.0.94"))) {
+            CarrierResolver resolver = CarrierResolver.open(new DnsSettings(Optional.of(dns.address()),
+                    Duration.ofSeconds(1), Duration.ofHours(1)), clock);
+            CarrierConfig named = new CarrierConfig("p", SipUri.parse("sip:" + name + ":5060"), 10, 1,
+                    Duration.ofSeconds(1), Set.of(503), true, List.of(), 100, Duration.ofSeconds(8),
+                    Duration.ofMinutes(2)).withCallFailures(new CallFailures(2, Set.of(), Duration.ofSeconds(30)));
+            CarrierAddress a = new CarrierAddress("127.0.0.93", 5060, Transport.UDP);
+            CarrierAddress b = new CarrierAddress("127.0.0.94", 5060, Transport.UDP);
+            assertEquals(Set.of(a, b), Set.copyOf(await(resolver.resolve(named.uri())).addresses()));
+            HealthBook one = new HealthBook(store, "gw-1", clock, () -> Map.of("p", named), resolver);
+            HealthBook two = new HealthBook(store, "gw-2", clock, () -> Map.of("p", named), resolver);
+
+            one.timedOut(named, a);
+            one.answered(named, b, 200, Optional.empty(), CALLER);
+            one.timedOut(named, a);
+            assertFalse(one.isUp(named, a), "two calls in a row timed out at that address: an answer elsewhere"
+                    + " does not count for it");
+            assertTrue(one.isUp(named, b) && one.isUp("p"), "the other address, and so the carrier, stay up");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (two.isUp(named, a) && System.nanoTime() < deadline) {
+                await(two.refresh());
+            }
+            assertFalse(two.isUp(named, a), "the other gateway skips the address too");
+
+            two.timedOut(named, b);
+            two.timedOut(named, b);
+            assertFalse(two.isUp("p"), "every address down: the carrier is down");
+            time.advance(Duration.ofSeconds(30));
+            assertTrue(two.isUp(named, a) && two.isUp(named, b) && two.isUp("p"), "down-for over at both addresses");
+        }
+    }
+
+    @Test
+    void callsNeverSetACarrierDownWithDownAfterZeroNorThroughAnOperatorsHold() throws Exception {
+        CarrierConfig off = UNPROBED.withCallFailures(new CallFailures(0, Set.of(), Duration.ofSeconds(30)));
+        HealthBook book = new HealthBook(store, "gw-1", clock, () -> Map.of("u", off), RESOLVER);
+        for (int i = 0; i < 10; i++) {
+            book.timedOut(off, AT);
+        }
+        assertTrue(book.isUp("u"), "down-after = 0: calls never set it down");
+
+        CarrierConfig on = UNPROBED.withCallFailures(CallFailures.DEFAULTS);
+        HealthBook held = new HealthBook(store, "gw-1", clock, () -> Map.of("u", on), RESOLVER);
+        await(held.set(on, true, Optional.of(Duration.ofMinutes(1))));
+        for (int i = 0; i < 5; i++) {
+            held.timedOut(on, AT);
+        }
+        assertTrue(held.isUp("u"), "held up by an operator, whatever its calls do");
+        assertEquals(CarrierState.Origin.OPERATOR, held.state("u").origin());
+    }
+
+    @Test
+    void aProbedCarrierSetDownByItsCallsComesBackOnItsProbesBeforeDownForEnds() throws Exception {
+        CarrierConfig probed = CARRIER.withCallFailures(new CallFailures(2, Set.of(), Duration.ofMinutes(5)));
+        HealthBook book = new HealthBook(store, "gw-1", clock, () -> Map.of("c", probed), RESOLVER);
+        book.timedOut(probed, AT);
+        book.timedOut(probed, AT);
+        assertFalse(book.isUp("c"), "two timeouts: call-failures.down-after before the probe's three");
+        assertTrue(book.state("c").until().isPresent());
+        await(book.probed(probed, AT, 0));
+        long ttlMs = redis.getBucket(Subject.carrier("c").redisKey(prefix)).remainTimeToLive();
+        assertTrue(ttlMs > HealthBook.checksTtl(PROBE).toMillis(),
+                "a failed probe renews the down in Redis to its end, not to the probes' TTL: " + ttlMs + " ms");
+        book.probed(probed, AT, 200);
+        await(book.probed(probed, AT, 200));
+        assertTrue(book.isUp("c"), "up-after answered probes bring it back");
+    }
+
+    private static void awaitState(HealthBook book, String carrier, boolean up) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (book.isUp(carrier) != up && System.nanoTime() < deadline) {
+            await(book.refresh());
+        }
+        assertEquals(up, book.isUp(carrier), book.state(carrier).toString());
     }
 
     @Test

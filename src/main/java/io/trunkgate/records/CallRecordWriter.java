@@ -14,6 +14,7 @@ import io.trunkgate.config.CallRecordSettings;
 import java.nio.file.Path;
 import java.util.function.Predicate;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -39,7 +40,7 @@ public final class CallRecordWriter implements AutoCloseable {
      * When this writer opened, as the gateway started: every record of one run of a gateway has the same, so a
      * gateway restarted under its instance-id (killed: its calls in progress then have no record) shows in them.
      */
-    private final Instant startedAt = Instant.now();
+    private final Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     /** Writes share it; a reopen takes it alone, so no record meets the appender while it is swapped. */
     private final ReadWriteLock swap = new ReentrantReadWriteLock();
     private RollingFileAppender<ILoggingEvent> appender;

@@ -180,8 +180,7 @@ gw_env() {
   GW_ENV=(TG_INSTANCE_ID="gw$2" TG_SIP_PORT="${GW_PORT[$2]}" TG_ADMIN_PORT="${ADMIN_PORT[$2]}"
     TG_REDIS_MODE="$REDIS_MODE" TG_REDIS="$REDIS_ADDRESS" TG_LEASE_TIME="${LEASE_S}s"
     TG_RECORDS="$WORK/records-$1.jsonl" TG_WARM_UP_CALLS="$WARM_UP_CALLS" TG_WARM_UP_MAX_TIME="$WARM_UP_MAX_TIME"
-    TG_PEER_MAX="$PEER_MAX"
-    TG_PEER_CONCURRENT="$PEER_CONCURRENT" TG_CA_URI="sip:127.0.0.2:$CA_PORT;transport=udp"
+    TG_PEER_MAX="$PEER_MAX" TG_PEER_CONCURRENT="$PEER_CONCURRENT" TG_CA_URI="sip:127.0.0.2:$CA_PORT;transport=udp"
     TG_CB_URI="sip:127.0.0.2:$CB_PORT;transport=udp" TG_CA_CPS="$CARRIER_CPS" TG_CB_CPS="$CARRIER_CPS"
     TG_CARRIER_BURST="$CARRIER_BURST")
 }
@@ -207,12 +206,6 @@ heap_fds() {
   local used
   used=$(jcmd "$2" -f "$WORK/heap.jcmd" 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*') || return 0
   [ -z "$used" ] || printf '%s\t%s\t%s\t%s\n' "$(now)" "$1" "$used" "$(ls "/proc/$2/fd" 2>/dev/null | wc -l)"
-}
-# sip_left G: the dialogs and transactions gateway G holds (its /metrics), "?" when it does not answer
-sip_left() {
-  curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[$1]}/metrics" |
-    awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)[{ ]/{s += $NF; n++}
-         END{if (n) printf "%d", s; else printf "?"}'
 }
 # the baseline with no call up: after the warm-up's transactions have lingered out (sip.transaction-linger, 5 s)
 # and what else it opened is closed (taken once the transactions were gone, a baseline counted 58 open descriptors,
@@ -242,8 +235,8 @@ caller() {
   local name=$1 ip=$2 g=$3 rate=$4 secs=$5
   (cd "$WORK" && exec sipp -sf "$WORK/soak-uac.xml" -i "$ip" -p "$(free_sip_port "$ip")" "127.0.0.1:${GW_PORT[g]}" \
       -s 4420555 -r "$rate" -rp 10000 -m "$((rate * secs / 10))" -l $((RATE * CALL_MAX_S * 4)) -nostdin \
-      -buff_size 4194304 -timeout "$((secs + CALL_MAX_S + 180))s" -recv_timeout 40000 -trace_logs -log_file "${name}_calls.log" \
-      -trace_err -error_file "${name}_errors.log" -trace_stat -stf "${name}_stat.csv" -fd 10 \
+      -buff_size 4194304 -timeout "$((secs + CALL_MAX_S + 180))s" -recv_timeout 40000 \
+      -trace_logs -log_file "${name}_calls.log" -trace_err -error_file "${name}_errors.log" -trace_stat -stf "${name}_stat.csv" -fd 10 \
       >"$WORK/$name.out" 2>&1) &
   PIDS+=("$!")
   CALLERS+=("$!")
@@ -366,6 +359,12 @@ echo "$T_END" >"$WORK/t_end"
 # tcpdump writes out what it holds, and what it dropped, when interrupted
 [ -z "$CAPTURE_PID" ] || { kill -INT "$CAPTURE_PID" 2>/dev/null || true; wait "$CAPTURE_PID" 2>/dev/null || true; }
 # dialogs and transactions should drain within the transaction linger (5 s by default, 32 s at most)
+# sip_left G: the dialogs and transactions gateway G holds (its /metrics), "?" when it does not answer
+sip_left() {
+  curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[$1]}/metrics" |
+    awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)[{ ]/{s += $NF; n++}
+         END{if (n) printf "%d", s; else printf "?"}'
+}
 for _ in $(seq 80); do
   [ "$(sip_left 1)" = 0 ] && [ "$(sip_left 2)" = 0 ] && break
   sleep 0.5
@@ -399,7 +398,8 @@ log "machine after: $(machine_line)"
 if [ -z "${NO_RESULTS:-}" ]; then
   cp "$REPO_DIR/target/bench-soak.svg" "$REPO_DIR/bench/soak-timeline.svg"
   mapfile -t figures <"$WORK/summary.txt"
-  results_append "soak.sh" "$(results_command "bench/soak.sh $MINUTES" RATE CALL_MIN_S CALL_MAX_S CANCEL_SHARE WARM_UP_MAX_TIME \
+  results_append "soak.sh" "$(results_command "bench/soak.sh $MINUTES" RATE CALL_MIN_S CALL_MAX_S CANCEL_SHARE \
+    WARM_UP_MAX_TIME \
     $([ "$TOPOLOGY" = sentinel ] || echo TOPOLOGY))" \
     "$([ "$status" = 0 ] && echo "every check passed" || echo "a check FAILED")" "${figures[@]}" \
     "timeline: bench/soak-timeline.svg"

@@ -22,6 +22,9 @@ CANCEL_SHARE=${CANCEL_SHARE:-0.05}
 RING_MS=${RING_MS:-300}
 LEASE_S=${LEASE_S:-10}
 WARM_UP_CALLS=${WARM_UP_CALLS:-500}
+# the longest a gateway's warm-up takes (30 s on a busy 2-core box, whose compiler is never idle): a short run's 36
+# calls/s need less, and gateway 2 is killed three quarters into the load and must be ready again before it ends
+WARM_UP_MAX_TIME=${WARM_UP_MAX_TIME:-$([ "$SHORT" = 1 ] && echo 10s || echo 30s)}
 SIPP_DIR=$(cd "$(dirname "$0")/sipp" && pwd)
 # shellcheck source=bench/sipp/lib.sh
 source "$SIPP_DIR/lib.sh"
@@ -43,7 +46,7 @@ command -v jcmd >/dev/null 2>&1 || { log "missing: jcmd (a JDK)"; exit 2; }
 sipp_init soak
 [ -n "${KEEP:-}" ] || trap 'sipp_cleanup; rm -rf "$WORK"' EXIT
 sipp_tee bench-soak
-log "soak: $MINUTES min, Redis $TOPOLOGY, $RATE calls/s, calls ${CALL_MIN_S}-${CALL_MAX_S} s, peers at $PEER_MAX/s, carriers at $CARRIER_CPS cps burst $CARRIER_BURST; work dir $WORK"
+log "soak: $MINUTES min, Redis $TOPOLOGY, $RATE calls/s, calls ${CALL_MIN_S}-${CALL_MAX_S} s, warm-up at most $WARM_UP_MAX_TIME, peers at $PEER_MAX/s, carriers at $CARRIER_CPS cps burst $CARRIER_BURST; work dir $WORK"
 log "machine: $(machine_line)"
 mkdir -p "$WORK/samples"
 FAULTS=$WORK/faults.tsv
@@ -172,15 +175,19 @@ cp -r "$SIPP_DIR/conf-soak" "$WORK/conf"
 GW_PORT=() ADMIN_PORT=()
 for g in 1 2; do GW_PORT[g]=$(free_sip_port 127.0.0.1); ADMIN_PORT[g]=$(free_port); done
 GW_START=(0 0 0)
+# gw_env NAME G: GW_ENV, what the configuration of gateway G (1 or 2) as process NAME reads from the environment
+gw_env() {
+  GW_ENV=(TG_INSTANCE_ID="gw$2" TG_SIP_PORT="${GW_PORT[$2]}" TG_ADMIN_PORT="${ADMIN_PORT[$2]}"
+    TG_REDIS_MODE="$REDIS_MODE" TG_REDIS="$REDIS_ADDRESS" TG_LEASE_TIME="${LEASE_S}s"
+    TG_RECORDS="$WORK/records-$1.jsonl" TG_WARM_UP_CALLS="$WARM_UP_CALLS" TG_WARM_UP_MAX_TIME="$WARM_UP_MAX_TIME"
+    TG_PEER_MAX="$PEER_MAX" TG_PEER_CONCURRENT="$PEER_CONCURRENT" TG_CA_URI="sip:127.0.0.2:$CA_PORT;transport=udp"
+    TG_CB_URI="sip:127.0.0.2:$CB_PORT;transport=udp" TG_CA_CPS="$CARRIER_CPS" TG_CB_CPS="$CARRIER_CPS"
+    TG_CARRIER_BURST="$CARRIER_BURST")
+}
 # launch NAME G: gateway G (1 or 2) as process NAME, its records in records-NAME.jsonl
 launch() {
-  launch_gateway "$1" "$WORK/conf/gateway.conf" TG_INSTANCE_ID="gw$2" TG_SIP_PORT="${GW_PORT[$2]}" \
-    TG_ADMIN_PORT="${ADMIN_PORT[$2]}" TG_REDIS_MODE="$REDIS_MODE" \
-    TG_REDIS="$REDIS_ADDRESS" TG_LEASE_TIME="${LEASE_S}s" \
-    TG_RECORDS="$WORK/records-$1.jsonl" TG_WARM_UP_CALLS="$WARM_UP_CALLS" TG_PEER_MAX="$PEER_MAX" \
-    TG_PEER_CONCURRENT="$PEER_CONCURRENT" TG_CA_URI="sip:127.0.0.2:$CA_PORT;transport=udp" \
-    TG_CB_URI="sip:127.0.0.2:$CB_PORT;transport=udp" TG_CA_CPS="$CARRIER_CPS" TG_CB_CPS="$CARRIER_CPS" \
-    TG_CARRIER_BURST="$CARRIER_BURST"
+  gw_env "$1" "$2"
+  launch_gateway "$1" "$WORK/conf/gateway.conf" "${GW_ENV[@]}"
 }
 # the gateways' current pids, for the samplers: "NAME PID" per line
 pids_file() { { echo "gw1 $GW_PID_gw1"; [ -z "${GW2_NAME:-}" ] || echo "$GW2_NAME ${!GW2_PIDVAR}"; } >"$WORK/gw.pids"; }
@@ -193,14 +200,16 @@ GW2_NAME=gw2 GW2_PIDVAR=GW_PID_gw2
 pids_file
 
 # --- samplers ---------------------------------------------------------------------------------------------------
-# heap_fds NAME PID: "TIME NAME HEAP_USED_KB FDS" after a full GC
+# heap_fds NAME PID: "TIME NAME HEAP_USED_KB FDS" after a full GC (both commands in one jcmd, a JVM start each)
+printf 'GC.run\nGC.heap_info\n' >"$WORK/heap.jcmd"
 heap_fds() {
   local used
-  jcmd "$2" GC.run >/dev/null 2>&1 || return 0
-  used=$(jcmd "$2" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*')
+  used=$(jcmd "$2" -f "$WORK/heap.jcmd" 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | grep -o '[0-9]*') || return 0
   [ -z "$used" ] || printf '%s\t%s\t%s\t%s\n' "$(now)" "$1" "$used" "$(ls "/proc/$2/fd" 2>/dev/null | wc -l)"
 }
 # the baseline with no call up: after the warm-up's transactions have lingered out (sip.transaction-linger, 5 s)
+# and what else it opened is closed (taken once the transactions were gone, a baseline counted 58 open descriptors,
+# the same gateway 49 after the load)
 sleep 8
 heap_fds gw1 "$GW_PID_gw1" >"$WORK/samples/idle.tsv"
 # heap after a full GC and open descriptors of each gateway every 10 s
@@ -219,13 +228,15 @@ if [ "$TOPOLOGY" = sentinel ]; then SAMPLER+=(--sentinel "$SENTINEL_PORT" --mast
 PIDS+=("$!")
 
 # --- callers ----------------------------------------------------------------------------------------------------
-# caller NAME IP GATEWAY RATE SECS: a SIPp caller from IP (its peer) to gateway 1 or 2
+# caller NAME IP GATEWAY RATE SECS: a SIPp caller from IP (its peer) to gateway 1 or 2. A call whose INVITE has no
+# final answer 40 s after it was sent (-recv_timeout: its gateway was killed after the 100) fails, so a caller
+# ends with its last call.
 caller() {
   local name=$1 ip=$2 g=$3 rate=$4 secs=$5
   (cd "$WORK" && exec sipp -sf "$WORK/soak-uac.xml" -i "$ip" -p "$(free_sip_port "$ip")" "127.0.0.1:${GW_PORT[g]}" \
       -s 4420555 -r "$rate" -rp 10000 -m "$((rate * secs / 10))" -l $((RATE * CALL_MAX_S * 4)) -nostdin \
-      -buff_size 4194304 -timeout "$((secs + CALL_MAX_S + 180))s" -trace_logs -log_file "${name}_calls.log" \
-      -trace_err -error_file "${name}_errors.log" -trace_stat -stf "${name}_stat.csv" -fd 10 \
+      -buff_size 4194304 -timeout "$((secs + CALL_MAX_S + 180))s" -recv_timeout 40000 \
+      -trace_logs -log_file "${name}_calls.log" -trace_err -error_file "${name}_errors.log" -trace_stat -stf "${name}_stat.csv" -fd 10 \
       >"$WORK/$name.out" 2>&1) &
   PIDS+=("$!")
   CALLERS+=("$!")
@@ -338,26 +349,35 @@ for _ in $(seq $(((CALL_MAX_S + 90) * 5))); do
   [ "$running" = 0 ] && break
   sleep 0.2
 done
-for pid in "${CALLERS[@]}"; do kill -USR1 "$pid" 2>/dev/null || true; done
-sleep 3
-for pid in "${CALLERS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+if [ "$running" = 1 ]; then
+  for pid in "${CALLERS[@]}"; do kill -USR1 "$pid" 2>/dev/null || true; done
+  sleep 3
+  for pid in "${CALLERS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+fi
 T_END=$(now)
 echo "$T_END" >"$WORK/t_end"
 # tcpdump writes out what it holds, and what it dropped, when interrupted
 [ -z "$CAPTURE_PID" ] || { kill -INT "$CAPTURE_PID" 2>/dev/null || true; wait "$CAPTURE_PID" 2>/dev/null || true; }
 # dialogs and transactions should drain within the transaction linger (5 s by default, 32 s at most)
+# sip_left G: the dialogs and transactions gateway G holds (its /metrics), "?" when it does not answer
+sip_left() {
+  curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[$1]}/metrics" |
+    awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)[{ ]/{s += $NF; n++}
+         END{if (n) printf "%d", s; else printf "?"}'
+}
 for _ in $(seq 80); do
-  left=0
-  for g in 1 2; do
-    curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true
-    left=$((left + $(awk '/^trunkgate_sip_(dialogs|transactions_in_flight|stack_transactions)[{ ]/{s += $NF} END{printf "%d", s}' "$WORK/metrics-end-gw$g.txt")))
-  done
-  [ "$left" = 0 ] && break
+  [ "$(sip_left 1)" = 0 ] && [ "$(sip_left 2)" = 0 ] && break
   sleep 0.5
 done
-# the last lease snapshot: the lease time after the last call ended, every lease should be gone
-sleep $((LEASE_S + 2))
-"${SAMPLER[@]}" --once leases >"$WORK/samples/leases-final.txt"
+# the last lease snapshot: once no lease is live, at the latest the lease time after the last call ended (every
+# lease should be gone by then)
+LEASE_DEADLINE=$(($(date +%s) + LEASE_S + 2))
+while :; do
+  "${SAMPLER[@]}" --once leases >"$WORK/samples/leases-final.txt"
+  awk 'NF == 4 && $4 > $1 {live = 1} END {exit live}' "$WORK/samples/leases-final.txt" && break
+  [ "$(date +%s)" -lt "$LEASE_DEADLINE" ] || break
+  sleep 0.5
+done
 heap_fds gw1 "$GW_PID_gw1" >>"$WORK/samples/idle.tsv"
 for g in 1 2; do curl -s -m 5 "http://127.0.0.1:${ADMIN_PORT[g]}/metrics" >"$WORK/metrics-end-gw$g.txt" || true; done
 status=0
@@ -366,6 +386,11 @@ stop_gateway "$GW2_NAME" || { status=1; log "FAIL: gateway $GW2_NAME did not sto
 stop_uas ca 1
 stop_uas cb 1
 
+# what-if replays the records under the soak's own configuration (reloads change none of its limits): the checks
+# want every call whose decision differs named why by the records (docs/what-if.md)
+gw_env gw1 1
+env "${GW_ENV[@]}" $JAVA ${JAVA_OPTS:-} -jar "$JAR" what-if --records "$WORK"/records-*.jsonl* --config "$WORK/conf" \
+  --json >"$WORK/what-if.json" 2>"$WORK/what-if.log" || log "what-if failed: $(tail -3 "$WORK/what-if.log")"
 python3 "$REPO_DIR/bench/lib/soak_checks.py" "$WORK" --peer-max "$PEER_MAX" --carrier-cps "$CARRIER_CPS" \
   --carrier-burst "$CARRIER_BURST" --lease-s "$LEASE_S" --call-max-s "$CALL_MAX_S" --load-s "$LOAD_S" \
   --svg "$REPO_DIR/target/bench-soak.svg" --summary "$WORK/summary.txt" || status=1
@@ -374,6 +399,7 @@ if [ -z "${NO_RESULTS:-}" ]; then
   cp "$REPO_DIR/target/bench-soak.svg" "$REPO_DIR/bench/soak-timeline.svg"
   mapfile -t figures <"$WORK/summary.txt"
   results_append "soak.sh" "$(results_command "bench/soak.sh $MINUTES" RATE CALL_MIN_S CALL_MAX_S CANCEL_SHARE \
+    WARM_UP_MAX_TIME \
     $([ "$TOPOLOGY" = sentinel ] || echo TOPOLOGY))" \
     "$([ "$status" = 0 ] && echo "every check passed" || echo "a check FAILED")" "${figures[@]}" \
     "timeline: bench/soak-timeline.svg"

@@ -6,8 +6,9 @@
 
 Reads what soak.sh left in WORK: the faults as they happened (faults.tsv), the callers' call logs (START/END
 lines of bench/sipp/soak-uac.xml) and error logs, the carriers' arrivals (ARRIVE lines of soak-uas.xml), every
-gateway's call records (records-*.jsonl) and log, the leases in Redis (samples/leases*.txt), heap after GC and
-open descriptors (samples/heap_fds.tsv) and the gateways' metrics after the calls ended. Prints one PASS/FAIL
+gateway's call records (records-*.jsonl) and log, what-if's report on those records (what-if.json), the leases in
+Redis (samples/leases*.txt), heap after GC and open descriptors (samples/heap_fds.tsv) and the gateways' metrics
+after the calls ended. Prints one PASS/FAIL
 line per check with its figures, then per fault kind the calls failed, the calls over a limit and the time to
 recover; writes a timeline (calls per second, faults marked) as SVG. Exit status 1 when a check failed.
 
@@ -508,6 +509,19 @@ class Soak:
         self.check("no error or stack trace in a gateway log", not bad,
                    f"{len(bad)} lines" + (": " + " | ".join(bad[:5]) if bad else ""))
 
+    def check_what_if(self):
+        """what-if over the records under the soak's own configuration (what-if.json): each call whose decision
+        differs named why by the records (a fault), none put down to another configuration."""
+        report = json.load(open(os.path.join(self.work, "what-if.json")))
+        replayed = sum(p["offered"] for p in report["peers"].values())
+        same = sum(p["sameDecision"] for p in report["peers"].values())
+        unnamed = sum(n for why, n in report["differencesBy"].items() if why.startswith("no cause in the records"))
+        whys = "; ".join(f"{n}: {re.split(r' [(]|: ', why)[0]}" for why, n in sorted(report["differencesBy"].items()))
+        self.check("what-if names why each differing call differs", replayed > 0 and not unnamed
+                   and not report["brokenCount"],
+                   f"{same} of {replayed} decisions the same, {replayed - same} differ: {whys or 'none'}; "
+                   f"{unnamed} without a cause, {report['brokenCount']} lines not call records")
+
     # ---- per fault ---------------------------------------------------------------------------------------------
     def outcome(self, cid, call):
         """ok, limited (refused by a limit, as asked), or failed"""
@@ -620,7 +634,7 @@ def main():
     print(f"calls placed {len(soak.calls)}, records {sum(len(r) for r in soak.records.values())}, "
           f"arrivals ca {len(soak.arrivals['ca'])} cb {len(soak.arrivals['cb'])}, faults {len(soak.faults)}")
     for check in (soak.check_redis_windows, soak.check_peers, soak.check_carriers, soak.check_records, soak.check_leases, soak.check_metrics,
-                  soak.check_flat, soak.check_logs):
+                  soak.check_flat, soak.check_logs, soak.check_what_if):
         try:
             check()
         except (OSError, ValueError, KeyError, ZeroDivisionError) as e:

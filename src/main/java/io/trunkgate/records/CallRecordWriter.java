@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -38,6 +39,11 @@ public final class CallRecordWriter implements AutoCloseable {
     private final CallRecordSettings settings;
     private final String name;
     private final Predicate<CallRecord> keep;
+    /**
+     * When this writer opened, as the gateway started: every record of one run of a gateway has the same, so a
+     * gateway restarted under its instance-id (killed: its calls in progress then have no record) shows in them.
+     */
+    private final Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     /** Writes share it; a reopen takes it alone, so no record meets the appender while it is swapped. */
     private final ReadWriteLock swap = new ReentrantReadWriteLock();
     private RollingFileAppender<ILoggingEvent> appender;
@@ -114,7 +120,7 @@ public final class CallRecordWriter implements AutoCloseable {
         }
         String line;
         try {
-            line = JSON.writeValueAsString(fields(record));
+            line = JSON.writeValueAsString(fields(record, startedAt));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a call record that Jackson cannot write: " + record, e);
         }
@@ -146,14 +152,18 @@ public final class CallRecordWriter implements AutoCloseable {
         log.info("call records: {} reopened", settings.file().get());
     }
 
-    /** The record's fields in order, times in ISO 8601 (UTC), absent ones as null (see docs/records.md). */
-    static Map<String, Object> fields(CallRecord record) {
+    /**
+     * The record's fields in order, times in ISO 8601 (UTC), absent ones as null (see docs/records.md);
+     * {@code gatewayStartedAt}: when the gateway run that wrote it started.
+     */
+    static Map<String, Object> fields(CallRecord record, Instant gatewayStartedAt) {
         Map<String, Object> fields = new LinkedHashMap<>();
         CallRecord.Caller caller = record.caller();
         fields.put("callId", record.callId());
         fields.put("fromTag", caller.fromTag());
         fields.put("cseq", caller.cseq());
         fields.put("gateway", record.gateway());
+        fields.put("gatewayStartedAt", iso(gatewayStartedAt));
         fields.put("sourceAddress", caller.sourceAddress());
         fields.put("transport", caller.transport());
         fields.put("fromUser", caller.fromUser());

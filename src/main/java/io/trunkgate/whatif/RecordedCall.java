@@ -10,6 +10,8 @@ import java.util.Optional;
  *
  * @param where       "file:line", to point at the record
  * @param gateway     the instance that wrote the record ("" when the record does not say)
+ * @param gatewayStartedAt when that instance started ({@code gatewayStartedAt}): one run of it; null when the
+ *                    record predates the field
  * @param invitedAt   when the INVITE arrived
  * @param decidedAt   when Redis decided the call's admission, on Redis's clock: the record's {@code decidedAt};
  *                    null when Redis did not decide it or the record predates the field
@@ -31,8 +33,8 @@ import java.util.Optional;
  * @param reroutes    each move to another carrier: the carrier left and why ({@code over_max_wait},
  *                    {@code at_capacity}, {@code failure_response(503)}, ...)
  */
-record RecordedCall(String where, String gateway, Instant invitedAt, Instant decidedAt, boolean redisDecided,
-                    boolean parsed, Instant endedAt, String callKey, InetAddress source,
+record RecordedCall(String where, String gateway, Instant gatewayStartedAt, Instant invitedAt, Instant decidedAt,
+                    boolean redisDecided, boolean parsed, Instant endedAt, String callKey, InetAddress source,
                     String peer, String admission, String refusedBy, List<String> wouldRefuse, String number,
                     List<Attempt> attempts, List<Reroute> reroutes) {
 

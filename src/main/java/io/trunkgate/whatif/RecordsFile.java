@@ -90,7 +90,9 @@ final class RecordsFile {
                 reroutes.add(new RecordedCall.Reroute(text.substring(0, arrow), text.substring(colon + 1)));
             }
         }
-        return new RecordedCall(where, record.path("gateway").asText(""), invitedAt, decidedAt,
+        JsonNode started = record.get("gatewayStartedAt");
+        Instant gatewayStartedAt = started != null && started.isTextual() ? Instant.parse(started.asText()) : null;
+        return new RecordedCall(where, record.path("gateway").asText(""), gatewayStartedAt, invitedAt, decidedAt,
                 decided == null || decidedAt != null, record.path("transport").isTextual(), endedAt(record, invitedAt), callKey, InetAddress.getByName(host),
                 text(record, "peer"), text(record, "admission"),
                 refusedBy == null || refusedBy.isNull() ? null : refusedBy.asText(), wouldRefuse,

@@ -62,6 +62,7 @@ class CallRecordsTest {
         String upId;
         Instant byeSent;
         ReasonHeader refusedReason;
+        Instant beforeStart = Instant.now();
         try {
             Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records", port)
                     .instance("records-gw")
@@ -110,6 +111,12 @@ class CallRecordsTest {
         assertEquals(200, answered.get("finalStatus").asInt());
         assertEquals("bye", answered.get("endedBy").asText());
         assertEquals("records-gw", answered.get("gateway").asText());
+        // one run of the gateway: the same start in every record, after the test started it and before its calls
+        Instant startedAt = Instant.parse(answered.get("gatewayStartedAt").asText());
+        assertFalse(startedAt.isBefore(beforeStart), startedAt + " before " + beforeStart);
+        assertTrue(startedAt.isBefore(Instant.parse(answered.get("invitedAt").asText())), answered.toString());
+        byCall.values().forEach(r -> assertEquals(startedAt.toString(), r.get("gatewayStartedAt").asText(),
+                r.toString()));
         Instant invitedAt = Instant.parse(answered.get("invitedAt").asText());
         Instant answeredAt = Instant.parse(answered.get("answeredAt").asText());
         Instant endedAt = Instant.parse(answered.get("endedAt").asText());

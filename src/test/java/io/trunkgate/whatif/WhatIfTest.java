@@ -135,6 +135,50 @@ class WhatIfTest {
                 + " within 1 min before it"));
     }
 
+    @Test
+    void aGatewayKilledAndStartedAgainUnderItsInstanceIdIsNamedForTheCallsItLeftUnrecorded() throws Exception {
+        // bench/soak.sh's gateway-kill: gw2, started at 00:00:00, admits 6 calls of peer a (10 per 1 s) from
+        // 00:01:00.100 and is killed (SIGKILL) at 00:01:00.700 with them in progress: they counted in Redis but
+        // have no record. gw1 admits 4 more and Redis refuses the fifth; gw2, started again at 00:01:05 under the
+        // same instance-id, writes records to the end as gw1 does. Replayed, that fifth call is admitted.
+        GatewayConfig config = config(GeneratedRecords.PEER_A_LIMITS);
+        String firstRun = "2026-11-20T00:00:00Z";
+        String secondRun = "2026-11-20T00:01:05Z";
+        StringBuilder records = new StringBuilder();
+        records.append(call("c0", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z", "admitted", "gw1")).append('\n');
+        // gw2's last record before the kill: a call that ended at 00:01:00.550
+        records.append(runOf(call("k0", "2026-11-20T00:00:58.550Z", "2026-11-20T00:00:58.550Z", "admitted", "gw2"),
+                firstRun)).append('\n');
+        for (int i = 0; i < 5; i++) {
+            String at = "2026-11-20T00:01:00." + (750 + 40 * i) + "Z";
+            records.append(call("g" + i, at, at, i < 4 ? "admitted" : "rejected", "gw1")).append('\n');
+        }
+        records.append(call("g9", "2026-11-20T00:01:30Z", "2026-11-20T00:01:30Z", "admitted", "gw1")).append('\n');
+        records.append(runOf(call("r9", "2026-11-20T00:01:30.100Z", "2026-11-20T00:01:30.100Z", "admitted", "gw2"),
+                secondRun)).append('\n');
+        Path killed = dir.resolve("killed.jsonl");
+        Files.writeString(killed, records);
+
+        WhatIfReport report = replay(config, killed);
+        assertEquals(1, report.differenceCount(), report.differences().toString());
+        assertEquals(Map.of("gateway gw2 stopped writing records at 2026-11-20T00:01:00.550Z and started again at "
+                + secondRun + " (killed, or stopped), before the others: calls it had in progress then have no"
+                + " record, yet counted in windows", 1), report.differencesBy());
+        assertTrue(report.differences().get(0).matches(".*killed.jsonl:7: recorded rejected, replayed admitted:"
+                + " gateway gw2 stopped writing records.*"), report.differences().toString());
+
+        // the same records without gatewayStartedAt (written before the field): gw2's records go on to the end, so
+        // nothing in them explains the call
+        Path unmarked = dir.resolve("unmarked.jsonl");
+        Files.writeString(unmarked, records.toString().replaceAll("\"gatewayStartedAt\":\"[^\"]*\",", ""));
+        assertEquals(Map.of(WhatIfReport.NO_CAUSE, 1), replay(config, unmarked).differencesBy());
+    }
+
+    /** {@code record} as written by the run of its gateway started at {@code startedAt}. */
+    private static String runOf(String record, String startedAt) {
+        return record.replace("\"sourceAddress\"", "\"gatewayStartedAt\":\"" + startedAt + "\",\"sourceAddress\"");
+    }
+
     private static WhatIfReport replay(GatewayConfig config, Path records) throws Exception {
         return WhatIf.replay(config, List.of(records), Optional.empty(), Optional.empty());
     }

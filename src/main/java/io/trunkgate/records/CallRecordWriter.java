@@ -43,7 +43,7 @@ public final class CallRecordWriter implements AutoCloseable {
      * When this writer opened, as the gateway started: every record of one run of a gateway has the same, so a
      * gateway restarted under its instance-id (killed: its calls in progress then have no record) shows in them.
      */
-    private final Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    private final String startedAt = iso(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     /** Writes share it; a reopen takes it alone, so no record meets the appender while it is swapped. */
     private final ReadWriteLock swap = new ReentrantReadWriteLock();
     private RollingFileAppender<ILoggingEvent> appender;
@@ -156,14 +156,14 @@ public final class CallRecordWriter implements AutoCloseable {
      * The record's fields in order, times in ISO 8601 (UTC), absent ones as null (see docs/records.md);
      * {@code gatewayStartedAt}: when the gateway run that wrote it started.
      */
-    static Map<String, Object> fields(CallRecord record, Instant gatewayStartedAt) {
+    static Map<String, Object> fields(CallRecord record, String gatewayStartedAt) {
         Map<String, Object> fields = new LinkedHashMap<>();
         CallRecord.Caller caller = record.caller();
         fields.put("callId", record.callId());
         fields.put("fromTag", caller.fromTag());
         fields.put("cseq", caller.cseq());
         fields.put("gateway", record.gateway());
-        fields.put("gatewayStartedAt", iso(gatewayStartedAt));
+        fields.put("gatewayStartedAt", gatewayStartedAt);
         fields.put("sourceAddress", caller.sourceAddress());
         fields.put("transport", caller.transport());
         fields.put("fromUser", caller.fromUser());

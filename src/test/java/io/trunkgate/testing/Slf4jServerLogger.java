@@ -1,4 +1,4 @@
-package io.trunkgate.sip.jainsip;
+package io.trunkgate.testing;
 
 import gov.nist.core.ServerLogger;
 import gov.nist.javax.sip.message.SIPMessage;

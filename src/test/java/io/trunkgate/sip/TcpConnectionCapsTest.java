@@ -1,4 +1,4 @@
-package io.trunkgate.sip.jainsip;
+package io.trunkgate.sip;
 
 import static io.trunkgate.testing.SipSockets.closeAll;
 import static io.trunkgate.testing.SipSockets.closedWithin;

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.jainsip;
+package io.trunkgate.sip;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

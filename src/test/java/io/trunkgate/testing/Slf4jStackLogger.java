@@ -1,4 +1,4 @@
-package io.trunkgate.sip.jainsip;
+package io.trunkgate.testing;
 
 import gov.nist.core.StackLogger;
 import io.trunkgate.throttle.ThrottledLog;

@@ -1,7 +1,6 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.records.CallRecord;
-import io.trunkgate.sip.jainsip.Flow;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;

@@ -2,7 +2,6 @@ package io.trunkgate.sip;
 
 import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.metrics.GatewayMetrics;
-import io.trunkgate.sip.jainsip.Flow;
 import io.trunkgate.sip.jainsip.JainSip;
 import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;

@@ -1,6 +1,5 @@
 package io.trunkgate.sip;
 
-import io.trunkgate.sip.jainsip.Flow;
 import javax.sip.address.URI;
 import javax.sip.message.Request;
 

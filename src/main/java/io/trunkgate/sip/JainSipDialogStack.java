@@ -1,6 +1,5 @@
 package io.trunkgate.sip;
 
-import io.trunkgate.sip.jainsip.Flow;
 import io.trunkgate.sip.jainsip.FlowRouter;
 import io.trunkgate.sip.jainsip.JainSip;
 import java.util.Optional;

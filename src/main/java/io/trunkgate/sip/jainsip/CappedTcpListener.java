@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import io.trunkgate.tls.TlsEngines;
 import gov.nist.core.HostPort;
 import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
 import gov.nist.javax.sip.stack.MessageChannel;

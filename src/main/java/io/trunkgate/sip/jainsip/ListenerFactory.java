@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import io.trunkgate.tls.TlsEngines;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.MessageProcessorFactory;

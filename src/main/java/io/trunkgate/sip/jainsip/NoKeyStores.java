@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import io.trunkgate.tls.TlsEngines;
 import gov.nist.core.net.SecurityManagerProvider;
 import java.util.Properties;
 import javax.net.ssl.KeyManager;

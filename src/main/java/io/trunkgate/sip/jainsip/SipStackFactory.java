@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import io.trunkgate.tls.TlsEngines;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;

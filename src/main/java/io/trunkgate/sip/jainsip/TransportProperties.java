@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import io.trunkgate.tls.TlsEngines;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.throttle.ThrottledLog;

@@ -1,4 +1,4 @@
-package io.trunkgate.sip.jainsip;
+package io.trunkgate.tls;
 
 import javax.net.ssl.SSLSession;
 import java.util.Optional;

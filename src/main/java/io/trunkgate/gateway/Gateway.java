@@ -32,7 +32,7 @@ import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.sip.CallRegistry;
 import io.trunkgate.sip.DialogTable;
-import io.trunkgate.sip.GatewayTls;
+import io.trunkgate.tls.SipTls;
 import io.trunkgate.sip.OperatorCalls;
 import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
@@ -103,7 +103,7 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final FleetHealth health;
-    private final GatewayTls tls;
+    private final SipTls tls;
     /** What has started, to stop in reverse. */
     private final StartedParts parts;
     private AdminServer admin;
@@ -113,7 +113,7 @@ public final class Gateway implements AutoCloseable {
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
                     Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls,
                     DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
-                    FleetHealth health, CarrierResolver resolver, GatewayTls tls, OperatorCalls operatorCalls,
+                    FleetHealth health, CarrierResolver resolver, SipTls tls, OperatorCalls operatorCalls,
                     StartedParts parts) {
         this.active = active;
         this.operatorCalls = operatorCalls;
@@ -201,7 +201,7 @@ public final class Gateway implements AutoCloseable {
         RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
         CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
         Reload.resolveAhead(resolver, config);
-        GatewayTls tls = GatewayTls.load(config, () -> active.get().config(), resolver, Clock.systemUTC());
+        SipTls tls = SipTls.load(config, () -> active.get().config(), resolver, Clock.systemUTC());
         String warmUpId = WarmUp.id(config);
         CallRecordWriter records = parts.add("call records",
                 CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));

@@ -1,4 +1,4 @@
-package io.trunkgate.sip;
+package io.trunkgate.tls;
 
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.CarrierTls;
@@ -8,11 +8,6 @@ import io.trunkgate.config.SipListener;
 import io.trunkgate.config.Transport;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.dns.CarrierResolver;
-import io.trunkgate.sip.jainsip.TlsEngines;
-import io.trunkgate.tls.CarrierTrust;
-import io.trunkgate.tls.CertificateStatus;
-import io.trunkgate.tls.ServerTls;
-import io.trunkgate.tls.TlsMaterialException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -40,7 +35,7 @@ import javax.net.ssl.SSLSession;
  * address no carrier resolved to (a Contact or Record-Route of a carrier's) is checked against the address itself
  * and the system CAs. When a carrier asks for a client certificate, the first TLS listener's is presented.
  */
-public final class GatewayTls implements TlsEngines {
+public final class SipTls implements TlsEngines {
 
     private final List<Listening> listeners;
     private final Duration handshakeTimeout;
@@ -57,7 +52,7 @@ public final class GatewayTls implements TlsEngines {
         }
     }
 
-    private GatewayTls(List<Listening> listeners, Duration handshakeTimeout, Supplier<GatewayConfig> config,
+    private SipTls(List<Listening> listeners, Duration handshakeTimeout, Supplier<GatewayConfig> config,
                        CarrierResolver resolver, Clock clock) {
         this.listeners = List.copyOf(listeners);
         this.handshakeTimeout = handshakeTimeout;
@@ -71,7 +66,7 @@ public final class GatewayTls implements TlsEngines {
      *
      * @throws TlsMaterialException a listener's certificate, key or client CA file does not load
      */
-    public static GatewayTls load(GatewayConfig started, Supplier<GatewayConfig> config, CarrierResolver resolver,
+    public static SipTls load(GatewayConfig started, Supplier<GatewayConfig> config, CarrierResolver resolver,
                                   Clock clock) throws TlsMaterialException {
         List<Listening> listeners = new ArrayList<>();
         for (SipListener listener : started.sip().listeners()) {
@@ -86,7 +81,7 @@ public final class GatewayTls implements TlsEngines {
                 listeners.add(new Listening(listener, bound, ServerTls.load(listener.tls().get(), clock)));
             }
         }
-        return new GatewayTls(listeners, started.sip().tls().handshakeTimeout(), config, resolver, clock);
+        return new SipTls(listeners, started.sip().tls().handshakeTimeout(), config, resolver, clock);
     }
 
     /** Whether any listener takes TLS. */

@@ -26,6 +26,7 @@ import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.records.LiveCall;
 import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.redis.RedisRuntime;
+import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteHooks;
 import io.trunkgate.runtime.ActiveConfig;
@@ -57,6 +58,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -303,9 +306,26 @@ public final class Gateway implements AutoCloseable {
         }
         ClassLoader loader = reroute.pluginsDir().map(RerouteHooks::plugins).orElse(Gateway.class.getClassLoader());
         RerouteHook hook = RerouteHooks.load(config.rerouteHook(), loader);
-        log.info("reroute hook: {}", hook == RerouteHook.CONFIGURED_CHAIN ? "the configured chain"
-                : hook.getClass().getName());
-        return hook;
+        if (hook == RerouteHook.CONFIGURED_CHAIN) {
+            log.info("reroute hook: the configured chain");
+            return hook;
+        }
+        log.info("reroute hook: {}", hook.getClass().getName());
+        // A plugin's code never runs on a SIP loop, where it would hold up every call of that loop; the call goes
+        // on where its answer completes, and hops back to its own loop.
+        ExecutorService plugin = threads.rerouteHook();
+        return new RerouteHook() {
+            @Override
+            public List<String> reroute(RerouteContext context) {
+                return hook.reroute(context);
+            }
+
+            @Override
+            public CompletionStage<List<String>> rerouteAsync(RerouteContext context) {
+                return CompletableFuture.supplyAsync(() -> hook.rerouteAsync(context), plugin)
+                        .thenCompose(answer -> answer);
+            }
+        };
     }
 
     /**

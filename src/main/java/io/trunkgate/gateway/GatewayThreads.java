@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Every thread of the gateway but the SIP stack's own: each pool is created, sized and named here, handed to
+ * Every thread of the gateway but the SIP loops ({@code sip.transport.SipTransports} owns those): each pool is created, sized and named here, handed to
  * the part that uses it, and stopped by {@link #close()}, after those parts are closed. All are daemon threads.
  * docs/ARCHITECTURE.md says which step of a call runs on which.
  */
@@ -38,11 +38,13 @@ public final class GatewayThreads implements AutoCloseable {
     private final ScheduledExecutorService configReload = scheduled("config-reload");
     /** Threads start on first use: none unless routing.reroute-url is set. */
     private final ExecutorService rerouteHttp = Executors.newFixedThreadPool(1, daemon("reroute-http"));
+    /** Threads start on first use: none unless a reroute hook class is configured. */
+    private final ExecutorService rerouteHook = Executors.newFixedThreadPool(1, daemon("reroute-hook"));
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
     private final EventLoopGroup redisIo = new NioEventLoopGroup(REDIS_IO_THREADS,
             new DefaultThreadFactory("redis-io", true));
 
-    /** Answer, ring and drain timers of calls, the dialog sweep and the traffic history's samples. */
+    /** The drain's timers, the dialog sweep, carrier probes and the traffic history's samples. */
     public ScheduledExecutorService sipTimers() {
         return sipTimers;
     }
@@ -73,6 +75,11 @@ public final class GatewayThreads implements AutoCloseable {
      */
     public ExecutorService rerouteHttp() {
         return rerouteHttp;
+    }
+
+    /** Where a reroute hook class of the operator's runs: never on a SIP loop. */
+    public ExecutorService rerouteHook() {
+        return rerouteHook;
     }
 
     /** Where the Redis client reads and writes. */
@@ -114,6 +121,7 @@ public final class GatewayThreads implements AutoCloseable {
         redisTimeouts.shutdownNow();
         redisResults.shutdownNow();
         rerouteHttp.shutdownNow();
+        rerouteHook.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -417,6 +417,23 @@ final class InviteCall {
         }
     }
 
+    /**
+     * The leg's INVITE could not be sent (a connect refused, a TLS handshake failed): the carrier failed the call,
+     * which goes to the next one at once.
+     */
+    synchronized void onTransportError(CallLegs.Leg from, Throwable cause) {
+        if (from != client || phase == CallPhase.ENDED) {
+            return;
+        }
+        log.warn("call={} cannot forward to {} at {}: {}", logId, carrier.id(), sentTo, cause.toString());
+        stopAttemptTimer();
+        if (cancelled) {
+            sendOwn(Refusals.CANCELLED);
+        } else {
+            failover(RerouteReason.FAILURE_RESPONSE, Response.SERVICE_UNAVAILABLE);
+        }
+    }
+
     /** No 180/183 (nor a final answer) from the carrier within answer-timeout: it is not reaching the callee. */
     private synchronized void onSilence(CallLegs.Leg attempt) {
         if (attempt != client || phase == CallPhase.ENDED || phase == CallPhase.RINGING) {

@@ -38,10 +38,11 @@ import io.trunkgate.sip.OperatorCalls;
 import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
-import io.trunkgate.sip.SipProviders;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.StartingGate;
-import io.trunkgate.sip.jainsip.SipStackFactory;
+import io.trunkgate.sip.transaction.TransactionTimers;
+import io.trunkgate.sip.transport.Inbound;
+import io.trunkgate.sip.transport.SipTransports;
 import io.trunkgate.sip.wire.NewCallGate;
 import io.trunkgate.warmup.RedisWarmUp;
 import io.trunkgate.warmup.WarmUp;
@@ -68,8 +69,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import javax.sip.SipListener;
-import javax.sip.SipProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,7 +95,7 @@ public final class Gateway implements AutoCloseable {
     private final Admission admission;
     private final GatewayThreads threads;
     private final ScheduledExecutorService timers;
-    private final SipStackFactory.Stack sip;
+    private final SipProxy proxy;
     private final CallRegistry calls;
     private final CallRecordWriter records;
     private final OverloadController overload;
@@ -114,7 +113,7 @@ public final class Gateway implements AutoCloseable {
     private final OperatorCalls operatorCalls;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
-                    Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls,
+                    Admission admission, GatewayThreads threads, SipProxy proxy, CallRegistry calls,
                     DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
                     FleetHealth health, CarrierResolver resolver, SipTls tls, OperatorCalls operatorCalls,
                     StartedParts parts) {
@@ -126,7 +125,7 @@ public final class Gateway implements AutoCloseable {
         this.admission = admission;
         this.threads = threads;
         this.timers = threads.sipTimers();
-        this.sip = sip;
+        this.proxy = proxy;
         this.calls = calls;
         this.records = records;
         this.overload = overload;
@@ -236,45 +235,42 @@ public final class Gateway implements AutoCloseable {
         RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
-        SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
-                overload, tls.listening() ? tls : null);
-        parts.started("SIP stack", sip::stop);
+        // TLS engines for the listeners, and for carriers reached over TLS, also those a reload adds
+        SipTransports transports = SipTransports.create(config.sip(), overload, Optional.of(tls));
+        parts.started("SIP transports", transports::close);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
                 config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver,
                 (carrierId, by) -> metrics.carrierDown(carrierId, by.label())));
         Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
                 ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
         ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
-                () -> hook, timers, new SipMessages(), new SipProviders(sip.providers()), calls, dialogs, records, metrics,
-                health, resolver);
-        SipProxy proxy = new SipProxy(services, overload, proxyClock);
+                () -> hook, timers, new SipMessages(), transports, calls, dialogs, records, metrics, health,
+                resolver);
+        SipProxy proxy = new SipProxy(services, overload, proxyClock,
+                TransactionTimers.RFC.withLinger(limits.linger()), threads.sipResolve());
         timers.execute(() -> probeSocketsNow(overload, timers));
         Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
-        // In front of the proxy before it hears anything: JAIN-SIP's listening points receive from their creation,
-        // not from the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
+        // In front of the proxy before it hears anything: from the first datagram, INVITEs and OPTIONS of others
+        // must hear 503 until the warm-up is over.
         Optional<StartingGate> starting = warmUp.map(plan -> new StartingGate(proxy, services.messages(),
                 plan::isWarmUpCall, active.get()));
         if (warmUp.isEmpty()) {
             metrics.ready();
         }
-        SipListener listener = starting.<SipListener>map(gate -> gate).orElse(proxy);
-        for (SipProvider provider : sip.providers()) {
-            provider.addSipListener(listener);
-        }
-        sip.strayResponses().deliverTo(proxy::processStrayResponse);
-        sip.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
-        metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
-        sip.stack().start();
-        health.startChecks(new OptionsProber(services.providers(), services.messages(), timers), timers);
+        transports.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
+        metrics.trackShedAcks(transports.newCalls()::acksAbsorbed);
+        transports.listen(starting.<Inbound>map(gate -> gate).orElse(proxy));
+        health.startChecks(new OptionsProber(proxy.listeners(), proxy.transactions(), services.messages(), timers),
+                timers);
         config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
         if (warmUp.isPresent()) {
             warmUp(warmUp.get(), config, active, calls, dialogs, metrics);
             if (takeCalls) {
-                sip.newCalls().deliverTo(proxy);
+                transports.newCalls().deliverTo(proxy);
                 starting.get().open();
             }
         }
-        return new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
+        return new Gateway(active, redis, breaker, pacing, admission, threads, proxy, calls, dialogs, records,
                 overload, metrics, health, resolver, tls, proxy.operatorCalls(), parts);
     }
 
@@ -367,7 +363,7 @@ public final class Gateway implements AutoCloseable {
                 0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
         metrics.trackQueueDelay(overload::standingWaitMs);
         metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
-        metrics.trackTransactions(sip::transactions);
+        metrics.trackTransactions(proxy.transactions()::size);
         metrics.trackCertificateExpiry(tls.statuses());
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
         reload.trackConfigured(activeConfig());

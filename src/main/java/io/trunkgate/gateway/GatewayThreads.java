@@ -38,6 +38,8 @@ public final class GatewayThreads implements AutoCloseable {
     private final ScheduledExecutorService configReload = scheduled("config-reload");
     /** Threads start on first use: none unless routing.reroute-url is set. */
     private final ExecutorService rerouteHttp = Executors.newFixedThreadPool(1, daemon("reroute-http"));
+    /** Host names the gateway sends to (a Contact, a Route) looked up off the SIP loops; started on first use. */
+    private final ExecutorService sipResolve = Executors.newFixedThreadPool(2, daemon("sip-resolve"));
     /** Threads start on first use: none unless a reroute hook class is configured. */
     private final ExecutorService rerouteHook = Executors.newFixedThreadPool(1, daemon("reroute-hook"));
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
@@ -75,6 +77,11 @@ public final class GatewayThreads implements AutoCloseable {
      */
     public ExecutorService rerouteHttp() {
         return rerouteHttp;
+    }
+
+    /** Where a host name a SIP message goes to is looked up: a blocking lookup, never on a SIP loop. */
+    public ExecutorService sipResolve() {
+        return sipResolve;
     }
 
     /** Where a reroute hook class of the operator's runs: never on a SIP loop. */
@@ -122,6 +129,7 @@ public final class GatewayThreads implements AutoCloseable {
         redisResults.shutdownNow();
         rerouteHttp.shutdownNow();
         rerouteHook.shutdownNow();
+        sipResolve.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -7,7 +7,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import javax.sip.address.URI;
 import javax.sip.header.RouteHeader;
-import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
 /**
@@ -33,17 +32,6 @@ final class Peers {
             throw new IllegalArgumentException("no SIP URI to send to: " + next);
         }
         return Peer.of(Transport.parse(InDialogForwarder.transportOf(next)), socket(hop.host(), hop.port()));
-    }
-
-    /**
-     * Where a response along {@code via} goes, outside any transaction (RFC 3261 §18.2.2, RFC 3581): its
-     * {@code received} address, else its sent-by host, at its {@code rport}, else its sent-by port.
-     */
-    static Peer responseTo(ViaHeader via) {
-        String host = via.getReceived() != null ? via.getReceived() : via.getHost();
-        int port = via.getRPort() > 0 ? via.getRPort() : via.getPort() > 0 ? via.getPort()
-                : Transport.parse(via.getTransport()).defaultPort();
-        return Peer.of(Transport.parse(via.getTransport()), socket(Hop.canonicalHost(host), port));
     }
 
     /** {@code host}:{@code port}, resolved when {@code host} is an IP literal (no lookup), else unresolved. */

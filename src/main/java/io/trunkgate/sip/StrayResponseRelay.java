@@ -1,6 +1,7 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.metrics.GatewayMetrics;
+import io.trunkgate.sip.transaction.ResponseRoutes;
 import io.trunkgate.sip.transaction.Wire;
 import java.util.List;
 import java.util.ListIterator;
@@ -44,7 +45,7 @@ final class StrayResponseRelay {
         dialog.get().carrierResponse(response, SipMessages.source(response));
         try {
             Response relayed = SipMessages.relayed(response);
-            wire.send(relayed, Peers.responseTo((ViaHeader) relayed.getHeader(ViaHeader.NAME)))
+            wire.send(relayed, ResponseRoutes.destination((ViaHeader) relayed.getHeader(ViaHeader.NAME)))
                     .whenComplete((sent, error) -> {
                         if (error != null) {
                             log.debug("retransmitted 2xx not relayed: {}", error.toString());

@@ -7,6 +7,7 @@ import gov.nist.javax.sip.header.extensions.SessionExpiresHeader;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ListIterator;
 import javax.sip.SipFactory;
 import javax.sip.message.Message;
@@ -67,6 +68,12 @@ public final class JainSip {
     public static InetAddress source(Message message) {
         SIPMessage sip = (SIPMessage) message;
         return sip.getPeerPacketSourceAddress() != null ? sip.getPeerPacketSourceAddress() : sip.getRemoteAddress();
+    }
+
+    /** Where a received message arrived: the gateway's address and port it was sent to. */
+    public static InetSocketAddress local(Message message) {
+        SIPMessage sip = (SIPMessage) message;
+        return new InetSocketAddress(sip.getLocalAddress(), sip.getLocalPort());
     }
 
     /** The port the message came from, as {@link #source} reads its address. */

@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
+import io.trunkgate.config.Transport;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.tls.TlsEngines;
@@ -90,6 +91,14 @@ public final class SipTransports implements AutoCloseable {
 
     /** Whether {@code flow} can still be sent on: its connection is open (for UDP, its listener socket). */
     public boolean isOpen(Flow flow) {
+        throw new UnsupportedOperationException();
+    }
+
+    /**
+     * Whether a {@code transport} (TCP or TLS) connection from {@code remote} is open, as a dialog knows its caller's
+     * connection by the caller's end: a request towards the caller goes back on it while it is.
+     */
+    public boolean isOpen(Transport transport, InetSocketAddress remote) {
         throw new UnsupportedOperationException();
     }
 

@@ -60,6 +60,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -96,6 +97,7 @@ public final class Gateway implements AutoCloseable {
     private final GatewayThreads threads;
     private final ScheduledExecutorService timers;
     private final SipProxy proxy;
+    private final SipTransports transports;
     private final CallRegistry calls;
     private final CallRecordWriter records;
     private final OverloadController overload;
@@ -113,7 +115,8 @@ public final class Gateway implements AutoCloseable {
     private final OperatorCalls operatorCalls;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
-                    Admission admission, GatewayThreads threads, SipProxy proxy, CallRegistry calls,
+                    Admission admission, GatewayThreads threads, SipProxy proxy, SipTransports transports,
+                    CallRegistry calls,
                     DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
                     FleetHealth health, CarrierResolver resolver, SipTls tls, OperatorCalls operatorCalls,
                     StartedParts parts) {
@@ -126,6 +129,7 @@ public final class Gateway implements AutoCloseable {
         this.threads = threads;
         this.timers = threads.sipTimers();
         this.proxy = proxy;
+        this.transports = transports;
         this.calls = calls;
         this.records = records;
         this.overload = overload;
@@ -270,7 +274,8 @@ public final class Gateway implements AutoCloseable {
                 starting.get().open();
             }
         }
-        return new Gateway(active, redis, breaker, pacing, admission, threads, proxy, calls, dialogs, records,
+        return new Gateway(active, redis, breaker, pacing, admission, threads, proxy, transports, calls, dialogs,
+                records,
                 overload, metrics, health, resolver, tls, proxy.operatorCalls(), parts);
     }
 
@@ -469,6 +474,11 @@ public final class Gateway implements AutoCloseable {
 
     public CallRegistry calls() {
         return calls;
+    }
+
+    /** The SIP loop every message of the call {@code callId} is handled on (a test holds it to see what waits). */
+    Executor callLoop(String callId) {
+        return transports.loopFor(callId);
     }
 
     /**

@@ -203,12 +203,16 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
     @Override
     public void ack(Request ack, Peer source) {
         services.metrics().requestReceived(Request.ACK);
-        Optional<RequestRefusal> problem = validation.problem(ack);
-        if (problem.isPresent()) {
-            services.metrics().requestRefused(problem.get().tag);
-            return;
+        try {
+            Optional<RequestRefusal> problem = validation.problem(ack);
+            if (problem.isPresent()) {
+                services.metrics().requestRefused(problem.get().tag);
+                return;
+            }
+            inDialog.forwardAck(ack);
+        } catch (Exception e) {
+            throttled.log(Level.WARN, "ACK from " + SipMessages.source(ack) + " not handled", e);
         }
-        inDialog.forwardAck(ack);
     }
 
     @Override

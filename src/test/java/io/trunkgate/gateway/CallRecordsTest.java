@@ -39,7 +39,6 @@ import java.util.regex.Pattern;
 import javax.sip.SipFactory;
 import javax.sip.header.ReasonHeader;
 import javax.sip.message.Request;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

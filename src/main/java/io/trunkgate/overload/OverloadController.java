@@ -38,7 +38,7 @@ public final class OverloadController {
     private final StandingWait workerWait;
     private final AdmittedRate rate;
     private final TokenBucket newCalls = new TokenBucket();
-    private final List<ReceiveLoop> loops = new CopyOnWriteArrayList<>();
+    private final List<ProbedSocket> loops = new CopyOnWriteArrayList<>();
     private volatile boolean draining;
 
     /**
@@ -120,24 +120,39 @@ public final class OverloadController {
     }
 
     /**
+     * From now on {@link #probeSockets()} measures this UDP socket too, with probes {@code sender} delivers to it;
+     * the socket's reader hands each datagram to the meter first ({@link SocketMeter#read}).
+     */
+    public SocketMeter socketMeter(SocketMeter.Sender sender) {
+        SocketMeter meter = new SocketMeter(sender, built, nanoClock);
+        loops.add(meter);
+        return meter;
+    }
+
+    /** {@link #probeSockets()} no longer measures {@code meter}'s socket (closed). */
+    public void forget(SocketMeter meter) {
+        loops.remove(meter);
+    }
+
+    /**
      * Samples how long the oldest datagram still unread in each listener's socket has waited, then sends each
      * listener its next probe; returns when to call it again: after {@link OverloadSettings#probePeriod()}, or,
      * while every receive loop is relaxed, after an {@link OverloadSettings#interval()}.
      */
     public Duration probeSockets() {
         long longest = 0;
-        for (ReceiveLoop loop : loops) {
+        for (ProbedSocket loop : loops) {
             longest = Math.max(longest, loop.socketWaitNanos());
         }
         socketWait.record(TimeUnit.NANOSECONDS.toMillis(longest));
-        for (ReceiveLoop loop : loops) {
+        for (ProbedSocket loop : loops) {
             try {
                 loop.sendProbe();
             } catch (IOException | RuntimeException e) {
                 log.log(Level.WARN, "queue-delay probe not sent: " + e);
             }
         }
-        return loops.stream().allMatch(ReceiveLoop::relaxed) ? built.interval() : built.probePeriod();
+        return loops.stream().allMatch(ProbedSocket::relaxed) ? built.interval() : built.probePeriod();
     }
 
     /** The shortest waits of the last full interval, in the sockets and for a worker, in milliseconds. */

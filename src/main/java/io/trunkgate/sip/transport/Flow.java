@@ -6,8 +6,8 @@ import java.net.InetSocketAddress;
 /**
  * The way back to a peer that sent the gateway something: the TCP or TLS connection it opened (a caller behind a
  * NAT can be reached only there; its Contact is not reachable), or for UDP the listener socket its datagram
- * arrived at, with its address. Opaque: the transports made it and know what it stands for; it compares by
- * identity, one per connection (for UDP, per listener socket and peer). {@link SipTransports#isOpen} says
+ * arrived at, with its address. Opaque: the transports made it and know what it stands for. Two flows are equal
+ * when they are the same connection (for UDP, the same listener and peer). {@link SipTransports#isOpen} says
  * whether it can still be sent on.
  */
 public abstract class Flow {
@@ -24,16 +24,6 @@ public abstract class Flow {
 
     /** The gateway's end. */
     public abstract InetSocketAddress local();
-
-    @Override
-    public final boolean equals(Object other) {
-        return this == other;
-    }
-
-    @Override
-    public final int hashCode() {
-        return System.identityHashCode(this);
-    }
 
     @Override
     public String toString() {

@@ -1,17 +1,35 @@
 package io.trunkgate.sip.transport;
 
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
 import io.trunkgate.overload.OverloadController;
+import io.trunkgate.sip.transport.internal.CallLoopDispatch;
+import io.trunkgate.sip.transport.internal.CallLoops;
+import io.trunkgate.sip.transport.internal.ChannelFlow;
+import io.trunkgate.sip.transport.internal.DatagramFlow;
+import io.trunkgate.sip.transport.internal.NewCallShedder;
+import io.trunkgate.sip.transport.internal.ReadFailures;
+import io.trunkgate.sip.transport.internal.Sockets;
+import io.trunkgate.sip.transport.internal.StreamTransport;
+import io.trunkgate.sip.transport.internal.UdpListener;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.tls.TlsEngines;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Every SIP socket of the gateway, on one Netty event loop group ("sip-loop": epoll where the native transport
@@ -21,9 +39,10 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Listeners, from {@link SipSettings#listeners()}: UDP as one socket per loop bound to the same address with
  * SO_REUSEPORT under epoll (the kernel spreads datagrams over them by source), one socket under NIO; TCP and TLS
- * as one server socket each, their connections spread over the loops. The limits are {@link SipSettings#limits()}'s
- * message size and {@link SipSettings#tcp()}'s connection caps and timeouts (for TLS too, with
- * {@link SipSettings#tls()}'s handshake timeout).
+ * as one server socket each, their connections spread over the loops. The limits are {@link SipSettings#tcp()}'s
+ * connection caps and timeouts (for TLS too, with {@link SipSettings#tls()}'s handshake timeout); a TCP or TLS
+ * stream frames messages of up to {@value #MAX_STREAM_MESSAGE} bytes (or {@link SipSettings#limits()}'s
+ * message size if larger), so that a larger request than the limit still reaches the proxy to be answered 513.
  *
  * <p>Overload: each UDP socket is probed for the datagrams waiting unread in it through the
  * {@link OverloadController} given at creation (its {@link OverloadController#probeSockets()} tick sends the
@@ -31,7 +50,48 @@ import java.util.concurrent.CompletionStage;
  */
 public final class SipTransports implements AutoCloseable {
 
-    private SipTransports() {
+    /** What a TCP or TLS stream frames at most (JAIN-SIP's stack took as much). */
+    static final int MAX_STREAM_MESSAGE = 64 << 10;
+
+    private final SipSettings sip;
+    private final OverloadController overload;
+    private final Sockets sockets;
+    private final EventLoopGroup group;
+    private final CallLoops loops;
+    private final LongSupplier nanoClock;
+    private final NewCallTriage newCalls = new NewCallTriage();
+    private final CallLoopDispatch dispatch;
+    private final ReadFailures failures = new ReadFailures();
+    private final NewCallShedder streamShedder;
+    private final StreamTransport tcp;
+    private final StreamTransport tls;
+    private final List<UdpListener> udp = new ArrayList<>();
+    private final Map<SipListener, InetSocketAddress> bound = new LinkedHashMap<>();
+    private volatile Inbound inbound;
+    private boolean listening;
+    private boolean closed;
+
+    private SipTransports(SipSettings sip, OverloadController overload, Optional<TlsEngines> engines,
+                          Sockets sockets, int threads, LongSupplier nanoClock) {
+        this.sip = sip;
+        this.overload = overload;
+        this.sockets = sockets;
+        this.nanoClock = nanoClock;
+        this.group = sockets.group(threads, "sip-loop");
+        this.loops = new CallLoops(group, nanoClock);
+        this.dispatch = new CallLoopDispatch(loops, message -> {
+            Inbound to = inbound;
+            if (to != null) {
+                to.received(message);
+            }
+        }, overload::messageWaited, nanoClock);
+        this.streamShedder = new NewCallShedder(newCalls, this::loopWaitAhead);
+        int maxMessage = Math.max(MAX_STREAM_MESSAGE, sip.limits().maxMessageSize());
+        this.tcp = new StreamTransport(new StreamTransport.Settings(Transport.TCP, sip.tcp(), maxMessage,
+                sip.tls().handshakeTimeout(), null, nanoClock), sockets, group, this::streamRest);
+        this.tls = engines.map(e -> new StreamTransport(new StreamTransport.Settings(Transport.TLS, sip.tcp(),
+                maxMessage, sip.tls().handshakeTimeout(), e, nanoClock), sockets, group, this::streamRest))
+                .orElse(null);
     }
 
     /**
@@ -41,14 +101,25 @@ public final class SipTransports implements AutoCloseable {
      * @param overload told how long received messages wait, in the UDP sockets and for their call's loop
      * @param tls      where TLS connections get their engines; required when a listener is TLS, and for sending to
      *                 carriers over TLS
+     * @throws IllegalArgumentException a listener is TLS and {@code tls} is empty
      */
     public static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls) {
-        throw new UnsupportedOperationException("SipTransports is being built on branch issue-48net");
+        return create(sip, overload, tls, Sockets.best(), Math.max(2, Runtime.getRuntime().availableProcessors()),
+                System::nanoTime);
+    }
+
+    /** As {@link #create(SipSettings, OverloadController, Optional)}, on the sockets and loops given. */
+    static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls,
+                                Sockets sockets, int threads, LongSupplier nanoClock) {
+        if (tls.isEmpty() && sip.listeners().stream().anyMatch(l -> l.transport() == Transport.TLS)) {
+            throw new IllegalArgumentException("a TLS listener needs the gateway's TLS engines");
+        }
+        return new SipTransports(sip, overload, tls, sockets, threads, nanoClock);
     }
 
     /** The loops every SIP socket and call runs on (Redis clients and timers may run on them too). */
     public EventLoopGroup loops() {
-        throw new UnsupportedOperationException();
+        return group;
     }
 
     /**
@@ -56,12 +127,12 @@ public final class SipTransports implements AutoCloseable {
      * as these transports run. The transaction layer's and the call's timers run on its scheduler.
      */
     public EventLoop loopFor(String callId) {
-        throw new UnsupportedOperationException();
+        return loops.loopFor(callId);
     }
 
     /** Where new INVITEs are shed before anything else reads them ({@link NewCallTriage#deliverTo}). */
     public NewCallTriage newCalls() {
-        throw new UnsupportedOperationException();
+        return newCalls;
     }
 
     /**
@@ -69,13 +140,50 @@ public final class SipTransports implements AutoCloseable {
      *
      * @throws IOException a listener cannot be bound; those bound before it are closed again
      */
-    public void listen(Inbound inbound) throws IOException {
-        throw new UnsupportedOperationException();
+    public synchronized void listen(Inbound inbound) throws IOException {
+        if (listening || closed) {
+            throw new IllegalStateException(closed ? "the SIP transports are closed" : "already listening");
+        }
+        listening = true;
+        this.inbound = inbound;
+        try {
+            for (SipListener listener : sip.listeners()) {
+                bound.put(listener, bind(listener));
+            }
+        } catch (IOException | RuntimeException e) {
+            closeSockets();
+            throw e;
+        }
+    }
+
+    private InetSocketAddress bind(SipListener listener) throws IOException {
+        return switch (listener.transport()) {
+            case UDP -> {
+                UdpListener socket = UdpListener.bind(listener, sockets, loops, overload, nanoClock,
+                        (pipeline, owner, socketWait) -> pipeline
+                                .addLast(new NewCallShedder(newCalls, message -> Duration.ofNanos(
+                                        socketWait.getAsLong()).plus(loopWaitAhead(message))))
+                                .addLast(dispatch).addLast(failures));
+                udp.add(socket);
+                yield socket.localAddress();
+            }
+            case TCP -> tcp.listen(listener);
+            case TLS -> tls.listen(listener);
+        };
+    }
+
+    private void streamRest(ChannelPipeline pipeline) {
+        pipeline.addLast(streamShedder).addLast(dispatch).addLast(failures);
+    }
+
+    /** How long what is ahead of {@code message} on its call's loop has waited. */
+    private Duration loopWaitAhead(InboundMessage message) {
+        return loops.waitAhead(message.head().callId(), message.remote());
     }
 
     /** The address {@code listener} is bound to (its port when it asked for port 0), once listening. */
-    public Optional<InetSocketAddress> localAddress(SipListener listener) {
-        throw new UnsupportedOperationException();
+    public synchronized Optional<InetSocketAddress> localAddress(SipListener listener) {
+        return Optional.ofNullable(bound.get(listener));
     }
 
     /**
@@ -86,12 +194,48 @@ public final class SipTransports implements AutoCloseable {
      * destination leave in that order.
      */
     public CompletionStage<Void> send(Destination to, byte[] message) {
-        throw new UnsupportedOperationException();
+        Optional<Flow> flow = to.flow();
+        if (flow.isPresent() && isOpen(flow.get())) {
+            if (flow.get() instanceof ChannelFlow connection) {
+                return StreamTransport.sendOn(connection, message);
+            }
+            return ((DatagramFlow) flow.get()).listener().send(to.address(), message);
+        }
+        return switch (to.transport()) {
+            case UDP -> {
+                UdpListener from = udpTo(to.address());
+                yield from == null ? CompletableFuture.failedFuture(new IOException("no UDP listener sends to "
+                        + to.address())) : from.send(to.address(), message);
+            }
+            case TCP -> tcp.send(to.address(), message);
+            case TLS -> tls == null ? CompletableFuture.failedFuture(new IOException("no TLS: the gateway has no "
+                    + "TLS engines")) : tls.send(to.address(), message);
+        };
+    }
+
+    /** The UDP listener to send to {@code address} from: one of its family, else an IPv6 wildcard (dual stack). */
+    private synchronized UdpListener udpTo(InetSocketAddress address) {
+        for (boolean sameFamily : new boolean[] {true, false}) {
+            for (UdpListener listener : udp) {
+                if (listener.isOpen() && listener.reaches(address, sameFamily)) {
+                    return listener;
+                }
+            }
+        }
+        return null;
     }
 
     /** Whether {@code flow} can still be sent on: its connection is open (for UDP, its listener socket). */
     public boolean isOpen(Flow flow) {
-        throw new UnsupportedOperationException();
+        if (flow instanceof ChannelFlow connection) {
+            return connection.channel().isActive();
+        }
+        return flow instanceof DatagramFlow datagrams && datagrams.listener().isOpen();
+    }
+
+    /** TCP and TLS connections open now (or connecting), both ways. */
+    int connections() {
+        return tcp.connections() + (tls == null ? 0 : tls.connections());
     }
 
     /**
@@ -105,6 +249,23 @@ public final class SipTransports implements AutoCloseable {
     /** Closes every socket and stops the loops; returns once they have stopped. */
     @Override
     public void close() {
-        throw new UnsupportedOperationException();
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closeSockets();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private synchronized void closeSockets() {
+        udp.forEach(UdpListener::close);
+        udp.clear();
+        bound.clear();
+        tcp.close();
+        if (tls != null) {
+            tls.close();
+        }
     }
 }

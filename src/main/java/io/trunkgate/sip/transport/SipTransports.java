@@ -243,7 +243,11 @@ public final class SipTransports implements AutoCloseable {
      * connection by the caller's end: a request towards the caller goes back on it while it is.
      */
     public boolean isOpen(Transport transport, InetSocketAddress remote) {
-        throw new UnsupportedOperationException();
+        return switch (transport) {
+            case UDP -> false;
+            case TCP -> tcp.isOpen(remote);
+            case TLS -> tls != null && tls.isOpen(remote);
+        };
     }
 
     /** Closes every socket and stops the loops; returns once they have stopped. */

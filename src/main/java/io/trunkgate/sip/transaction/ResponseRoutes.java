@@ -5,6 +5,7 @@ import io.trunkgate.config.Transport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
+import java.util.Iterator;
 import java.util.Locale;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
@@ -31,7 +32,7 @@ public final class ResponseRoutes {
             return;
         }
         String address = source.getAddress().getHostAddress();
-        boolean rport = via.getParameter(RPORT) != null && via.getRPort() <= 0;
+        boolean rport = asksForRport(via) && via.getRPort() <= 0;
         try {
             if (rport || !sameAddress(via.getHost(), source.getAddress())) {
                 via.setReceived(address);
@@ -55,7 +56,7 @@ public final class ResponseRoutes {
         if (via == null || address == null) {
             return source;
         }
-        boolean rport = via.getParameter(RPORT) != null;
+        boolean rport = asksForRport(via);
         int port = rport && !source.reliable() ? source.address().getPort() : sentByPort(via, source.transport());
         return new Peer(source.transport(), new InetSocketAddress(address, port),
                 source.reliable() ? source.flow() : null);
@@ -76,6 +77,16 @@ public final class ResponseRoutes {
         InetAddress literal = literal(bare);
         return Peer.of(transport, literal != null ? new InetSocketAddress(literal, port)
                 : InetSocketAddress.createUnresolved(bare, port));
+    }
+
+    /** Whether the Via has an {@code rport} parameter, with a value or without (which JAIN-SIP reads as null). */
+    private static boolean asksForRport(ViaHeader via) {
+        for (Iterator<?> names = via.getParameterNames(); names.hasNext(); ) {
+            if (RPORT.equalsIgnoreCase((String) names.next())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int sentByPort(ViaHeader via, Transport transport) {

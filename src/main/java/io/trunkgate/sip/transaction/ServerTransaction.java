@@ -1,6 +1,7 @@
 package io.trunkgate.sip.transaction;
 
 import javax.sip.message.Request;
+import javax.sip.message.Response;
 
 /**
  * A request the gateway received and answers (RFC 3261 §17.2): copies of the request are absorbed, each answered
@@ -26,5 +27,5 @@ public interface ServerTransaction {
      * Accepted). A 2xx to an INVITE after the transaction ended is still sent, statelessly, to the same place (a
      * proxy relays every 2xx, §16.7 step 5); any other response then is dropped.
      */
-    void respond(javax.sip.message.Response response);
+    void respond(Response response);
 }

@@ -11,8 +11,9 @@ import java.time.Duration;
  *               response (Timers E, G)
  * @param t4     how long a message stays in the network: Timers I and K over UDP
  * @param timerC how long a proxied INVITE may go without a provisional response (§16.8; above 3 minutes)
- * @param linger the longest a finished transaction waits only to absorb copies of its messages over UDP:
- *               bounds Timers D, J, L and M, which the RFC sets to 32 s or 64*T1; at 64*T1 or more it bounds nothing
+ * @param linger the longest a finished transaction waits only to absorb copies of its messages: bounds Timers D
+ *               and J (over UDP; 0 over TCP and TLS) and L and M, which the RFC sets to 32 s or 64*T1; at 32 s
+ *               with the RFC's T1 it bounds nothing
  */
 public record TransactionTimers(Duration t1, Duration t2, Duration t4, Duration timerC, Duration linger) {
 

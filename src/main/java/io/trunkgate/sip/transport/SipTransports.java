@@ -61,7 +61,8 @@ public final class SipTransports implements AutoCloseable {
     private final LongSupplier nanoClock;
     private final NewCallTriage newCalls = new NewCallTriage();
     private final CallLoopDispatch dispatch;
-    private final ReadFailures failures = new ReadFailures();
+    private final ReadFailures datagramFailures = new ReadFailures(true);
+    private final ReadFailures streamFailures = new ReadFailures(false);
     private final NewCallShedder streamShedder;
     private final StreamTransport tcp;
     private final StreamTransport tls;
@@ -163,7 +164,7 @@ public final class SipTransports implements AutoCloseable {
                         (pipeline, owner, socketWait) -> pipeline
                                 .addLast(new NewCallShedder(newCalls, message -> Duration.ofNanos(
                                         socketWait.getAsLong()).plus(loopWaitAhead(message))))
-                                .addLast(dispatch).addLast(failures));
+                                .addLast(dispatch).addLast(datagramFailures));
                 udp.add(socket);
                 yield socket.localAddress();
             }
@@ -173,7 +174,7 @@ public final class SipTransports implements AutoCloseable {
     }
 
     private void streamRest(ChannelPipeline pipeline) {
-        pipeline.addLast(streamShedder).addLast(dispatch).addLast(failures);
+        pipeline.addLast(streamShedder).addLast(dispatch).addLast(streamFailures);
     }
 
     /** How long what is ahead of {@code message} on its call's loop has waited. */

@@ -3,7 +3,6 @@ package io.trunkgate.sip.transport.internal;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.DatagramChannel;
 import io.netty.util.ReferenceCountUtil;
 import javax.net.ssl.SSLException;
 import org.slf4j.event.Level;
@@ -17,6 +16,13 @@ import org.slf4j.event.Level;
 @ChannelHandler.Sharable
 public final class ReadFailures extends ChannelInboundHandlerAdapter {
 
+    private final boolean datagrams;
+
+    /** @param datagrams whether this is the end of UDP sockets' pipelines (else of connections') */
+    public ReadFailures(boolean datagrams) {
+        this.datagrams = datagrams;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ReferenceCountUtil.release(msg);
@@ -24,7 +30,7 @@ public final class ReadFailures extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (ctx.channel() instanceof DatagramChannel) {
+        if (datagrams) {
             TransportLog.LOG.log(Level.WARN, "UDP listener " + ctx.channel().localAddress()
                     + " failed to read a datagram: " + cause);
             return;

@@ -17,12 +17,14 @@ import io.trunkgate.config.TlsListenerSettings;
 import io.trunkgate.config.Transport;
 import io.trunkgate.sip.transport.internal.Sockets;
 import io.trunkgate.testing.LogCapture;
+import io.trunkgate.testing.ManualTime;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -46,9 +48,11 @@ class TlsTransportTest {
     private TestTls tls;
     private SipListener listener;
 
+    private final ManualTime time = new ManualTime();
+
     @BeforeEach
     void material() throws Exception {
-        tls = new TestTls(dir);
+        tls = new TestTls(dir, time.clock());
         // the files are the engines' (TestTls): a TLS listener only has to name some
         listener = new SipListener(Transport.TLS, "127.0.0.1", 0, Optional.of(new TlsListenerSettings(
                 dir.resolve("gw.pem"), dir.resolve("gw.key"), Optional.empty(), List.of(), Optional.empty())));
@@ -87,6 +91,18 @@ class TlsTransportTest {
             gateway.transports.send(Destination.back(message.flow().orElseThrow()), bytes(ok("tls-1")))
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertEquals(ok("tls-1"), read(caller.getInputStream(), ok("tls-1").length()));
+        }
+    }
+
+    @Test
+    void aRenewedListenerCertificateIsPresentedFromTheNextHandshake() throws Exception {
+        try (Loopback gateway = gateway(Duration.ofSeconds(5))) {
+            X509Certificate renewed = tls.renewGatewayCertificate();
+            time.advance(Duration.ofSeconds(1));
+            try (SSLSocket caller = caller(gateway)) {
+                caller.startHandshake();
+                assertEquals(renewed, caller.getSession().getPeerCertificates()[0]);
+            }
         }
     }
 

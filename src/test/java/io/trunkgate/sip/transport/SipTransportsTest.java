@@ -259,6 +259,19 @@ class SipTransportsTest {
     }
 
     @Test
+    void aConnectionToACarrierLeavesFromTheAddressTheGatewayListensOn() throws Exception {
+        SipListener onSecondAddress = new SipListener(Transport.TCP, "127.0.0.2", 0);
+        try (Loopback gateway = Loopback.listening(onSecondAddress);
+             ServerSocket carrier = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            gateway.transports.send(Destination.of(Transport.TCP, (InetSocketAddress) carrier.getLocalSocketAddress()),
+                    bytes(invite("from")));
+            try (Socket connection = carrier.accept()) {
+                assertEquals(InetAddress.getByName("127.0.0.2"), connection.getInetAddress());
+            }
+        }
+    }
+
+    @Test
     void aRefusedConnectFailsTheSendAtOnce() throws Exception {
         InetSocketAddress nobody;
         try (ServerSocket reserved = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import javax.net.ssl.SSLEngine;
 import org.slf4j.event.Level;
@@ -75,6 +76,8 @@ public final class StreamTransport implements AutoCloseable {
     private final SourceAnswerBudget answers;
     private final ConcurrentMap<InetSocketAddress, Connection> connections = new ConcurrentHashMap<>();
     private final List<Channel> servers = new ArrayList<>();
+    /** The addresses of this transport's listeners that are not wildcards: connections leave from them. */
+    private final List<InetAddress> sources = new CopyOnWriteArrayList<>();
 
     public StreamTransport(Settings settings, Sockets sockets, EventLoopGroup group, Rest rest) {
         this.settings = settings;
@@ -117,6 +120,9 @@ public final class StreamTransport implements AutoCloseable {
         }
         synchronized (servers) {
             servers.add(bind.channel());
+        }
+        if (!address.getAddress().isAnyLocalAddress()) {
+            sources.add(address.getAddress());
         }
         return (InetSocketAddress) bind.channel().localAddress();
     }
@@ -209,7 +215,7 @@ public final class StreamTransport implements AutoCloseable {
     /** A new connection to {@code to}, connecting; it leaves the table as soon as it fails or closes. */
     private Connection connect(InetSocketAddress to) throws IOException {
         SSLEngine engine = settings.tls() == null ? null : settings.tls().connecting(to);
-        ChannelFuture connect = new Bootstrap().group(group).channel(sockets.stream())
+        Bootstrap bootstrap = new Bootstrap().group(group).channel(sockets.stream())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -218,8 +224,15 @@ public final class StreamTransport implements AutoCloseable {
                         ChannelFlow.attach(channel, settings.transport(), to);
                         stream(channel.pipeline(), false, engine);
                     }
-                })
-                .connect(to);
+                });
+        // from the address the gateway listens on (carriers let addresses in, and the Via names it)
+        for (InetAddress source : sources) {
+            if (source.getClass() == to.getAddress().getClass()) {
+                bootstrap.localAddress(source, 0);
+                break;
+            }
+        }
+        ChannelFuture connect = bootstrap.connect(to);
         Connection connection = new Connection(connect.channel(), connect);
         // before any send's listener: a send that failed finds the table without the connection
         connect.addListener(done -> {

@@ -244,6 +244,18 @@ public final class SipTransports implements AutoCloseable {
         return tcp.connections() + (tls == null ? 0 : tls.connections());
     }
 
+    /**
+     * Whether a {@code transport} (TCP or TLS) connection from {@code remote} is open, as a dialog knows its caller's
+     * connection by the caller's end: a request towards the caller goes back on it while it is.
+     */
+    public boolean isOpen(Transport transport, InetSocketAddress remote) {
+        return switch (transport) {
+            case UDP -> false;
+            case TCP -> tcp.isOpen(remote);
+            case TLS -> tls != null && tls.isOpen(remote);
+        };
+    }
+
     /** Closes every socket and stops the loops; returns once they have stopped. */
     @Override
     public void close() {

@@ -156,6 +156,12 @@ public final class StreamTransport implements AutoCloseable {
         }
     }
 
+    /** Whether a connection with {@code remote} (a peer opened it, or the gateway did) is open now. */
+    public boolean isOpen(InetSocketAddress remote) {
+        Connection connection = connections.get(remote);
+        return connection != null && connection.channel().isActive();
+    }
+
     /** Connections open now (or connecting), both ways. */
     public int connections() {
         return connections.size();

@@ -53,14 +53,24 @@ public final class TlsHandshakeWatch extends ChannelInboundHandlerAdapter {
                     ctx.channel().attr(CALLER_CERTIFICATE).set(certificates.apply(session));
                 }
             } else if (inbound) {
-                TransportLog.LOG.log(Level.INFO, "TLS connection from " + ctx.channel().remoteAddress() + " closed: "
+                TransportLog.LOG.log(Level.INFO, "TLS connection from " + peer(ctx) + " closed: "
                         + reason(completion.cause()));
             } else {
-                TransportLog.LOG.log(Level.WARN, "TLS connection to " + ctx.channel().remoteAddress() + " failed: "
+                TransportLog.LOG.log(Level.WARN, "TLS connection to " + peer(ctx) + " failed: "
                         + reason(completion.cause()));
             }
         }
         ctx.fireUserEventTriggered(event);
+    }
+
+    /**
+     * The peer as "/address:port": the epoll channel's remote address carries the host string it was connected to
+     * as a name, which would print the address twice.
+     */
+    private static String peer(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof java.net.InetSocketAddress remote && remote.getAddress() != null
+                ? "/" + remote.getAddress().getHostAddress() + ":" + remote.getPort()
+                : String.valueOf(ctx.channel().remoteAddress());
     }
 
     /** A refused certificate says why in its own words; the TLS exceptions around it only say that it failed. */

@@ -19,8 +19,9 @@ import org.slf4j.event.Level;
 /**
  * Overload control's one entry point: whether a new call is shed, and why ({@link #shed}). It decides from the
  * configured caps and from one signal, how long received messages wait (the idea of CoDel, RFC 8289): first in a
- * UDP listener's socket until its receive loop reads them ({@link ReceiveLoop}, sampled on each
- * {@link #probeSockets()} tick), then for a worker ({@link #messageWaited}). The gateway is overloaded while the
+ * UDP socket until it is read (the most backlogged socket's, each measured by probes: {@link SocketMeter} on the
+ * event-loop transports, {@link ReceiveLoop} on a blocking receive loop; sampled on each {@link #probeSockets()}
+ * tick), then for the thread that handles them ({@link #messageWaited}). The gateway is overloaded while the
  * shortest waits of an interval add up to more than the target. Unlike a fixed cap on new calls per second the
  * wait needs no tuning per machine, and it also sees a cold JVM or a busy host that is slower than any cap. The
  * rules are in docs/overload.md.

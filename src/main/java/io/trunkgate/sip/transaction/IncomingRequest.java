@@ -17,7 +17,9 @@ public interface IncomingRequest {
 
     /**
      * The request's server transaction, made on the first call (the same one on later calls): from then on copies
-     * of the request are absorbed by it, not handed to the {@link RequestHandler}.
+     * of the request are absorbed by it, not handed to the {@link RequestHandler}. Taken on another thread than the
+     * call's loop, it is in the layer's table once the loop gets to it; a copy received before that goes to the
+     * handler again.
      *
      * @throws IllegalStateException for an ACK, which has no transaction of its own
      */

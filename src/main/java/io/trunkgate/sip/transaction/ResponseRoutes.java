@@ -17,6 +17,7 @@ import javax.sip.message.Request;
 public final class ResponseRoutes {
 
     private static final String RPORT = "rport";
+    private static final String RECEIVED = "received";
 
     private ResponseRoutes() {
     }
@@ -24,18 +25,20 @@ public final class ResponseRoutes {
     /**
      * Marks the top Via of a request received from {@code source} as RFC 3261 §18.2.1 and RFC 3581 ask: {@code received}
      * when its sent-by is not the source's address, or when it asks for {@code rport}, whose value becomes the
-     * source's port. Done once per request: a Via already marked is left as it is.
+     * source's port. What the sender wrote in either is replaced: only the source is believed. Marking a request
+     * again changes nothing.
      */
     public static void stamp(Request request, InetSocketAddress source) {
         ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
-        if (via == null || via.getReceived() != null) {
+        if (via == null) {
             return;
         }
-        String address = source.getAddress().getHostAddress();
-        boolean rport = asksForRport(via) && via.getRPort() <= 0;
+        boolean rport = asksForRport(via);
         try {
             if (rport || !sameAddress(via.getHost(), source.getAddress())) {
-                via.setReceived(address);
+                via.setReceived(source.getAddress().getHostAddress());
+            } else if (via.getReceived() != null) {
+                via.removeParameter(RECEIVED);
             }
             if (rport) {
                 via.setParameter(RPORT, Integer.toString(source.getPort()));

@@ -36,9 +36,11 @@ public interface TransactionLayer {
     void received(Response response, Peer source);
 
     /**
-     * Sends {@code request} (not an ACK, which has no transaction; a CANCEL goes through
-     * {@link ClientTransaction#cancel}) to {@code to} in a new client transaction whose responses go to
-     * {@code listener}. Its top Via must carry a branch of its own, with RFC 3261's magic cookie.
+     * Sends {@code request} (not an ACK, which has no transaction) to {@code to} in a new client transaction whose
+     * responses go to {@code listener}. Its top Via must carry a branch of its own, with RFC 3261's magic cookie.
+     * The CANCEL of an INVITE sent here is {@link ClientTransaction#cancel}'s, which also bounds the INVITE's wait.
+     *
+     * @throws IllegalArgumentException for an ACK, or a request without such a branch
      */
     ClientTransaction send(Request request, Peer to, ClientListener listener);
 

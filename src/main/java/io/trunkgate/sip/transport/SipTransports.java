@@ -234,6 +234,11 @@ public final class SipTransports implements AutoCloseable {
         return flow instanceof DatagramFlow datagrams && datagrams.listener().isOpen();
     }
 
+    /** The UDP listeners bound. */
+    synchronized List<UdpListener> udpListeners() {
+        return List.copyOf(udp);
+    }
+
     /** TCP and TLS connections open now (or connecting), both ways. */
     int connections() {
         return tcp.connections() + (tls == null ? 0 : tls.connections());

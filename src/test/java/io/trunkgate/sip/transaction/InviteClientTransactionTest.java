@@ -39,6 +39,18 @@ class InviteClientTransactionTest {
     }
 
     @Test
+    void aLoopThatRanLateKeepsToTimerAsScheduleAndSendsNoBurstAfterALongStall() {
+        h.send(invite, SipText.CARRIER_UDP);
+        h.loop.advanceMillis(400);
+        h.loop.stall(300); // Timer A, due at 500, runs at 700
+        h.loop.advanceToMillis(1600);
+        h.loop.stall(7400); // the copies due at 3500 and 7500 go as one, at 9000, and the next 4 s later
+        h.loop.advanceToMillis(22_000);
+
+        assertEquals(List.of(0L, 700L, 1500L, 9000L, 13000L, 21000L), h.wire.timesOf("INVITE"));
+    }
+
+    @Test
     void overTcpTheInviteIsSentOnceAndTimerBStillEndsIt() {
         h.send(SipText.invite("z9hG4bK-leg-1", "TCP"), SipText.CARRIER_TCP);
 

@@ -68,6 +68,11 @@ final class ManualLoop implements Scheduler {
         time.advance(Duration.ofNanos(TimeUnit.MILLISECONDS.toNanos(millis) - time.nanoTime()));
     }
 
+    /** The loop stands still for {@code millis} (busy, or the process paused): what fell due runs late. */
+    void stall(long millis) {
+        time.stall(Duration.ofMillis(millis));
+    }
+
     /** Runs what was handed to the loop and is due now. */
     void runPending() {
         time.runDue();

@@ -118,6 +118,21 @@ class NonInviteClientTransactionTest {
     }
 
     @Test
+    void aSendThatFailsOnlyAfterTheFinalResponseCameIsNoTransportError() {
+        java.util.concurrent.CompletableFuture<Void> write = new java.util.concurrent.CompletableFuture<>();
+        Harness slow = new Harness();
+        TransactionLayer layer = TransactionLayer.create((message, to) -> write, callId -> slow.loop,
+                TransactionTimers.RFC, null, null);
+        ClientTransaction client = layer.send(bye, SipText.CARRIER_UDP, slow.listener);
+        layer.received(SipText.response(200, bye), SipText.CARRIER_UDP);
+        write.completeExceptionally(new java.io.IOException("late"));
+        slow.loop.runPending();
+
+        assertEquals(List.of("final 200 @0"), slow.events);
+        assertEquals(TransactionState.COMPLETED, client.state());
+    }
+
+    @Test
     void stopRetransmittingEndsTimerEAndKeepsTimerF() {
         ClientTransaction client = h.send(bye, SipText.CARRIER_UDP);
         h.loop.advanceMillis(600);

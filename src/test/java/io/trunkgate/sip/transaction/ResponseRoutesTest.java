@@ -51,6 +51,19 @@ class ResponseRoutesTest {
     }
 
     @Test
+    void receivedAndRportTheSenderWroteAreReplacedByTheSourceAndMarkingAgainChangesNothing() {
+        Request lying = from("SIP/2.0/UDP 10.0.0.8:5060;received=198.51.100.66;rport=9;branch=z9hG4bK-1");
+        Request honest = from("SIP/2.0/UDP 203.0.113.9:5060;received=198.51.100.66;branch=z9hG4bK-1");
+        ResponseRoutes.stamp(lying, NAT);
+        ResponseRoutes.stamp(lying, NAT);
+        ResponseRoutes.stamp(honest, NAT);
+
+        assertEquals("203.0.113.9", via(lying).getReceived());
+        assertEquals(61000, via(lying).getRPort());
+        assertNull(via(honest).getReceived());
+    }
+
+    @Test
     void anIpv6SentByWrittenOtherwiseIsTheSameAddress() {
         Request request = from("SIP/2.0/UDP [2001:db8:0:0::1]:5060;branch=z9hG4bK-1");
         ResponseRoutes.stamp(request, new InetSocketAddress("2001:db8::1", 5060));

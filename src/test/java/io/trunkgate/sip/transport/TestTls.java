@@ -11,6 +11,7 @@ import io.trunkgate.tls.TlsMaterialException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -32,6 +33,7 @@ public final class TestTls implements TlsEngines {
     public static final String GATEWAY_NAME = "gw.example";
     public static final String CARRIER_NAME = "carrier.example";
 
+    private final TestCertificates certificates;
     private final Issued ca;
     private final Issued caller;
     private final ServerTls gateway;
@@ -40,20 +42,31 @@ public final class TestTls implements TlsEngines {
     private volatile String carrierName = CARRIER_NAME;
 
     public TestTls(Path dir) throws TlsMaterialException {
-        TestCertificates certificates = new TestCertificates(dir);
+        this(dir, Clock.systemUTC());
+    }
+
+    /** @param clock what the gateway's listener checks its files for a renewal by (at most once a second) */
+    public TestTls(Path dir, Clock clock) throws TlsMaterialException {
+        certificates = new TestCertificates(dir);
         ca = certificates.certificate("Test CA").ca().write("ca");
         Issued gatewayCertificate = certificates.certificate("gw").dns(GATEWAY_NAME).issuedBy(ca).write("gw");
         Issued carrierCertificate = certificates.certificate("carrier").dns(CARRIER_NAME).issuedBy(ca)
                 .write("carrier");
         caller = certificates.certificate("caller").dns("caller.example").issuedBy(ca).write("caller");
-        gateway = listener(gatewayCertificate, Optional.of(ca.certificateFile()));
-        carrier = listener(carrierCertificate, Optional.of(ca.certificateFile()));
-        callerTls = listener(caller, Optional.empty());
+        gateway = listener(gatewayCertificate, Optional.of(ca.certificateFile()), clock);
+        carrier = listener(carrierCertificate, Optional.of(ca.certificateFile()), Clock.systemUTC());
+        callerTls = listener(caller, Optional.empty(), Clock.systemUTC());
     }
 
-    private static ServerTls listener(Issued certificate, Optional<Path> clientCa) throws TlsMaterialException {
+    private static ServerTls listener(Issued certificate, Optional<Path> clientCa, Clock clock)
+            throws TlsMaterialException {
         return ServerTls.load(new TlsListenerSettings(certificate.certificateFile(), certificate.keyFile(),
-                Optional.empty(), List.of(), clientCa), Clock.systemUTC());
+                Optional.empty(), List.of(), clientCa), clock);
+    }
+
+    /** Writes a renewed certificate of the gateway's listener over its files; returns it. */
+    public X509Certificate renewGatewayCertificate() {
+        return certificates.certificate("gw renewed").dns(GATEWAY_NAME).issuedBy(ca).write("gw").certificate();
     }
 
     /** The SHA-256 of the caller's certificate, as a peer is matched by it. */

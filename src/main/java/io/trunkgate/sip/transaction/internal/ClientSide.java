@@ -86,8 +86,8 @@ abstract class ClientSide extends Transaction implements ClientTransaction {
 
     @Override
     void sendFailed(Throwable cause) {
-        if (over() || state == TransactionState.ACCEPTED) {
-            return;
+        if (over() || state == TransactionState.ACCEPTED || (!isInvite() && state == TransactionState.COMPLETED)) {
+            return; // nothing is sent in these states: the failure is of a send the response made moot
         }
         terminate();
         notify("transport error", () -> listener.transportError(this, cause));

@@ -74,7 +74,7 @@ final class InviteClient extends ClientSide {
         } else if (timerA <= now) {
             send(request, peer);
             intervalA *= 2;
-            timerA = now + intervalA;
+            timerA = nextRetransmission(timerA, intervalA, now);
         }
     }
 

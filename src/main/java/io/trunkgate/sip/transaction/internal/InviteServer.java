@@ -41,7 +41,7 @@ final class InviteServer extends ServerSide {
         } else if (timerG <= now) {
             sendLastAgain();
             intervalG = Math.min(2 * intervalG, timing.t2);
-            timerG = now + intervalG;
+            timerG = nextRetransmission(timerG, intervalG, now);
         }
     }
 

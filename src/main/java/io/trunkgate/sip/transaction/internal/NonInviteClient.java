@@ -54,7 +54,7 @@ final class NonInviteClient extends ClientSide {
         } else if (timerE <= now) {
             send(request, peer);
             intervalE = state == TransactionState.PROCEEDING ? timing.t2 : Math.min(2 * intervalE, timing.t2);
-            timerE = now + intervalE;
+            timerE = nextRetransmission(timerE, intervalE, now);
         }
     }
 

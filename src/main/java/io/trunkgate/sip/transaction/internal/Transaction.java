@@ -52,6 +52,16 @@ abstract class Transaction {
         return state == TransactionState.TERMINATED;
     }
 
+    /**
+     * When the next copy goes, {@code interval} after the one due at {@code due}: on the RFC's schedule however late
+     * the loop ran this one, unless it ran so late that the next is due already (then {@code interval} from now, no
+     * burst of copies).
+     */
+    static long nextRetransmission(long due, long interval, long now) {
+        long next = due + interval;
+        return next > now ? next : now + interval;
+    }
+
     /** Arms the task for the earliest deadline (see the class comment). */
     final void rearm() {
         long next = over() ? NONE : nextDeadline();

@@ -19,7 +19,6 @@ import io.trunkgate.config.Transport;
 import io.trunkgate.throttle.SourceAnswerBudget;
 import io.trunkgate.tls.TlsEngines;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import javax.net.ssl.SSLEngine;
 import org.slf4j.event.Level;
@@ -76,6 +76,8 @@ public final class StreamTransport implements AutoCloseable {
     private final SourceAnswerBudget answers;
     private final ConcurrentMap<InetSocketAddress, Connection> connections = new ConcurrentHashMap<>();
     private final List<Channel> servers = new ArrayList<>();
+    /** The addresses of this transport's listeners that are not wildcards: connections leave from them. */
+    private final List<InetAddress> sources = new CopyOnWriteArrayList<>();
 
     public StreamTransport(Settings settings, Sockets sockets, EventLoopGroup group, Rest rest) {
         this.settings = settings;
@@ -118,6 +120,9 @@ public final class StreamTransport implements AutoCloseable {
         }
         synchronized (servers) {
             servers.add(bind.channel());
+        }
+        if (!address.getAddress().isAnyLocalAddress()) {
+            sources.add(address.getAddress());
         }
         return (InetSocketAddress) bind.channel().localAddress();
     }
@@ -167,17 +172,12 @@ public final class StreamTransport implements AutoCloseable {
      * opened (connect refused or timed out, TLS handshake failed, no trust to be read for the carrier).
      */
     public CompletionStage<Void> send(InetSocketAddress to, byte[] message) {
+        Connection open = connections.get(to);
         Connection connection;
-        Connection[] opened = new Connection[1];
         try {
-            connection = connections.compute(to, (address, open) -> open != null && open.channel().isOpen()
-                    ? open : (opened[0] = connect(address)));
-        } catch (UncheckedIOException e) {
-            return CompletableFuture.failedFuture(e.getCause());
-        }
-        if (opened[0] != null) {
-            // not within compute: a channel that failed to register is closed already, and its listener runs here
-            opened[0].channel().closeFuture().addListener(closed -> connections.remove(to, opened[0]));
+            connection = open != null && open.channel().isOpen() ? open : connectionTo(to);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Void> sent = new CompletableFuture<>();
         connection.ready().addListener(ready -> {
@@ -207,15 +207,21 @@ public final class StreamTransport implements AutoCloseable {
         });
     }
 
-    /** A new connection to {@code to}, connecting. */
-    private Connection connect(InetSocketAddress to) {
-        SSLEngine engine;
-        try {
-            engine = settings.tls() == null ? null : settings.tls().connecting(to);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** The connection open to {@code to}, else a new one: one connection per address, however many send. */
+    private synchronized Connection connectionTo(InetSocketAddress to) throws IOException {
+        Connection open = connections.get(to);
+        if (open != null && open.channel().isOpen()) {
+            return open;
         }
-        ChannelFuture connect = new Bootstrap().group(group).channel(sockets.stream())
+        Connection connection = connect(to);
+        connections.put(to, connection);
+        return connection;
+    }
+
+    /** A new connection to {@code to}, connecting; it leaves the table as soon as it fails or closes. */
+    private Connection connect(InetSocketAddress to) throws IOException {
+        SSLEngine engine = settings.tls() == null ? null : settings.tls().connecting(to);
+        Bootstrap bootstrap = new Bootstrap().group(group).channel(sockets.stream())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -224,15 +230,25 @@ public final class StreamTransport implements AutoCloseable {
                         ChannelFlow.attach(channel, settings.transport(), to);
                         stream(channel.pipeline(), false, engine);
                     }
-                })
-                .connect(to);
+                });
+        // from the address the gateway listens on (carriers let addresses in, and the Via names it)
+        for (InetAddress source : sources) {
+            if (source.getClass() == to.getAddress().getClass()) {
+                bootstrap.localAddress(source, 0);
+                break;
+            }
+        }
+        ChannelFuture connect = bootstrap.connect(to);
         Connection connection = new Connection(connect.channel(), connect);
+        // before any send's listener: a send that failed finds the table without the connection
         connect.addListener(done -> {
             if (!done.isSuccess()) {
+                connections.remove(to, connection);
                 TransportLog.LOG.log(Level.WARN, settings.transport().name() + " connection to " + to + " failed: "
                         + done.cause().getMessage());
             }
         });
+        connect.channel().closeFuture().addListener(closed -> connections.remove(to, connection));
         return connection;
     }
 

@@ -21,7 +21,6 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -195,17 +194,13 @@ public final class UdpListener implements AutoCloseable {
         return sent;
     }
 
-    /** How long the datagrams waiting unread in its most backlogged socket have waited, in nanoseconds. */
-    Duration socketWait() {
-        long longest = 0;
-        for (SocketMeter meter : meters) {
-            longest = Math.max(longest, meter.socketWaitNanos());
-        }
-        return Duration.ofNanos(longest);
+    /** How many sockets share the port. */
+    public int sockets() {
+        return channels.size();
     }
 
-    /** Whether every socket has its own probe sender (always true for one socket once a probe came back). */
-    boolean probesSteered() {
+    /** Whether every socket has its own probe sender (for one socket, once a probe came back). */
+    public boolean probesSteered() {
         return steering.steered();
     }
 

@@ -101,12 +101,13 @@ public final class StreamTransport implements AutoCloseable {
                 InetAddress.getByName(Hosts.unbracketed(listener.host())), listener.port());
         ConnectionCap cap = new ConnectionCap(settings.limits(), settings.transport());
         ChannelFuture bind = new ServerBootstrap().group(group).channel(sockets.server())
+                .handler(cap)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         ChannelFlow.attach(channel, settings.transport(), channel.remoteAddress());
-                        channel.pipeline().addLast(cap).addLast(new Registration());
+                        channel.pipeline().addLast(new Registration());
                         stream(channel.pipeline(), true,
                                 settings.tls() == null ? null : settings.tls().accepted(address));
                     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -11,45 +12,62 @@ import io.trunkgate.config.TcpLimits;
 import io.trunkgate.config.Transport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** The cap on the listening channel's pipeline, fed the connections it accepts as the listener's loop does. */
 class ConnectionCapTest {
 
     private final ConnectionCap cap = new ConnectionCap(
             new TcpLimits(Duration.ofSeconds(1), Duration.ofSeconds(1), 3, 2), Transport.TCP);
-    /** Connections the handlers after the cap saw open. */
-    private final AtomicInteger admitted = new AtomicInteger();
+    /** Connections the cap handed on to be registered on a loop, in order. */
+    private final List<Channel> handedOn = new ArrayList<>();
+    private final EmbeddedChannel listener = new EmbeddedChannel(cap, new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            handedOn.add((Channel) msg);
+        }
+    });
 
-    private EmbeddedChannel connection(String source, int port) {
-        return Messages.from(new InetSocketAddress(source, port), cap, new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                admitted.incrementAndGet();
-            }
-        });
+    private EmbeddedChannel accepted(String source, int port) {
+        EmbeddedChannel connection = Messages.from(new InetSocketAddress(source, port));
+        listener.writeInbound(connection);
+        return connection;
     }
 
     @Test
-    void aSourceOverItsCapIsClosedAsItOpensAndAClosedConnectionGivesBackItsPlace() {
-        EmbeddedChannel first = connection("10.0.0.1", 1001);
-        EmbeddedChannel second = connection("10.0.0.1", 1002);
-        EmbeddedChannel third = connection("10.0.0.1", 1003);
+    void aSourceOverItsCapIsClosedAsItIsAcceptedAndAClosedConnectionGivesBackItsPlace() {
+        EmbeddedChannel first = accepted("10.0.0.1", 1001);
+        EmbeddedChannel second = accepted("10.0.0.1", 1002);
+        EmbeddedChannel third = accepted("10.0.0.1", 1003);
         assertTrue(first.isOpen() && second.isOpen());
         assertFalse(third.isOpen(), "a third connection from one source");
-        assertEquals(2, admitted.get(), "the refused connection never reached the handlers after the cap");
+        assertEquals(List.of(first, second), handedOn, "the refused connection was never handed on");
         assertEquals(2, cap.open());
 
         first.close();
-        assertTrue(connection("10.0.0.1", 1004).isOpen(), "room again once one closed");
+        assertEquals(1, cap.open());
+        assertTrue(accepted("10.0.0.1", 1004).isOpen(), "room again once one closed");
     }
 
     @Test
     void connectionsOverTheTotalCapAreClosedWhateverTheirSource() {
-        assertTrue(connection("10.0.0.1", 1).isOpen());
-        assertTrue(connection("10.0.0.2", 1).isOpen());
-        assertTrue(connection("10.0.0.3", 1).isOpen());
-        assertFalse(connection("10.0.0.4", 1).isOpen(), "a fourth connection in all");
+        assertTrue(accepted("10.0.0.1", 1).isOpen());
+        assertTrue(accepted("10.0.0.2", 1).isOpen());
+        assertTrue(accepted("10.0.0.3", 1).isOpen());
+        assertFalse(accepted("10.0.0.4", 1).isOpen(), "a fourth connection in all");
         assertEquals(3, cap.open());
+    }
+
+    @Test
+    void connectionsCountInTheOrderTheyWereAcceptedNotTheOrderTheirLoopsTakeThemUp() {
+        // accepted, and not yet active on the loops that will read them: the count does not wait for that
+        List<EmbeddedChannel> first = List.of(accepted("10.0.0.1", 1), accepted("10.0.0.2", 1),
+                accepted("10.0.0.3", 1));
+        EmbeddedChannel fourth = accepted("10.0.0.4", 1);
+        assertFalse(fourth.isOpen(), "the connection accepted last is the one refused");
+        first.forEach(connection -> assertTrue(connection.isOpen()));
+        assertEquals(first, handedOn);
     }
 }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DigestPeersSippTest {
 
     private static final String GW = "127.0.0.1";
-    private static final String SIPP = "127.0.0.245";
+    private static final String SIPP = "127.0.5.1";
     private static final PeerCredentials PBX = PeerCredentials.withPassword("pbx-17", "trunkgate.test", "s3cret",
             List.of(DigestAlgorithm.MD5));
 
@@ -55,7 +55,7 @@ class DigestPeersSippTest {
     @Test
     void sippAnswersTheChallengeAndEachCallIsAdmittedOnceWithoutItsCredentials() throws Exception {
         assumeTrue(sippInstalled(), "SIPp is not installed");
-        try (SipAgent carrier = SipAgent.start("127.0.0.246")) {
+        try (SipAgent carrier = SipAgent.start("127.0.5.2")) {
             TestConfigs config = config(carrier);
             try (Gateway gateway = Gateway.start(config.build())) {
                 String errors = sipp("uac-auth.xml", config.sipPort(), "s3cret", 5);
@@ -83,7 +83,7 @@ class DigestPeersSippTest {
     @Test
     void aWrongPasswordIsChallengedAgainCountedAndNeverReachesTheCarrier() throws Exception {
         assumeTrue(sippInstalled(), "SIPp is not installed");
-        try (SipAgent carrier = SipAgent.start("127.0.0.246")) {
+        try (SipAgent carrier = SipAgent.start("127.0.5.2")) {
             TestConfigs config = config(carrier);
             try (Gateway gateway = Gateway.start(config.build())) {
                 String errors = sipp("uac-auth-refused.xml", config.sipPort(), "guessed", 3);

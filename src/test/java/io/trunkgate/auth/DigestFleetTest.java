@@ -220,6 +220,7 @@ class DigestFleetTest {
 
         server.restart();
         shareOnceRedisAnswers(a);
+        shareOnceRedisAnswers(b);
         assertTrue(firstUse(a, accepted(a, answer(nonce, 3))), "from Redis again once it answers");
         assertFalse(firstUse(b, accepted(b, answer(nonce, 3))));
     }

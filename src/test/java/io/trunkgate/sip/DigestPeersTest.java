@@ -211,6 +211,41 @@ class DigestPeersTest {
     }
 
     @Test
+    void aCarriersChallengeToAnAuthenticatedCallIsAnsweredWithBothCredentialsAsOneCall() throws Exception {
+        SipAgent caller = started(SipAgent.start("127.0.5.71"));
+        SipAgent carrier = started(SipAgent.start("127.0.5.72"));
+        carrier.behave(SipAgent.Behaviour.CHALLENGE_407);
+        TestConfigs config = TestConfigs.onSharedRedis("digest-carrier", RedisServerProcess.freePort())
+                .peerByCredentials("pbx", PBX, Limit.exact(Duration.ofHours(1), 100))
+                .carrier("c", carrier, 1000, Duration.ofSeconds(2), Duration.ofSeconds(5)).route("", "c");
+        Gateway gateway = started(Gateway.start(config.build()));
+
+        SipAgent.Call call = caller.invite(GW, config.sipPort(), "+4471");
+        DigestClient.Challenge ours = DigestClient.challenges(call.awaitFinal(WAIT_MS)).get(0);
+        call.retryWithProxyAuthorization(DigestClient.answer(ours, USER, PASSWORD, uri(call), 1));
+        Response carriers = call.awaitFinal(WAIT_MS);
+        assertEquals(407, carriers.getStatusCode(), "the carrier's own challenge, relayed");
+        DigestClient.Challenge theirs = DigestClient.challenges(carriers).get(0);
+        assertEquals("carrier.test", theirs.realm());
+        assertNull(carrier.received(Request.INVITE).get(0).request().getHeader(ProxyAuthorizationHeader.NAME),
+                "the gateway's credentials consumed: the carrier challenges");
+
+        // as an agent does for every realm that challenged it: the gateway's nonce again, with the next count
+        call.retryWithProxyAuthorization(DigestClient.answer(ours, USER, PASSWORD, uri(call), 2),
+                DigestClient.answer(theirs, "acme", "carrier-secret", uri(call), 1));
+        assertEquals(200, call.awaitFinal(WAIT_MS).getStatusCode());
+        call.ack();
+        List<SipAgent.Received> invites = carrier.received(Request.INVITE);
+        assertEquals(2, invites.size());
+        List<String> sent = new ArrayList<>();
+        invites.get(1).request().getHeaders(ProxyAuthorizationHeader.NAME)
+                .forEachRemaining(h -> sent.add(((ProxyAuthorizationHeader) h).getRealm()));
+        assertEquals(List.of("carrier.test"), sent, "only the carrier's credentials go on to it");
+        assertEquals(1, new AdminClient(gateway.adminAddress()).get("/api/peers/pbx").json().get("limits").get(0)
+                .get("used").asLong(), "one call across both challenges");
+    }
+
+    @Test
     void anAuthenticatedCallIsShedWhileTheGatewayDrains() throws Exception {
         SipAgent caller = started(SipAgent.start("127.0.5.51"));
         SipAgent carrier = started(SipAgent.start("127.0.5.52"));

@@ -84,6 +84,26 @@ class WhatIfTest {
     }
 
     @Test
+    void aCallOfAPeerKnownByItsCredentialsIsReplayedAsItsRecordSaysWhateverItsAddress() throws Exception {
+        Path conf = GeneratedRecords.writeConfig(dir.resolve("conf"), GeneratedRecords.PEER_A_LIMITS);
+        Files.writeString(conf.resolve("peers/pbx.conf"), "id = pbx\nmatch.credentials { user = pbx, realm = r,"
+                + " password = x }\nlimits = [ { window = 1s, max = 1 } ]\n");
+        GatewayConfig config = ConfigLoader.load(conf.resolve("gateway.conf"));
+        Path file = dir.resolve("pbx.jsonl");
+        String roaming = call("p1", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z", "admitted", "gw")
+                .replace("10.0.0.1:5060", "198.51.100.9:5060").replace("\"peer\":\"a\"", "\"peer\":\"pbx\"");
+        Files.writeString(file, roaming + "\n" + roaming.replace("p1", "p2") + "\n"
+                + roaming.replace("p1", "p3").replace("\"peer\":\"pbx\"", "\"peer\":\"a\"") + "\n");
+
+        WhatIfReport report = replay(config, file);
+
+        assertEquals(2, report.peers().get("pbx").offered(), "found by the peer its credentials named");
+        assertEquals(1, report.peers().get("pbx").admitted(), "its limit of 1 a second");
+        assertEquals(Map.of("no peer of this configuration matches the source", 1), report.notReplayed(),
+                "a peer known by its address is not found from another one");
+    }
+
+    @Test
     void eachCallWhoseDecisionDiffersIsNamedWhyByWhatTheRecordsShowAroundIt() throws Exception {
         GatewayConfig config = config(GeneratedRecords.PEER_A_LIMITS); // a: 10 per 1 s, 300 per 1 min
         // a call, then a minute later 12 within a second, all admitted: the replay refuses the last two

@@ -13,7 +13,6 @@ import io.trunkgate.redis.RedisBreaker;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -41,6 +40,8 @@ public final class DigestAuthentication implements AutoCloseable {
     /** How long a use is kept past the nonce's lifetime, for gateways whose clocks differ by up to a lifetime. */
     private static final int KEEP_LIFETIMES = 2;
     private static final Pattern NONCE_COUNT = Pattern.compile("[0-9a-fA-F]{8}");
+    /** Proxy-Authenticate headers in one 407 at most, so a challenge stays well within a UDP datagram. */
+    static final int MAX_CHALLENGES = 8;
 
     private final FleetSecret secret;
     private final Nonces nonces;
@@ -84,8 +85,9 @@ public final class DigestAuthentication implements AutoCloseable {
 
     /**
      * The values of the Proxy-Authenticate headers that challenge a request for any of {@code credentials}: one
-     * per realm and algorithm, in the order given and each credentials' order of preference (RFC 8760 §2.4), all
-     * with one new nonce; {@code stale}: the request's credentials were good but their nonce was not.
+     * per realm and algorithm, in the order given and each credentials' order of preference (RFC 8760 §2.4), the
+     * first {@value #MAX_CHALLENGES} of them, all with one new nonce; {@code stale}: the request's credentials were
+     * good but their nonce was not.
      */
     public List<String> challenge(List<PeerCredentials> credentials, boolean stale) {
         String nonce = nonces.issue();
@@ -96,7 +98,7 @@ public final class DigestAuthentication implements AutoCloseable {
                         + algorithm.token() + ", qop=\"auth\"" + (stale ? ", stale=true" : ""));
             }
         }
-        return new ArrayList<>(challenges);
+        return challenges.stream().limit(MAX_CHALLENGES).toList();
     }
 
     /**

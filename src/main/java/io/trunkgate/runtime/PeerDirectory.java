@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Finds the peer a request comes from, by its source address and, over TLS, its client certificate. A peer whose
@@ -38,6 +40,7 @@ public final class PeerDirectory {
     /** Peers with credentials by user and realm; in id order, so challenges list their realms alike everywhere. */
     private final Map<List<String>, PeerConfig> byCredentials;
     private final List<PeerConfig> withCredentials;
+    private final Set<String> realms;
 
     public PeerDirectory(Map<String, PeerConfig> peers) {
         List<Entry> sources = new ArrayList<>();
@@ -65,6 +68,8 @@ public final class PeerDirectory {
         this.byCredentials = Map.copyOf(credentials);
         credentialPeers.sort(Comparator.comparing(PeerConfig::id));
         this.withCredentials = List.copyOf(credentialPeers);
+        this.realms = credentialPeers.stream().map(peer -> peer.credentials().get().realm())
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /** The peer of a request without a client certificate (UDP, TCP, or TLS without one). */
@@ -108,7 +113,7 @@ public final class PeerDirectory {
 
     /** Whether {@code realm} is the realm of some peer's credentials: credentials for another are not the gateway's. */
     public boolean isRealm(String realm) {
-        return withCredentials.stream().anyMatch(peer -> peer.credentials().get().realm().equals(realm));
+        return realms.contains(realm);
     }
 
     /**
@@ -120,7 +125,7 @@ public final class PeerDirectory {
         return withCredentials.stream().filter(peer -> accepts(peer, source, certificate)).toList();
     }
 
-    /** Whether {@code peer} may call from {@code source} with {@code certificate}, as its sources and certificates say. */
+    /** Whether the sources and certificates of {@code peer} let it call from {@code source} with {@code certificate}. */
     public static boolean accepts(PeerConfig peer, InetAddress source,
                                   Optional<? extends PresentedCertificate> certificate) {
         return (peer.sources().isEmpty() || peer.sources().stream().anyMatch(cidr -> cidr.contains(source)))

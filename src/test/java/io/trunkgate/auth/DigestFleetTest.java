@@ -186,6 +186,30 @@ class DigestFleetTest {
     }
 
     @Test
+    void aChallengeHasOneHeaderPerRealmAndAlgorithmEightAtMostAllWithOneNonce() {
+        DigestAuthentication a = gateway(new ManualTime());
+        List<PeerCredentials> realms = new ArrayList<>(List.of(PBX, PBX));
+        for (int i = 0; i < 5; i++) {
+            realms.add(PeerCredentials.withPassword("pbx", "realm-" + i, "x",
+                    List.of(DigestAlgorithm.MD5, DigestAlgorithm.SHA_256)));
+        }
+        List<String> challenges = a.challenge(realms, true);
+        assertEquals(8, challenges.size());
+        assertEquals("Digest realm=\"fleet.test\", nonce=\"" + nonceIn(challenges.get(0)) + "\", algorithm=SHA-256,"
+                + " qop=\"auth\", stale=true", challenges.get(0));
+        assertTrue(challenges.get(1).startsWith("Digest realm=\"fleet.test\","));
+        assertTrue(challenges.get(1).contains("algorithm=MD5"));
+        assertTrue(challenges.get(7).startsWith("Digest realm=\"realm-2\","));
+        assertTrue(challenges.stream().allMatch(c -> nonceIn(c).equals(nonceIn(challenges.get(0)))));
+    }
+
+    private static String nonceIn(String challenge) {
+        Matcher m = NONCE.matcher(challenge);
+        assertTrue(m.find());
+        return m.group(1);
+    }
+
+    @Test
     void credentialsThatCannotBeCheckedAreMalformed() {
         DigestAuthentication a = gateway(new ManualTime());
         DigestResponse right = answer(nonceOf(a), 1);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A peer's {@code match.credentials}, and {@code admission.nonce-lifetime}, read or refused with file, line and key. */
+/** A peer's {@code match.credentials} and {@code admission.nonce-lifetime}, read or refused with file, line and key. */
 class CredentialsConfigTest {
 
     private static final String MD5_HA1 = DigestAlgorithm.MD5.hash("pbx:gw.example:secret");
@@ -33,7 +33,8 @@ class CredentialsConfigTest {
         files.write("peers/pbx.conf", "id = pbx\nmatch.credentials { user = pbx, realm = gw.example,"
                 + " password = secret }\n");
         files.write("peers/both.conf", "id = both\nmatch.sources = [\"192.0.2.0/24\"]\nmatch.credentials {\n"
-                + "  user = both\n  realm = gw.example\n  password = \"p@ss word\"\n  algorithms = [SHA-256, md5]\n}\n");
+                + "  user = both\n  realm = gw.example\n  password = \"p@ss word\"\n"
+                + "  algorithms = [SHA-256, md5]\n}\n");
         files.write("gateway.conf", "admission.nonce-lifetime = 2m\n");
 
         GatewayConfig config = files.load();
@@ -45,7 +46,8 @@ class CredentialsConfigTest {
         assertFalse(pbx.anySource(), "credentials are asked for: not a peer of anyone");
         PeerCredentials both = config.peers().get("both").credentials().orElseThrow();
         assertEquals(List.of(DigestAlgorithm.SHA_256, DigestAlgorithm.MD5), both.algorithms());
-        assertEquals(DigestAlgorithm.SHA_256.hash("both:gw.example:p@ss word"), both.ha1().get(DigestAlgorithm.SHA_256));
+        assertEquals(DigestAlgorithm.SHA_256.hash("both:gw.example:p@ss word"),
+                both.ha1().get(DigestAlgorithm.SHA_256));
         assertEquals(Duration.ofMinutes(2), config.admission().nonceLifetime());
         assertFalse(both.toString().contains(both.ha1().get(DigestAlgorithm.MD5)), "no HA1 in a log line");
     }

@@ -53,7 +53,7 @@ class BaresipDigestTest {
                 for (int i = 0; i < 3; i++) {
                     phone.command("dial", "sip:+4470" + i + "@127.0.0.1:" + port);
                     assertNotNull(phone.awaitEvent("CALL_ESTABLISHED", WAIT), "call " + i + ": " + phone.log());
-                    assertTrue(carrier.await(Request.ACK, i + 1, WAIT.toMillis()), "call " + i + ": ACK at the carrier");
+                    assertTrue(carrier.await(Request.ACK, i + 1, WAIT.toMillis()), "call " + i + ": its ACK");
                     phone.command("hangup", "");
                     assertNotNull(phone.awaitEvent("CALL_CLOSED", WAIT), "call " + i + " not closed: " + phone.log());
                 }

@@ -309,7 +309,7 @@ public final class TestConfigs {
         return this;
     }
 
-    /** A peer known by {@code credentials}, under {@code limit}, from {@code sources} if any are given, else anywhere. */
+    /** A peer known by {@code credentials}, under {@code limit}, from {@code sources} if any, else from anywhere. */
     public TestConfigs peerByCredentials(String id, PeerCredentials credentials, Limit limit, String... sources) {
         return peer(new PeerConfig(id, java.util.Arrays.stream(sources).map(Cidr::parse).toList(), Optional.empty(),
                 List.of(limit), OptionalInt.empty(), List.of(), LimitMode.ENFORCE, Optional.of(credentials)));

@@ -56,7 +56,10 @@ public final class FleetSecret {
         return keys.shared();
     }
 
-    /** Reads the fleet's key from Redis (setting it first if there is none) and takes it; done, or failed, when Redis has answered or not. */
+    /**
+     * Reads the fleet's key from Redis (setting it first if there is none) and takes it: done when it did, failed
+     * when Redis did not answer (then this gateway keeps signing with the key it has).
+     */
     public CompletionStage<Void> refresh() {
         String candidate = Base64.getEncoder().encodeToString(fresh());
         return breaker.<String>call(() -> bucket.getAsync().thenCompose(value -> value != null

@@ -7,7 +7,7 @@ import io.trunkgate.testing.ManualTime;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The uses a gateway keeps in memory while Redis is away: each refused again while kept, and never more than its bound. */
+/** The uses a gateway keeps in memory while Redis is away: each refused again while kept, never more than its bound. */
 class LocalNonceUsesTest {
 
     private static final Duration KEEP = Duration.ofSeconds(60);

@@ -225,7 +225,11 @@ final class GatewayFileReader {
         int concurrentCode = file.optional("admission.concurrent-code").integer(300, 699).orElse(503);
         Duration leaseTime = file.optional("admission.lease-time").duration(AdmissionSettings.MIN_LEASE_TIME)
                 .orElse(AdmissionSettings.DEFAULT_LEASE_TIME);
-        return new AdmissionSettings(rejectCode, blockedCode, unknownPeerCode, redisDown, concurrentCode, leaseTime);
+        Duration nonceLifetime = file.optional("admission.nonce-lifetime")
+                .duration(AdmissionSettings.MIN_NONCE_LIFETIME, AdmissionSettings.MAX_NONCE_LIFETIME)
+                .orElse(AdmissionSettings.DEFAULT_NONCE_LIFETIME);
+        return new AdmissionSettings(rejectCode, blockedCode, unknownPeerCode, redisDown, concurrentCode, leaseTime,
+                nonceLifetime);
     }
 
     private static AdminSettings admin(ConfigSection file, Path stateDir) {

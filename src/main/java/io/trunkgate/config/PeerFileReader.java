@@ -22,13 +22,21 @@ final class PeerFileReader {
 
         Field sourcesField = file.optional("match.sources");
         Field certificatesField = file.optional("match.certificates");
+        Field credentialsField = file.optional("match.credentials");
         List<Written<Cidr>> sources = listed(sourcesField, "source address or network", PeerFileReader::source);
         List<Written<CertificateMatch>> certificates = listed(certificatesField, "certificate",
                 PeerFileReader::certificate);
-        if (!sourcesField.isPresent() && !certificatesField.isPresent()) {
-            sourcesField.error("required key missing: a peer is matched by match.sources, match.certificates or both");
+        Optional<PeerCredentials> credentials = credentialsField.object()
+                .flatMap(section -> CredentialsReader.read(section, credentialsField));
+        if (!sourcesField.isPresent() && !certificatesField.isPresent() && !credentialsField.isPresent()) {
+            sourcesField.error("required key missing: a peer is matched by match.sources, match.certificates,"
+                    + " match.credentials or several of them");
         }
-        claim(claims, sources, certificates);
+        if (credentials.isPresent()) {
+            claims.claim(credentials.get(), credentialsField.at());
+        } else {
+            claim(claims, sources, certificates);
+        }
 
         Field groupField = file.optional("group");
         Optional<String> group = groupField.id();
@@ -40,23 +48,24 @@ final class PeerFileReader {
                 "group " + group.orElse(""));
         OptionalInt maxConcurrent = MaxConcurrent.read(file);
         boolean anySourceAllowed = file.optional("allow-any-source").bool().orElse(false);
-        Optional<String> everyAddress = certificates.isEmpty() ? Cidr.coveredFamily(Written.values(sources))
-                : Optional.empty();
+        Optional<String> everyAddress = certificates.isEmpty() && !credentialsField.isPresent()
+                ? Cidr.coveredFamily(Written.values(sources)) : Optional.empty();
         if (everyAddress.isPresent() && !anySourceAllowed) {
             sourcesField.error("covers every " + everyAddress.get() + " address, so this peer would take in calls"
                     + " from anyone (no unknown-source 403 any more); list the peer's networks, or set"
                     + " allow-any-source = true if that is meant");
         }
-        if (sources.isEmpty() && certificates.isEmpty()) {
+        if (sources.isEmpty() && certificates.isEmpty() && credentials.isEmpty()) {
             return Optional.empty();
         }
         return id.map(value -> new PeerConfig(value, Written.values(sources), group, limits, maxConcurrent,
-                Written.values(certificates), mode));
+                Written.values(certificates), mode, credentials));
     }
 
     /**
      * Each network, each certificate, or each pair of them when the peer lists both, may identify one peer only:
-     * two peers may share a network when their certificates differ.
+     * two peers may share a network when their certificates differ. A peer with credentials is identified by them
+     * (its networks and certificates only narrow where they are accepted from), so it claims those alone.
      */
     private static void claim(SourceClaims claims, List<Written<Cidr>> sources,
                               List<Written<CertificateMatch>> certificates) {

@@ -3,6 +3,7 @@ package io.trunkgate.gateway;
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
 import io.trunkgate.admin.LiveCalls;
+import io.trunkgate.auth.DigestAuthentication;
 import io.trunkgate.config.AdminTokenFile;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
@@ -237,6 +238,9 @@ public final class Gateway implements AutoCloseable {
         timers.scheduleWithFixedDelay(dialogs::sweep, DIALOG_SWEEP_SECONDS, DIALOG_SWEEP_SECONDS, TimeUnit.SECONDS);
         metrics.trackDialogs(dialogs::live);
         RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
+        DigestAuthentication authentication = parts.add("digest authentication",
+                DigestAuthentication.open(redis.client(), prefix, breaker, Clock.systemUTC(), timers));
+        shareNonceKey(authentication);
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
         // TLS engines for the listeners, and for carriers reached over TLS, also those a reload adds
@@ -249,7 +253,7 @@ public final class Gateway implements AutoCloseable {
                 ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
         ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
                 () -> hook, timers, new SipMessages(), transports, calls, dialogs, records, metrics, health,
-                resolver);
+                resolver, authentication);
         SipProxy proxy = new SipProxy(services, overload, proxyClock,
                 TransactionTimers.RFC.withLinger(limits.linger()), threads.sipResolve());
         timers.execute(() -> probeSocketsNow(overload, timers));
@@ -277,6 +281,21 @@ public final class Gateway implements AutoCloseable {
         return new Gateway(active, redis, breaker, pacing, admission, threads, proxy, transports, calls, dialogs,
                 records,
                 overload, metrics, health, resolver, tls, proxy.operatorCalls(), parts);
+    }
+
+    /**
+     * Reads the fleet's key for digest nonces before the gateway takes calls, so its first challenges are good at
+     * every gateway of the fleet; without Redis, its own key serves until Redis answers (read again every 30 s).
+     */
+    private static void shareNonceKey(DigestAuthentication authentication) {
+        try {
+            authentication.shareSecret().toCompletableFuture().get(WARM_UP_BUDGET.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("the fleet's key for digest nonces not read ({}): until it is, this gateway's nonces are good"
+                    + " at this gateway only", e.toString());
+        }
     }
 
     /** The caps and the target of overload control as configured, with its default constants. */

@@ -77,6 +77,8 @@ final class Reload implements ConfigReloader.Applier {
         metrics.trackCarrierHealth(config.carriers().keySet(), health::isUp);
         metrics.configured(config.peers().keySet(), config.carriers().keySet());
         metrics.shadowLimits(active.shadowLimits());
+        metrics.credentialPeers(config.peers().values().stream().filter(PeerConfig::matchedByCredentials)
+                .map(PeerConfig::id).toList());
     }
 
     /** Looks the carriers' host names up now, so that their first calls find the answers waiting. */

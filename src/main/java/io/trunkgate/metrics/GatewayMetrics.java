@@ -98,6 +98,8 @@ public final class GatewayMetrics implements AutoCloseable {
     private volatile Collection<String> carriers = List.of();
     private volatile Collection<String> shedReasons = List.of();
     private volatile Collection<String> rejectionReasons = List.of();
+    private volatile Collection<String> credentialPeers = List.of();
+    private volatile Collection<String> authFailures = List.of();
 
     /** A registry for counters and timers, and the request counters by method already registered in it. */
     private record Events(MeterRegistry registry, Map<String, Counter> requestsByMethod) {
@@ -206,6 +208,23 @@ public final class GatewayMetrics implements AutoCloseable {
         declareZeroSeries();
     }
 
+    /**
+     * Why the SIP layer challenges INVITEs ({@code challenges}) and refuses credentials ({@code failures}); the
+     * failures of credentials that name no peer (an unknown user, say) count with an empty peer.
+     */
+    public void authReasons(Collection<String> challenges, Collection<String> failures) {
+        challenges.forEach(reason -> challengeCounter(registry, reason));
+        this.authFailures = List.copyOf(failures);
+        failures.forEach(reason -> authFailureCounter(registry, "", reason));
+        declareZeroSeries();
+    }
+
+    /** The peers with digest credentials (at start and after every reload): their failures' series at 0. */
+    public void credentialPeers(Collection<String> peerIds) {
+        this.credentialPeers = List.copyOf(peerIds);
+        declareZeroSeries();
+    }
+
     /** The HTTP reroute hook is in use: its outcomes' series at 0. */
     public void rerouteHookInUse() {
         HOOK_OUTCOMES.forEach(outcome -> hookCounter(registry, outcome));
@@ -217,6 +236,9 @@ public final class GatewayMetrics implements AutoCloseable {
             admittedCounter(registry, peer);
             rejectionReasons.forEach(reason -> rejectedCounter(registry, peer, reason));
             shedReasons.forEach(reason -> shedCounter(peer, reason));
+        }
+        for (String peer : credentialPeers) {
+            authFailures.forEach(reason -> authFailureCounter(registry, peer, reason));
         }
         for (String carrier : carriers) {
             AnswerRatios.declare(registry, "carrier", carrier);
@@ -372,6 +394,28 @@ public final class GatewayMetrics implements AutoCloseable {
         return Counter.builder("trunkgate.calls.rejected")
                 .description("Calls refused: at admission, by peer and reason; from unknown sources (reason"
                         + " unknown_source, no peer)")
+                .tags("peer", peer, "reason", reason).register(in);
+    }
+
+    /** A 407 sent to an INVITE, challenging it for a peer's digest credentials, for {@code reason}. */
+    public void authChallenged(String reason) {
+        challengeCounter(events.registry(), reason).increment();
+    }
+
+    private static Counter challengeCounter(MeterRegistry in, String reason) {
+        return Counter.builder("trunkgate.auth.challenges")
+                .description("INVITEs answered 407 to ask for a peer's digest credentials, by reason")
+                .tag("reason", reason).register(in);
+    }
+
+    /** Credentials refused: for {@code peer}, the one they name ("" when none), for {@code reason}. */
+    public void authFailed(String peer, String reason) {
+        authFailureCounter(events.registry(), peer, reason).increment();
+    }
+
+    private static Counter authFailureCounter(MeterRegistry in, String peer, String reason) {
+        return Counter.builder("trunkgate.auth.failures")
+                .description("Digest credentials refused, by the peer they name and reason")
                 .tags("peer", peer, "reason", reason).register(in);
     }
 

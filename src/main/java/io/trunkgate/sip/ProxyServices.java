@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.auth.DigestAuthentication;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.dns.CarrierResolver;
 import io.trunkgate.health.CarrierHealth;
@@ -18,13 +19,14 @@ import java.util.function.Supplier;
 
 /**
  * What the proxy works with: config, admission, pacing, rerouting, timers, the SIP transports, the calls and
- * dialogs in progress, metrics, carrier health and the carriers' addresses. {@code firstSlots} gives, where Redis
- * can reserve a carrier's slot in the admission's own script call (not in a cluster), the slot to ask for.
+ * dialogs in progress, metrics, carrier health, the carriers' addresses and digest authentication of peers.
+ * {@code firstSlots} gives, where Redis can reserve a carrier's slot in the admission's own script call (not in a
+ * cluster), the slot to ask for.
  */
 public record ProxyServices(Supplier<ActiveConfig> config, Admission admission, CarrierPacer pacer,
                             Function<CarrierConfig, Optional<SlotRequest>> firstSlots,
                             Supplier<RerouteHook> rerouteHook, ScheduledExecutorService timers,
                             SipMessages messages, SipTransports transports, CallRegistry calls,
                             DialogTable dialogs, CallRecordWriter records, GatewayMetrics metrics,
-                            CarrierHealth health, CarrierResolver resolver) {
+                            CarrierHealth health, CarrierResolver resolver, DigestAuthentication authentication) {
 }

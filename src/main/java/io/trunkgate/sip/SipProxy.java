@@ -1,5 +1,6 @@
 package io.trunkgate.sip;
 
+import io.trunkgate.auth.DigestCheck;
 import io.trunkgate.sip.jainsip.JainSip;
 import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.config.PeerConfig;
@@ -80,6 +81,8 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
     private final StrayResponseRelay strays;
+    /** Which peer a new INVITE is from: by its digest credentials, certificate or source. */
+    private final PeerIdentification identification;
     /** RFC 3261 §18.1.1 for INVITEs to carriers; it remembers which carriers it warned about. */
     private final UdpSizeRule udpSizeRule = new UdpSizeRule();
     /** Lines whose number (and text) strangers control: escaped, at most 10 a second. */
@@ -112,6 +115,8 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
                 new TransactionDialogStack(listeners, layer, wire, services.transports(), services.messages()),
                 new DialogParties(services.config(), services.resolver()));
         this.strays = new StrayResponseRelay(listeners, wire, services.dialogs(), services.metrics());
+        this.identification = new PeerIdentification(services.authentication(), services.messages(),
+                services.metrics());
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList(),
                 Arrays.stream(RequestRefusal.values()).map(r -> r.tag).toList(),
@@ -265,7 +270,18 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
         Request request = incoming.request();
         ActiveConfig active = services.config().get();
         InetAddress source = SipMessages.source(request);
-        Optional<PeerConfig> peer = active.peers().find(source, JainSip.callerCertificate(request));
+        PeerIdentification.Identified caller = identification.identify(request, source,
+                JainSip.callerCertificate(request), active);
+        if (caller instanceof PeerIdentification.Answer answer) {
+            if (!answer.budgeted() || refusals.allow(source)) {
+                incoming.answerStatelessly(answer.response());
+            }
+            return;
+        }
+        Optional<PeerConfig> peer = caller instanceof PeerIdentification.Peer found ? Optional.of(found.peer())
+                : Optional.empty();
+        Optional<DigestCheck.Accepted> digest = caller instanceof PeerIdentification.Peer found ? found.digest()
+                : Optional.empty();
         if (peer.isEmpty()) {
             int code = active.config().admission().unknownPeerCode();
             services.metrics().unknownSource(); // every one, whatever the log and the answers' budget let through
@@ -293,21 +309,74 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
             services.metrics().requestAbsorbed(SHED_INVITE);
             return;
         }
+        if (digest.isPresent() && shedAuthenticated(incoming, identity, source, peer.get(), active)) {
+            return;
+        }
         ServerTransaction server = incoming.transaction();
         if (!SipMessages.hasHopsLeft(request)) {
             server.respond(services.messages().refusal(Response.TOO_MANY_HOPS, request, "Max-Forwards exhausted", 0));
             return;
         }
+        if (digest.isPresent()) {
+            // Checked once the transaction absorbs the INVITE's retransmissions: each copy is not a replay.
+            useCredentials(digest.get(), incoming, server, active, identity, source, peer.get());
+            return;
+        }
+        startCall(incoming, server, active, identity, source, peer.get());
+    }
+
+    /**
+     * An INVITE accepted on digest credentials: the call starts if this is their nonce and nonce-count's first use
+     * in the fleet, else the INVITE is challenged again. Redis's answer is taken up on the call's loop.
+     */
+    private void useCredentials(DigestCheck.Accepted accepted, IncomingRequest incoming, ServerTransaction server,
+                                ActiveConfig active, CallIdentity identity, InetAddress source, PeerConfig peer) {
+        Request request = server.request();
+        identification.firstUse(accepted, active).whenCompleteAsync((first, error) -> {
+            try {
+                if (error != null) {
+                    throttled.log(Level.WARN, "INVITE from " + source + ": credentials' use not recorded", error);
+                    server.respond(services.messages().refusal(Refusals.INTERNAL_ERROR.status(), request,
+                            Refusals.INTERNAL_ERROR.reason(), 0));
+                } else if (first) {
+                    startCall(incoming, server, active, identity, source, peer);
+                } else {
+                    server.respond(identification.replayed(request, peer, source));
+                }
+            } catch (Exception e) {
+                throttled.log(Level.WARN, "INVITE from " + source + " not handled", e);
+            }
+        }, services.transports().loopFor(identity.callId()));
+    }
+
+    /**
+     * A peer known by its credentials only once its INVITE was parsed meets overload control now, as the others do
+     * before parsing ({@link #shed}): answered 503 statelessly if shed.
+     */
+    private boolean shedAuthenticated(IncomingRequest incoming, CallIdentity identity, InetAddress source,
+                                      PeerConfig peer, ActiveConfig active) throws Exception {
+        Optional<String> shed = shed(source, identity.callId(), identity.fromTag(), identity.cseq(), active,
+                () -> Optional.of(peer),
+                () -> overload.shed(services.calls().size(), services.dialogs().full(), Duration.ZERO));
+        if (shed.isPresent()) {
+            incoming.answerStatelessly(services.messages().refusal(Response.SERVICE_UNAVAILABLE, incoming.request(),
+                    shed.get(), 1));
+        }
+        return shed.isPresent();
+    }
+
+    private void startCall(IncomingRequest incoming, ServerTransaction server, ActiveConfig active,
+                           CallIdentity identity, InetAddress source, PeerConfig peer) throws Exception {
+        Request request = incoming.request();
         Transport came = incoming.source().transport();
         SipListener inbound = listeners.at(came, JainSip.local(request));
         CallLegs legs = new TransactionCallLegs(server, inbound, listeners, layer, wire, services.messages(),
                 udpSizeRule, active.config().sip().limits().pathMtu());
-        Optional<Challenge> challenge = services.calls().takeChallenge(identity, peer.get().id(),
+        Optional<Challenge> challenge = services.calls().takeChallenge(identity, peer.id(),
                 SipMessages.hasCredentials(request));
         InviteCall call = new InviteCall(
                 callServices.on(CallTime.onLoop(services.transports().loopFor(identity.callId()))), active, request,
-                identity,
-                new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get(), challenge);
+                identity, new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer, challenge);
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
@@ -350,6 +419,12 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
      */
     Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
                           String callerTag, long cseq, ActiveConfig active, Supplier<Optional<ShedReason>> reason) {
+        return shed(source, callId, callerTag, cseq, active, () -> active.peers().find(source, certificate), reason);
+    }
+
+    /** As the method above, for a new INVITE whose peer is {@code peerOf}'s (asked only when it matters). */
+    private Optional<String> shed(InetAddress source, String callId, String callerTag, long cseq, ActiveConfig active,
+                                  Supplier<Optional<PeerConfig>> peerOf, Supplier<Optional<ShedReason>> reason) {
         if (services.calls().inProgress(callId, callerTag) || services.dialogs().find(callId, callerTag).isPresent()) {
             return Optional.empty();
         }
@@ -359,7 +434,7 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
             refused.get().shedReason().ifPresent(copy -> services.metrics().requestAbsorbed(SHED_INVITE));
             return refused.get().shedReason();
         }
-        Optional<PeerConfig> peer = active.peers().find(source, certificate);
+        Optional<PeerConfig> peer = peerOf.get();
         if (peer.isEmpty()) {
             return Optional.empty();
         }

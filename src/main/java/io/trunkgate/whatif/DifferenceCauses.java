@@ -2,7 +2,6 @@ package io.trunkgate.whatif;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,18 +11,24 @@ import java.util.Optional;
 /**
  * Why a call replayed under the configuration that decided it can get another decision: its peer's windows counted
  * at the time more, or less, than the records show. Found in the records around the call, within the longest window
- * of its peer before it: calls whose answer from Redis did not come in time (Redis may have counted them though the
- * gateway refused them, or, out of reach, a failover or a restart may have lost what it counted), a run of a gateway
- * whose records stop before the others' (stopped or killed, and maybe started again under its instance-id: its calls
- * in progress then have no record), the start of the records (calls before them counted). A record without
+ * of its peer before it: calls whose answer from Redis did not come in time, from their arrival until the gateway
+ * gave up on them (Redis may have counted them though the gateway refused them, or, out of reach, a failover or a
+ * restart may have lost what it counted), a run of a gateway whose records stop before the others' (stopped or killed,
+ * and maybe started again under its instance-id: its calls in progress then have no record, nor those it admitted
+ * between its last record and its stop), the start of the records (calls before them counted). A record without
  * {@code decidedAt} (written before the field) is replayed at its arrival, not when Redis decided it: that alone can
  * move it across a window's edge.
  */
 final class DifferenceCauses {
 
-    private final long[] undecidedMicros;
+    /** When each call Redis did not answer in time arrived, in order. */
+    private final long[] undecidedFromMicros;
+    /** At the same index, the latest end (the gateway gave up on it) of that call and those before it. */
+    private final long[] undecidedUntilMicros;
     /** By run of a gateway, in the order they began: when its last record ended. */
     private final Map<Run, Long> lastRecordMicros = new LinkedHashMap<>();
+    /** By run of a gateway, when the next run of it started, if the records show one. */
+    private final Map<Run, Instant> startedAgain = new LinkedHashMap<>();
     private final long firstMicros;
     private final long lastMicros;
     /** The longest a recorded call was up: how long before its last record a stopped gateway's lost calls began. */
@@ -31,14 +36,29 @@ final class DifferenceCauses {
 
     /** From every call read ({@code calls} in order of decision). */
     DifferenceCauses(List<RecordedCall> calls) {
-        undecidedMicros = calls.stream().filter(RecordedCall::redisUnanswered).mapToLong(RecordedCall::decidedMicros)
-                .toArray();
-        Arrays.sort(undecidedMicros);
+        // Redis may count such a call at any time from its arrival until the gateway gave up on it (its record's
+        // end): a command held up on the way runs late, and stays counted until the gateway revokes its late answer
+        List<RecordedCall> undecided = calls.stream().filter(RecordedCall::redisUnanswered)
+                .sorted(Comparator.comparingLong(RecordedCall::decidedMicros)).toList();
+        undecidedFromMicros = undecided.stream().mapToLong(RecordedCall::decidedMicros).toArray();
+        undecidedUntilMicros = new long[undecided.size()];
+        long until = Long.MIN_VALUE;
+        for (int i = 0; i < undecided.size(); i++) {
+            until = Math.max(until, Math.max(undecidedFromMicros[i], RecordedCall.micros(undecided.get(i).endedAt())));
+            undecidedUntilMicros[i] = until;
+        }
         for (RecordedCall call : calls) {
             if (!call.gateway().isEmpty()) {
                 lastRecordMicros.merge(new Run(call.gateway(), call.gatewayStartedAt()),
                         RecordedCall.micros(call.endedAt()), Math::max);
             }
+        }
+        for (Run run : lastRecordMicros.keySet()) {
+            lastRecordMicros.keySet().stream()
+                    .filter(r -> r.gateway().equals(run.gateway()) && run.startedAt() != null && r.startedAt() != null
+                            && r.startedAt().isAfter(run.startedAt()))
+                    .map(Run::startedAt).min(Comparator.naturalOrder())
+                    .ifPresent(again -> startedAgain.put(run, again));
         }
         firstMicros = calls.isEmpty() ? 0 : calls.get(0).decidedMicros();
         lastMicros = calls.stream().mapToLong(RecordedCall::decidedMicros).max().orElse(0);
@@ -61,24 +81,23 @@ final class DifferenceCauses {
         long at = call.decidedMicros();
         long from = at - window.toNanos() / 1000;
         String span = "within " + ReportText.duration(window) + " before it";
-        int i = Arrays.binarySearch(undecidedMicros, from);
-        int first = i >= 0 ? i : -i - 1;
-        if (first < undecidedMicros.length && undecidedMicros[first] <= at) {
+        // of the calls Redis did not answer in time that arrived by then, did one end after from?
+        int arrived = arrivedBy(at);
+        if (arrived > 0 && undecidedUntilMicros[arrived - 1] >= from) {
             return "Redis did not answer in time " + span + " (out of reach, or its answer came too late): it may"
                     + " have counted calls the records do not show as admitted, or lost calls it counted (a failover or"
                     + " restart)";
         }
         for (Map.Entry<Run, Long> run : lastRecordMicros.entrySet()) {
-            long last = run.getValue();
-            // its calls in progress when it stopped, admitted at most longestUp before, have no record
-            if (last < lastMicros && at >= last - longestUpMicros && from <= last) {
-                Run stopped = run.getKey();
-                Optional<Instant> again = lastRecordMicros.keySet().stream()
-                        .filter(r -> r.gateway().equals(stopped.gateway()) && stopped.startedAt() != null
-                                && r.startedAt() != null && r.startedAt().isAfter(stopped.startedAt()))
-                        .map(Run::startedAt).min(Comparator.naturalOrder());
+            long lastRecord = run.getValue();
+            Run stopped = run.getKey();
+            Optional<Instant> again = Optional.ofNullable(startedAgain.get(stopped));
+            // it stopped after its last record and, when the records show it started again, before that: its calls
+            // in progress then, admitted at most longestUp before its last record, have no record
+            long stoppedBy = Math.max(lastRecord, again.map(RecordedCall::micros).orElse(lastRecord));
+            if (lastRecord < lastMicros && at >= lastRecord - longestUpMicros && from <= stoppedBy) {
                 return "gateway " + stopped.gateway() + " stopped writing records at "
-                        + Instant.EPOCH.plusNanos(last * 1000)
+                        + Instant.EPOCH.plusNanos(lastRecord * 1000)
                         + again.map(start -> " and started again at " + start + " (killed, or stopped)").orElse("")
                         + ", before the others: calls it had in progress then have no record, yet counted in windows";
             }
@@ -87,5 +106,20 @@ final class DifferenceCauses {
             return "the records begin " + span + ": calls before them counted in its windows";
         }
         return "";
+    }
+
+    /** How many of the calls Redis did not answer in time arrived at or before {@code micros}. */
+    private int arrivedBy(long micros) {
+        int low = 0;
+        int high = undecidedFromMicros.length;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (undecidedFromMicros[middle] <= micros) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return low;
     }
 }

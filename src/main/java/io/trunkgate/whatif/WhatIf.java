@@ -110,7 +110,8 @@ public final class WhatIf {
                 recordedAtCarriers(call);
                 recordedOverCaps(call);
                 Optional<String> skip = unreproducible(call);
-                Optional<PeerConfig> peer = config.peers().find(call.source());
+                Optional<PeerConfig> peer = config.peers().find(call.source())
+                        .or(() -> config.peers().withCredentials(call.peer(), call.source()));
                 if (skip.isEmpty() && peer.isEmpty()) {
                     skip = Optional.of("no peer of this configuration matches the source");
                 }

@@ -86,8 +86,10 @@ class SampleConfigTest {
 
         GatewayConfig config = ConfigLoader.load(dir.resolve("gateway.conf"));
 
-        assertEquals(Set.of("local", "acme", "globex", "initech"), config.peers().keySet());
+        assertEquals(Set.of("local", "acme", "globex", "initech", "vandelay"), config.peers().keySet());
         assertEquals(List.of(), config.peers().get("initech").sources());
+        assertEquals("vandelay-pbx", config.peers().get("vandelay").credentials().orElseThrow().user());
+        assertEquals(List.of(), config.peers().get("vandelay").sources());
         assertTrue(config.peers().get("initech").certificates().get(0) instanceof CertificateMatch.Sha256);
         PeerConfig acme = config.peers().get("acme");
         assertEquals(List.of(Cidr.parse("198.51.100.0/24"), Cidr.parse("203.0.113.7")), acme.sources());

@@ -211,7 +211,7 @@ class TlsConfigTest {
         List<ConfigError> errors = files.errors(TlsFiles.CHECK);
 
         assertError(errors, files.path("peers/a.conf"), 0, "match.sources", "required key missing: a peer is matched by"
-                + " match.sources, match.certificates or both");
+                + " match.sources, match.certificates, match.credentials or several of them");
         assertError(errors, files.path("peers/b.conf"), 2, "match.certificates", "must list at least one certificate");
         assertError(errors, files.path("peers/c.conf"), 3, "match.certificates[0].sha256", "must be a SHA-256"
                 + " fingerprint: 64 hex digits");

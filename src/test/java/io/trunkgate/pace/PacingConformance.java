@@ -93,10 +93,19 @@ abstract class PacingConformance {
         for (Reservation r : slots) {
             assertTrue(r.delay().compareTo(carrier.maxWait()) <= 0, "accepted a wait of " + r.delay());
         }
-        double seconds = (slots.get(slots.size() - 1).slotMicros() - slots.get(0).slotMicros()) / 1e6;
-        double rate = (slots.size() - 1) / seconds;
-        assertEquals(carrier.cps(), rate, carrier.cps() * 0.01, "achieved rate");
-        assertTrue(slots.size() >= 5 * carrier.cps() * 0.95, "only " + slots.size() + " slots in 5 s");
+        // The exact rate while calls wait: a slot taken by a call that had to wait follows the one before it by
+        // exactly the interval; a longer gap only comes to a call that found the carrier idle (no wait), which is
+        // all a box too busy to keep offering 3x the rate can make of it.
+        int waited = 0;
+        for (int i = 1; i < slots.size(); i++) {
+            if (!slots.get(i).delay().isZero()) {
+                waited++;
+                assertEquals(intervalMicros, slots.get(i).slotMicros() - slots.get(i - 1).slotMicros(),
+                        "slot " + i + " waited " + slots.get(i).delay() + " yet does not follow slot " + (i - 1));
+            }
+        }
+        assertTrue(waited >= slots.size() / 2, "only " + waited + " of " + slots.size() + " slots waited: the"
+                + " offer never filled the carrier's rate");
     }
 
     @Test

@@ -11,15 +11,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * baresip, the softphone, as a caller over TLS: started with its own configuration in a test's directory
- * (a client certificate, the CA to trust, G.711 and a sine wave as its microphone, no sound card), driven through its
- * ctrl_tcp module (JSON in netstrings: commands in, call events out).
+ * baresip, the softphone, as a caller over TLS or UDP: started with its own configuration in a test's directory
+ * (a client certificate and the CA to trust, or digest credentials; G.711 and a sine wave as its microphone, no sound
+ * card), driven through its ctrl_tcp module (JSON in netstrings: commands in, call events out).
  */
 public final class Baresip implements AutoCloseable {
 
@@ -59,11 +60,26 @@ public final class Baresip implements AutoCloseable {
         Path home = Files.createDirectories(dir.resolve("baresip-" + host));
         Path certificate = home.resolve("client.pem");
         Files.writeString(certificate, Files.readString(identity.certificateFile()) + Files.readString(identity.keyFile()));
+        return start(home, host, List.of("sip_certificate " + certificate, "sip_cafile " + ca.certificateFile()),
+                "<sip:" + user + "@" + host + ";transport=tls>;regint=0");
+    }
+
+    /**
+     * baresip on {@code host} calling over UDP, its account {@code user} with the digest credentials
+     * {@code user}/{@code password} it answers any challenge with (libre 1.x: MD5 only, one challenge per realm).
+     */
+    public static Baresip startWithPassword(Path dir, String host, String user, String password) throws Exception {
+        Path home = Files.createDirectories(dir.resolve("baresip-" + host));
+        return start(home, host, List.of(), "<sip:" + user + "@" + host + ";transport=udp>;auth_user=" + user
+                + ";auth_pass=" + password + ";regint=0");
+    }
+
+    private static Baresip start(Path home, String host, List<String> transportLines, String account)
+            throws Exception {
         int controlPort = SipSockets.freePort();
-        Files.writeString(home.resolve("config"), String.join("\n",
-                "sip_listen " + host + ":" + SipSockets.freePort(),
-                "sip_certificate " + certificate,
-                "sip_cafile " + ca.certificateFile(),
+        List<String> config = new java.util.ArrayList<>(List.of("sip_listen " + host + ":" + SipSockets.freePort()));
+        config.addAll(transportLines);
+        config.addAll(List.of(
                 "module_path /usr/lib/baresip/modules",
                 "module g711.so",
                 "module ausine.so",
@@ -74,7 +90,8 @@ public final class Baresip implements AutoCloseable {
                 "module_app menu.so",
                 "module_app ctrl_tcp.so",
                 "ctrl_tcp_listen 127.0.0.1:" + controlPort, ""));
-        Files.writeString(home.resolve("accounts"), "<sip:" + user + "@" + host + ";transport=tls>;regint=0\n");
+        Files.writeString(home.resolve("config"), String.join("\n", config));
+        Files.writeString(home.resolve("accounts"), account + "\n");
         Path log = home.resolve("baresip.log");
         Process process = new ProcessBuilder("baresip", "-f", home.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();

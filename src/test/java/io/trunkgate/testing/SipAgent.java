@@ -426,13 +426,23 @@ public final class SipAgent implements SipListener, AutoCloseable {
          * CSeq, a new branch, and a Proxy-Authorization header (its digest is not checked by the test carriers).
          */
         public void retryWithCredentials() throws Exception {
+            retryWithProxyAuthorization("Digest username=\"acme\", realm=\"carrier.test\", nonce=\"n\", uri=\""
+                    + invite.getRequest().getRequestURI() + "\", response=\"00000000000000000000000000000000\"");
+        }
+
+        /**
+         * As {@link #retryWithCredentials}, with a Proxy-Authorization of each of these values, in order (one per
+         * realm that challenged the call: {@link DigestClient#answer}).
+         */
+        public void retryWithProxyAuthorization(String... credentials) throws Exception {
             Request retry = (Request) invite.getRequest().clone();
             ((CSeqHeader) retry.getHeader(CSeqHeader.NAME)).setSeqNumber(++cseq);
             retry.removeHeader(javax.sip.header.ViaHeader.NAME);
             retry.addHeader(HEADERS.createViaHeader(host, port, transport, JainSip.newBranch()));
-            retry.setHeader(HEADERS.createHeader(javax.sip.header.ProxyAuthorizationHeader.NAME,
-                    "Digest username=\"acme\", realm=\"carrier.test\", nonce=\"n\", uri=\""
-                            + retry.getRequestURI() + "\", response=\"00000000000000000000000000000000\""));
+            retry.removeHeader(javax.sip.header.ProxyAuthorizationHeader.NAME);
+            for (String value : credentials) {
+                retry.addHeader(HEADERS.createHeader(javax.sip.header.ProxyAuthorizationHeader.NAME, value));
+            }
             ClientTransaction transaction = provider.getNewClientTransaction(retry);
             invite = transaction;
             transaction.sendRequest();

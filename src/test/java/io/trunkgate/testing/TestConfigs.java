@@ -14,6 +14,7 @@ import io.trunkgate.config.GroupConfig;
 import io.trunkgate.config.Limit;
 import io.trunkgate.config.LimitMode;
 import io.trunkgate.config.PeerConfig;
+import io.trunkgate.config.PeerCredentials;
 import io.trunkgate.config.ProbeSettings;
 import io.trunkgate.config.RedisDownPolicy;
 import io.trunkgate.config.RedisSettings;
@@ -65,6 +66,7 @@ public final class TestConfigs {
     private Optional<String> rerouteHook = Optional.empty();
     private RerouteSettings reroute = RerouteSettings.NONE;
     private Duration leaseTime = AdmissionSettings.DEFAULT_LEASE_TIME;
+    private Duration nonceLifetime = AdmissionSettings.DEFAULT_NONCE_LIFETIME;
     private Duration overloadDelay = Duration.ZERO;
     private WarmUpSettings warmUp = WarmUpSettings.OFF;
     private DnsSettings dns = DnsSettings.SYSTEM;
@@ -301,6 +303,18 @@ public final class TestConfigs {
         return this;
     }
 
+    /** admission.nonce-lifetime: how long a digest challenge's nonce may be answered. */
+    public TestConfigs nonceLifetime(Duration lifetime) {
+        this.nonceLifetime = lifetime;
+        return this;
+    }
+
+    /** A peer known by {@code credentials}, under {@code limit}, from {@code sources} if any, else from anywhere. */
+    public TestConfigs peerByCredentials(String id, PeerCredentials credentials, Limit limit, String... sources) {
+        return peer(new PeerConfig(id, java.util.Arrays.stream(sources).map(Cidr::parse).toList(), Optional.empty(),
+                List.of(limit), OptionalInt.empty(), List.of(), LimitMode.ENFORCE, Optional.of(credentials)));
+    }
+
     /** dns.*: where carrier host names are looked up. */
     public TestConfigs dns(DnsSettings settings) {
         this.dns = settings;
@@ -327,7 +341,7 @@ public final class TestConfigs {
         SipSettings sip = new SipSettings(listeners, workerThreads, maxCallsInProgress, maxNewCallsPerSecond,
                 Duration.ofSeconds(2), overloadDelay, sipLimits, tcpLimits, drainTimeout, warmUp);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
-                redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime),
+                redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime, nonceLifetime),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
                         adminMaxConnectionsPerAddress, adminTokenFile), peers, groups, carriers, routes, rerouteHook, records, reroute, dns);
     }

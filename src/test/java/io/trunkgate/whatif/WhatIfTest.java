@@ -84,6 +84,26 @@ class WhatIfTest {
     }
 
     @Test
+    void aCallOfAPeerKnownByItsCredentialsIsReplayedAsItsRecordSaysWhateverItsAddress() throws Exception {
+        Path conf = GeneratedRecords.writeConfig(dir.resolve("conf"), GeneratedRecords.PEER_A_LIMITS);
+        Files.writeString(conf.resolve("peers/pbx.conf"), "id = pbx\nmatch.credentials { user = pbx, realm = r,"
+                + " password = x }\nlimits = [ { window = 1s, max = 1 } ]\n");
+        GatewayConfig config = ConfigLoader.load(conf.resolve("gateway.conf"));
+        Path file = dir.resolve("pbx.jsonl");
+        String roaming = call("p1", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z", "admitted", "gw")
+                .replace("10.0.0.1:5060", "198.51.100.9:5060").replace("\"peer\":\"a\"", "\"peer\":\"pbx\"");
+        Files.writeString(file, roaming + "\n" + roaming.replace("p1", "p2") + "\n"
+                + roaming.replace("p1", "p3").replace("\"peer\":\"pbx\"", "\"peer\":\"a\"") + "\n");
+
+        WhatIfReport report = replay(config, file);
+
+        assertEquals(2, report.peers().get("pbx").offered(), "found by the peer its credentials named");
+        assertEquals(1, report.peers().get("pbx").admitted(), "its limit of 1 a second");
+        assertEquals(Map.of("no peer of this configuration matches the source", 1), report.notReplayed(),
+                "a peer known by its address is not found from another one");
+    }
+
+    @Test
     void eachCallWhoseDecisionDiffersIsNamedWhyByWhatTheRecordsShowAroundIt() throws Exception {
         GatewayConfig config = config(GeneratedRecords.PEER_A_LIMITS); // a: 10 per 1 s, 300 per 1 min
         // a call, then a minute later 12 within a second, all admitted: the replay refuses the last two
@@ -172,6 +192,60 @@ class WhatIfTest {
         Path unmarked = dir.resolve("unmarked.jsonl");
         Files.writeString(unmarked, records.toString().replaceAll("\"gatewayStartedAt\":\"[^\"]*\",", ""));
         assertEquals(Map.of(WhatIfReport.NO_CAUSE, 1), replay(config, unmarked).differencesBy());
+    }
+
+    @Test
+    void aGatewayKilledAfterItsLastRecordIsNamedForTheCallsItAdmittedUntilItStartedAgain() throws Exception {
+        // bench/soak.sh's gateway-kill as a soak recorded it: gw2's last record ends at 00:01:00, yet it admits
+        // calls of peer a (10 per 1 s) until it is killed at 00:01:00.320 (those have no record, they were in
+        // progress); started again at 00:01:03. gw1 admits 4 and Redis refuses its fifth at 00:01:01.200: more than
+        // 1 s after gw2's last record, but not after gw2 stopped, which the records place before it started again.
+        GatewayConfig config = config("{ window = 1s, max = 10 }");
+        StringBuilder records = new StringBuilder();
+        records.append(call("c0", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z", "admitted", "gw1")).append('\n');
+        records.append(runOf(call("k0", "2026-11-20T00:00:58Z", "2026-11-20T00:00:58Z", "admitted", "gw2"),
+                "2026-11-20T00:00:00Z")).append('\n');
+        for (int i = 0; i < 5; i++) {
+            String at = java.time.Instant.parse("2026-11-20T00:01:01.040Z").plusMillis(40L * i).toString();
+            records.append(call("g" + i, at, at, i < 4 ? "admitted" : "rejected", "gw1")).append('\n');
+        }
+        records.append(call("g9", "2026-11-20T00:01:30Z", "2026-11-20T00:01:30Z", "admitted", "gw1")).append('\n');
+        records.append(runOf(call("r9", "2026-11-20T00:01:30.100Z", "2026-11-20T00:01:30.100Z", "admitted", "gw2"),
+                "2026-11-20T00:01:03Z")).append('\n');
+        Path killed = dir.resolve("killed-late.jsonl");
+        Files.writeString(killed, records);
+
+        WhatIfReport report = replay(config, killed);
+        assertEquals(1, report.differenceCount(), report.differences().toString());
+        assertTrue(report.differences().get(0).matches(".*killed-late.jsonl:7: recorded rejected, replayed admitted:"
+                + " gateway gw2 stopped writing records at 2026-11-20T00:01:00Z and started again at"
+                + " 2026-11-20T00:01:03Z.*"), report.differences().toString());
+    }
+
+    @Test
+    void aCallRedisAnsweredTooLateIsNamedUntilWithinItsPeersWindowAfterTheGatewayGaveUpOnIt() throws Exception {
+        // bench/soak.sh's Redis loss: a call arrives at 00:01:00, its command reaches Redis late (it counts from
+        // 00:01:00.450) and the gateway gives up on it at 00:01:00.500, refusing it; its late answer is revoked
+        // after. Meanwhile 9 calls are admitted and Redis refuses the tenth at 00:01:01.400, more than 1 s after
+        // the late call arrived but within 1 s of when the gateway gave up on it.
+        GatewayConfig config = config("{ window = 1s, max = 10 }");
+        StringBuilder records = new StringBuilder();
+        records.append(call("c0", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z", "admitted", "gw1")).append('\n');
+        records.append(call("u", "2026-11-20T00:01:00Z", null, "redis_unavailable", "gw1")
+                .replace("\"endedAt\":\"2026-11-20T00:01:02Z\"", "\"endedAt\":\"2026-11-20T00:01:00.500Z\""))
+                .append('\n');
+        for (int i = 0; i < 10; i++) {
+            String at = java.time.Instant.parse("2026-11-20T00:01:00.550Z").plusMillis(i < 9 ? 90L * i : 850)
+                    .toString();
+            records.append(call("a" + i, at, at, i < 9 ? "admitted" : "rejected", "gw1")).append('\n');
+        }
+        Path late = dir.resolve("answered-late.jsonl");
+        Files.writeString(late, records);
+
+        WhatIfReport report = replay(config, late);
+        assertEquals(1, report.differenceCount(), report.differences().toString());
+        assertTrue(report.differences().get(0).matches(".*answered-late.jsonl:12: recorded rejected, replayed"
+                + " admitted: Redis did not answer in time within 1 s before it.*"), report.differences().toString());
     }
 
     /** {@code record} as written by the run of its gateway started at {@code startedAt}. */

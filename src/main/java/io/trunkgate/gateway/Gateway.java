@@ -3,6 +3,8 @@ package io.trunkgate.gateway;
 import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
 import io.trunkgate.admin.LiveCalls;
+import io.trunkgate.capture.Capture;
+import io.trunkgate.capture.HepCapture;
 import io.trunkgate.config.AdminTokenFile;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
@@ -233,8 +235,12 @@ public final class Gateway implements AutoCloseable {
         RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
+        // started before the SIP stack, so it stops after it; messages are taken once calls are
+        Optional<HepCapture> capture = config.capture().map(settings -> parts.add("SIP capture",
+                HepCapture.start(settings)));
+        capture.ifPresent(hep -> metrics.trackCapture(hep::sent, dropCounts(hep), hep::connected, hep::queued));
         SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
-                overload, tls.listening() ? tls : null);
+                overload, tls.listening() ? tls : null, capture.<Capture>map(hep -> hep).orElse(Capture.NONE));
         parts.started("SIP stack", sip::stop);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
                 config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver,
@@ -253,6 +259,9 @@ public final class Gateway implements AutoCloseable {
                 plan::isWarmUpCall, active.get()));
         if (warmUp.isEmpty()) {
             metrics.ready();
+            if (takeCalls) {
+                capture.ifPresent(HepCapture::open);
+            }
         }
         SipListener listener = starting.<SipListener>map(gate -> gate).orElse(proxy);
         for (SipProvider provider : sip.providers()) {
@@ -267,12 +276,19 @@ public final class Gateway implements AutoCloseable {
         if (warmUp.isPresent()) {
             warmUp(warmUp.get(), config, active, calls, dialogs, metrics);
             if (takeCalls) {
+                capture.ifPresent(HepCapture::open);
                 sip.newCalls().deliverTo(proxy);
                 starting.get().open();
             }
         }
         return new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
                 overload, metrics, health, resolver, tls, proxy.operatorCalls(), parts);
+    }
+
+    private static Map<String, LongSupplier> dropCounts(HepCapture capture) {
+        Map<String, LongSupplier> counts = new TreeMap<>();
+        HepCapture.DROP_REASONS.forEach(reason -> counts.put(reason, () -> capture.dropped(reason)));
+        return counts;
     }
 
     /** The caps and the target of overload control as configured, with its default constants. */

@@ -9,6 +9,7 @@ import io.trunkgate.capture.internal.CollectorLinks;
 import io.trunkgate.config.CaptureSettings;
 import io.trunkgate.config.Transport;
 import io.trunkgate.testing.Await;
+import io.trunkgate.testing.HepCollector;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -17,6 +18,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -189,20 +191,12 @@ class HepCaptureTest {
         return text;
     }
 
-    /** The payload chunk (type 15) of a HEP packet. */
     private static String payload(byte[] hep) {
-        ByteBuffer in = ByteBuffer.wrap(hep, 6, hep.length - 6);
-        while (in.hasRemaining()) {
-            in.getShort();
-            int type = in.getShort();
-            int length = in.getShort() - 6;
-            byte[] value = new byte[length];
-            in.get(value);
-            if (type == 15) {
-                return new String(value, StandardCharsets.US_ASCII);
-            }
+        try {
+            return HepCollector.decode(hep).payload();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
         }
-        return null;
     }
 
     /** Reads HEP packets off a TCP connection (each framed by its length) into {@code payloads}. */

@@ -31,8 +31,7 @@ public final class AnsweringParserFactory implements MessageParserFactory {
                     && worker.getMessageProcessor() instanceof LanedUdpListener udp) {
                 DatagramPacket datagram = StackInternals.datagramBeingProcessed(worker);
                 InetSocketAddress source = (InetSocketAddress) datagram.getSocketAddress();
-                return received.parse(bytes, source, "UDP",
-                        answer -> udp.socket().send(new DatagramPacket(answer, answer.length, source)));
+                return received.parse(bytes, source, "UDP", answer -> udp.answer(answer, source));
             }
             return plain.parseSIPMessage(bytes, readBody, strict, listener);
         };

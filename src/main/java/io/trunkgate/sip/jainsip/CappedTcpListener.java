@@ -7,6 +7,7 @@ import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 import gov.nist.javax.sip.stack.SIPStackTimerTask;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
+import io.trunkgate.capture.Capture;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.sip.wire.NewCallTriage;
 import java.io.IOException;
@@ -42,6 +43,7 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
     private final ReceivedMessageParser received;
     private final NewCallTriage newCalls;
     private final TlsEngines tls;
+    private final Capture capture;
     private final Set<FramedTcpConnection> watched = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<InetAddress, Integer> inboundBySource = new ConcurrentHashMap<>();
     private final AtomicInteger inbound = new AtomicInteger();
@@ -61,8 +63,9 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
 
     /** @param tls null for TCP, else where the TLS connections' engines come from */
     CappedTcpListener(InetAddress address, SIPTransactionStack stack, int port, TcpLimits limits,
-                      ReceivedMessageParser received, NewCallTriage newCalls, TlsEngines tls) {
+                      ReceivedMessageParser received, NewCallTriage newCalls, TlsEngines tls, Capture capture) {
         super(address, stack, port);
+        this.capture = capture;
         this.limits = limits;
         this.received = received;
         this.newCalls = newCalls;
@@ -79,6 +82,11 @@ final class CappedTcpListener extends NioTcpMessageProcessor {
     @Override
     public boolean isSecure() {
         return tls != null;
+    }
+
+    /** Where the connections report the messages they receive and send. */
+    Capture capture() {
+        return capture;
     }
 
     ReceivedMessageParser received() {

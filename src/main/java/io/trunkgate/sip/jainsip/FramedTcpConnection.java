@@ -1,6 +1,7 @@
 package io.trunkgate.sip.jainsip;
 
 import java.util.Optional;
+import io.trunkgate.capture.Capture;
 import io.trunkgate.config.PresentedCertificate;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPMessage;
@@ -8,6 +9,7 @@ import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.trunkgate.config.TcpLimits;
+import io.trunkgate.config.Transport;
 import io.trunkgate.sip.wire.SipHead;
 import io.trunkgate.sip.wire.SipStreamFramer;
 import java.io.IOException;
@@ -151,6 +153,9 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         } else {
             tls.send(message, SENDING_TRANSACTION.get(), records -> super.sendMessage(records, isClient));
         }
+        if (message != KEEP_ALIVE_PONG) {
+            sent(message, remote);
+        }
     }
 
     @Override
@@ -160,6 +165,40 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
         } else {
             tls.send(message, SENDING_TRANSACTION.get(), records -> super.sendMessage(records, address, port, retry));
         }
+        sent(message, new InetSocketAddress(address, port));
+    }
+
+    /** Captures a message sent (over TLS: handed to the TLS layer, which may still wait for the handshake). */
+    private void sent(byte[] message, InetSocketAddress to) {
+        Capture capture = processor.capture();
+        if (capture.on()) {
+            capture.message(message, 0, message.length, local(), to, transport(), Capture.nowMicros());
+        }
+    }
+
+    private void received(byte[] message) {
+        Capture capture = processor.capture();
+        if (capture.on()) {
+            capture.message(message, 0, message.length, remote, local(), transport(), Capture.nowMicros());
+        }
+    }
+
+    /** This end of the connection; the listener's address while a connection to a carrier is being opened. */
+    private InetSocketAddress local() {
+        SocketChannel socket = socketChannel;
+        try {
+            if (socket != null && socket.getLocalAddress() instanceof InetSocketAddress address
+                    && address.getPort() != 0) {
+                return address;
+            }
+        } catch (IOException | RuntimeException closed) {
+            // as while being opened
+        }
+        return new InetSocketAddress(processor.getIpAddress(), processor.getPort());
+    }
+
+    private Transport transport() {
+        return tls == null ? Transport.TCP : Transport.TLS;
     }
 
     /**
@@ -224,6 +263,7 @@ final class FramedTcpConnection extends NioTcpMessageChannel {
             completed = framer.add(bytes, new SipStreamFramer.Receiver() {
                 @Override
                 public void message(byte[] message, SipHead head) {
+                    received(message);
                     dispatch(message, head);
                 }
 

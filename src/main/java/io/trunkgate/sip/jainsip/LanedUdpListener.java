@@ -1,19 +1,23 @@
 package io.trunkgate.sip.jainsip;
 
 import java.util.Optional;
+import gov.nist.core.HostPort;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
+import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.UDPMessageProcessor;
+import io.trunkgate.capture.Capture;
+import io.trunkgate.config.Transport;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.overload.ReceiveLoop;
 import io.trunkgate.sip.wire.NewCallTriage;
 import io.trunkgate.sip.wire.SipHead;
 import java.io.IOException;
 import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedList;
@@ -30,7 +34,8 @@ import org.slf4j.event.Level;
  * Otherwise it is queued for the workers in its call's lane ({@link PerCallDatagramQueue}), with its head; while
  * any worker holds a datagram, everything after it is queued too, so a call's messages never overtake one another.
  * The workers are JAIN-SIP's. The loop tells its {@link ReceiveLoop} meter when it reads, and which datagrams are
- * the probes that meter sends through the socket to see how long datagrams wait there.
+ * the probes that meter sends through the socket to see how long datagrams wait there. Each datagram read, and each
+ * message sent from the socket (by its channels, or as a stateless answer), is reported to its {@link Capture}.
  */
 final class LanedUdpListener extends UDPMessageProcessor {
 
@@ -39,11 +44,15 @@ final class LanedUdpListener extends UDPMessageProcessor {
     private final PerCallDatagramQueue queue;
     private final NewCallTriage triage;
     private final ReceiveLoop meter;
+    private final Capture capture;
+    private final InetSocketAddress local;
 
     LanedUdpListener(InetAddress address, SIPTransactionStack stack, int port, int workers,
                      int maxMessageSize, OverloadController overload, PerCallDatagramQueue queue,
-                     NewCallTriage triage) throws IOException {
+                     NewCallTriage triage, Capture capture) throws IOException {
         super(address, stack, port);
+        this.capture = capture;
+        this.local = new InetSocketAddress(address, sock.getLocalPort());
         this.workers = workers;
         this.maxMessageSize = maxMessageSize;
         this.queue = queue;
@@ -53,24 +62,16 @@ final class LanedUdpListener extends UDPMessageProcessor {
         StackInternals.sendFromListeningSockets(stack);
     }
 
-    /** The listening socket, which answers to datagrams leave from. */
-    DatagramSocket socket() {
-        return sock;
-    }
-
     @Override
     public void run() {
         LinkedList<UDPMessageChannel> channels = new LinkedList<>();
         for (int i = 0; i < workers; i++) {
             // the constructor starts the worker, which takes from this processor's queue
-            String name = ((SipStackImpl) sipStack).getStackName() + "-UDPMessageChannelThread-" + i;
-            channels.add(new UDPMessageChannel(sipStack, this, name) {
-            });
+            channels.add(new Channel(((SipStackImpl) sipStack).getStackName() + "-UDPMessageChannelThread-" + i));
         }
         messageChannels = channels;
         // the loop's own channel: this constructor starts no thread
-        UDPMessageChannel here = new UDPMessageChannel(getIpAddress(), getPort(), sipStack, this) {
-        };
+        UDPMessageChannel here = new Channel(getIpAddress(), getPort());
         byte[] buffer = new byte[maxMessageSize];
         DatagramPacket received = new DatagramPacket(buffer, buffer.length);
         while (isRunning) {
@@ -84,9 +85,12 @@ final class LanedUdpListener extends UDPMessageProcessor {
                 long receivedAt = System.currentTimeMillis();
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
+                if (capture.on()) {
+                    capture.message(message, 0, message.length, source, local, Transport.UDP, Capture.nowMicros());
+                }
                 SipHead head = SipHead.read(message, 0, message.length);
                 if (triage.handled(head, source, Optional.empty(), () -> waitAhead(head, source),
-                        answer -> sock.send(new DatagramPacket(answer, answer.length, source)))) {
+                        answer -> answer(answer, source))) {
                     continue;
                 }
                 DatagramPacket packet = new DatagramPacket(message, message.length, source);
@@ -102,6 +106,56 @@ final class LanedUdpListener extends UDPMessageProcessor {
                 TransportProperties.LOG.log(Level.WARN, "UDP listener " + getIpAddress().getHostAddress() + ":"
                         + getPort() + " failed to read a datagram: " + e);
             }
+        }
+    }
+
+    /** Sends a stateless answer (a 503 to a shed call, a 400) from the listening socket. */
+    void answer(byte[] answer, InetSocketAddress to) throws IOException {
+        sock.send(new DatagramPacket(answer, answer.length, to));
+        sent(answer, to.getAddress(), to.getPort(), Transport.UDP);
+    }
+
+    private void sent(byte[] message, InetAddress to, int port, Transport transport) {
+        if (capture.on()) {
+            capture.message(message, 0, message.length, local, new InetSocketAddress(to, port), transport,
+                    Capture.nowMicros());
+        }
+    }
+
+    @Override
+    public MessageChannel createMessageChannel(HostPort target) throws UnknownHostException {
+        return new Channel(target.getInetAddress(), target.getPort());
+    }
+
+    @Override
+    public MessageChannel createMessageChannel(InetAddress host, int port) {
+        return new Channel(host, port);
+    }
+
+    /** JAIN-SIP's channel, whose messages sent are captured as they leave. */
+    private final class Channel extends UDPMessageChannel {
+
+        /** A worker, started at once, taking datagrams from the listener's queue. */
+        Channel(String name) {
+            super(LanedUdpListener.this.sipStack, LanedUdpListener.this, name);
+        }
+
+        /** A channel to send to {@code host:port} with, or to process datagrams on: it starts no thread. */
+        Channel(InetAddress host, int port) {
+            super(host, port, LanedUdpListener.this.sipStack, LanedUdpListener.this);
+        }
+
+        @Override
+        protected void sendMessage(byte[] message, InetAddress to, int port, boolean reconnect) throws IOException {
+            super.sendMessage(message, to, port, reconnect);
+            sent(message, to, port, Transport.UDP);
+        }
+
+        @Override
+        protected void sendMessage(byte[] message, InetAddress to, int port, String protocol, boolean retry)
+                throws IOException {
+            super.sendMessage(message, to, port, protocol, retry);
+            sent(message, to, port, "TCP".equalsIgnoreCase(protocol) ? Transport.TCP : Transport.UDP);
         }
     }
 

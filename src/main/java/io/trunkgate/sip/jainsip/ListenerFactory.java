@@ -18,7 +18,8 @@ import javax.sip.ListeningPoint;
  * {@link TlsEngines} handed to the stack; UDP is JAIN-SIP's, with its
  * workers fed through its {@link LanedUdpListener}'s receive loop; every other transport is JAIN-SIP's
  * NIO one. UDP and TCP listeners put new calls to the stack's {@link NewCallTriage} before anything else; UDP
- * listeners feed the overload controller handed to the stack (see {@link TransportProperties#creating}).
+ * listeners feed the overload controller handed to the stack, and all report their messages to the stack's
+ * {@link io.trunkgate.capture.Capture} (see {@link TransportProperties#creating}).
  */
 public final class ListenerFactory implements MessageProcessorFactory {
 
@@ -38,7 +39,7 @@ public final class ListenerFactory implements MessageProcessorFactory {
             OverloadController overload = TransportProperties.overloadOf(((SipStackImpl) stack).getStackName());
             return new LanedUdpListener(address, stack, port, TransportProperties.workerThreads(properties),
                     SipStackImpl.MAX_DATAGRAM_SIZE, overload, TransportProperties.udpQueue(properties, overload),
-                    newCalls);
+                    newCalls, TransportProperties.captureOf(((SipStackImpl) stack).getStackName()));
         }
         TlsEngines tls;
         if (transport.equalsIgnoreCase(ListeningPoint.TLS)) {
@@ -49,6 +50,7 @@ public final class ListenerFactory implements MessageProcessorFactory {
             return nio.createMessageProcessor(stack, address, port, transport);
         }
         return new CappedTcpListener(address, stack, port, TransportProperties.tcpLimits(properties),
-                ((AnsweringParserFactory) stack.getMessageParserFactory()).received(), newCalls, tls);
+                ((AnsweringParserFactory) stack.getMessageParserFactory()).received(), newCalls, tls,
+                TransportProperties.captureOf(((SipStackImpl) stack).getStackName()));
     }
 }

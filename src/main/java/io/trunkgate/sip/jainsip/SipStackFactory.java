@@ -1,6 +1,7 @@
 package io.trunkgate.sip.jainsip;
 
 import gov.nist.javax.sip.stack.SIPTransactionStack;
+import io.trunkgate.capture.Capture;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.overload.OverloadController;
@@ -80,19 +81,23 @@ public final class SipStackFactory {
         return false;
     }
 
-    /** A stack without TLS listeners: see {@link #create(String, SipSettings, OverloadController, TlsEngines)}. */
+    /**
+     * A stack without TLS listeners, capturing nothing: see
+     * {@link #create(String, SipSettings, OverloadController, TlsEngines, Capture)}.
+     */
     public static Stack create(String name, SipSettings sip, OverloadController overload) throws Exception {
-        return create(name, sip, overload, null);
+        return create(name, sip, overload, null, Capture.NONE);
     }
 
     /**
      * {@code overload} is fed by the stack's UDP listeners: how long datagrams wait, and how busy each loop is;
-     * {@code tls} makes the engines of the TLS listeners' connections (null when there are none).
+     * {@code tls} makes the engines of the TLS listeners' connections (null when there are none); {@code capture}
+     * is told of each message the listeners receive and send.
      */
-    public static Stack create(String name, SipSettings sip, OverloadController overload, TlsEngines tls)
-            throws Exception {
+    public static Stack create(String name, SipSettings sip, OverloadController overload, TlsEngines tls,
+                               Capture capture) throws Exception {
         JainSipSelfCheck.verify();
-        return TransportProperties.creating(name, overload, tls, () -> createStack(name, sip));
+        return TransportProperties.creating(name, overload, tls, capture, () -> createStack(name, sip));
     }
 
     private static Stack createStack(String name, SipSettings sip) throws Exception {

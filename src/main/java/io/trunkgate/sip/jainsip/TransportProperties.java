@@ -1,5 +1,6 @@
 package io.trunkgate.sip.jainsip;
 
+import io.trunkgate.capture.Capture;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.throttle.ThrottledLog;
@@ -29,7 +30,7 @@ public final class TransportProperties {
     /** What the stacks being created are handed, by stack name (see {@link #creating}). */
     private static final Map<String, HandedOver> HANDED_OVER = new ConcurrentHashMap<>();
 
-    private record HandedOver(OverloadController overload, TlsEngines tls) {
+    private record HandedOver(OverloadController overload, TlsEngines tls, Capture capture) {
     }
 
     private TransportProperties() {
@@ -64,14 +65,14 @@ public final class TransportProperties {
 
     /**
      * Runs {@code create}, which creates the stack named {@code stackName} and its listening points, with
-     * {@code overload} and {@code tls} (null without TLS listeners) handed to that stack's listeners. JAIN-SIP
+     * {@code overload}, {@code tls} (null without TLS listeners) and {@code capture} handed to that stack's listeners. JAIN-SIP
      * creates the {@link ListenerFactory} itself, by reflection and with no argument, so they cannot be passed to
      * it: they are left here under the stack's name for as long as the listeners are being created, and the factory
      * takes them when it creates a UDP or TLS listener. No two stacks of one name may be created at once.
      */
-    public static <T> T creating(String stackName, OverloadController overload, TlsEngines tls, Callable<T> create)
-            throws Exception {
-        HandedOver handed = new HandedOver(overload, tls);
+    public static <T> T creating(String stackName, OverloadController overload, TlsEngines tls, Capture capture,
+                                 Callable<T> create) throws Exception {
+        HandedOver handed = new HandedOver(overload, tls, capture);
         if (HANDED_OVER.putIfAbsent(stackName, handed) != null) {
             throw new IllegalStateException("a SIP stack named " + stackName + " is being created already");
         }
@@ -85,6 +86,11 @@ public final class TransportProperties {
     /** The overload controller handed to the stack named {@code stackName} while it is created. */
     static OverloadController overloadOf(String stackName) {
         return handedTo(stackName).overload();
+    }
+
+    /** Where the listeners of the stack named {@code stackName} report the messages they receive and send. */
+    static Capture captureOf(String stackName) {
+        return handedTo(stackName).capture();
     }
 
     /** The TLS engines handed to the stack named {@code stackName} while it is created. */

@@ -12,13 +12,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * SIP capture to a Homer collector (HEP version 3, over UDP or TCP): each message is put in a bounded queue, from
  * which a thread of its own encodes and sends. A message that finds the queue full (the collector is slow, or down
  * and being connected to again) is dropped and counted, never waited for. Messages are taken from {@link #open()}
- * on, so a gateway's warm-up calls are not captured.
+ * on, so a gateway's warm-up calls are not captured. The sender has a thread of the executor it is given to itself,
+ * from start to close.
  */
 public final class HepCapture implements Capture, AutoCloseable {
 
@@ -31,33 +34,38 @@ public final class HepCapture implements Capture, AutoCloseable {
     public static final List<String> DROP_REASONS = List.of(QUEUE_FULL, SEND_FAILED, TOO_LARGE);
 
     private static final Duration RETRY = Duration.ofSeconds(1);
-    private static final long STOP_WAIT_MS = 5_000;
 
     private final ArrayBlockingQueue<Captured> queue;
     private final Sender sender;
-    private final Thread thread;
+    private final Future<?> sending;
     private final LongAdder queueFull = new LongAdder();
     private volatile boolean open;
 
-    private HepCapture(CaptureSettings settings, CollectorLink.Connector connector, Duration retry) {
+    private HepCapture(CaptureSettings settings, CollectorLink.Connector connector, Duration retry,
+                       ExecutorService thread) {
         queue = new ArrayBlockingQueue<>(settings.queueSize());
         String collector = settings.host() + ":" + settings.port() + "/"
                 + settings.transport().name().toLowerCase(Locale.ROOT);
         sender = new Sender(queue, connector, new HepEncoder(settings.captureId(), settings.password()), retry,
                 collector);
-        thread = new Thread(sender, "sip-capture");
-        thread.setDaemon(true);
-        thread.start();
+        sending = thread.submit(sender);
     }
 
-    /** Starts connecting to the collector {@code settings} names; messages are taken once {@link #open()}ed. */
-    public static HepCapture start(CaptureSettings settings) {
-        return new HepCapture(settings, CollectorLinks.connector(settings), RETRY);
+    /**
+     * Starts connecting to the collector {@code settings} names, on a thread of {@code thread} it keeps until closed;
+     * messages are taken once {@link #open()}ed.
+     */
+    public static HepCapture start(CaptureSettings settings, ExecutorService thread) {
+        return new HepCapture(settings, CollectorLinks.connector(settings), RETRY, thread);
     }
 
-    /** As {@link #start(CaptureSettings)}, over the links {@code connector} opens, trying again every {@code retry}. */
-    static HepCapture start(CaptureSettings settings, CollectorLink.Connector connector, Duration retry) {
-        return new HepCapture(settings, connector, retry);
+    /**
+     * As {@link #start(CaptureSettings, ExecutorService)}, over the links {@code connector} opens, trying again every
+     * {@code retry}.
+     */
+    static HepCapture start(CaptureSettings settings, CollectorLink.Connector connector, Duration retry,
+                            ExecutorService thread) {
+        return new HepCapture(settings, connector, retry, thread);
     }
 
     /** Takes messages from now on. */
@@ -103,16 +111,11 @@ public final class HepCapture implements Capture, AutoCloseable {
         return queue.size();
     }
 
-    /** Stops the sender; what is still queued is not sent. */
+    /** Stops the sender, which closes its link as it ends; what is still queued is not sent. */
     @Override
     public void close() {
         open = false;
         sender.stop();
-        thread.interrupt();
-        try {
-            thread.join(STOP_WAIT_MS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        sending.cancel(true);
     }
 }

@@ -237,7 +237,7 @@ public final class Gateway implements AutoCloseable {
                 proxyClock);
         // started before the SIP stack, so it stops after it; messages are taken once calls are
         Optional<HepCapture> capture = config.capture().map(settings -> parts.add("SIP capture",
-                HepCapture.start(settings)));
+                HepCapture.start(settings, threads.sipCapture())));
         capture.ifPresent(hep -> metrics.trackCapture(hep::sent, dropCounts(hep), hep::connected, hep::queued));
         SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
                 overload, tls.listening() ? tls : null, capture.<Capture>map(hep -> hep).orElse(Capture.NONE));

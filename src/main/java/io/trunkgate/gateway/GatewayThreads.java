@@ -38,6 +38,7 @@ public final class GatewayThreads implements AutoCloseable {
     private final ScheduledExecutorService configReload = scheduled("config-reload");
     /** Threads start on first use: none unless routing.reroute-url is set. */
     private final ExecutorService rerouteHttp = Executors.newFixedThreadPool(1, daemon("reroute-http"));
+    private final ExecutorService sipCapture = Executors.newFixedThreadPool(1, daemon("sip-capture"));
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
     private final EventLoopGroup redisIo = new NioEventLoopGroup(REDIS_IO_THREADS,
             new DefaultThreadFactory("redis-io", true));
@@ -73,6 +74,11 @@ public final class GatewayThreads implements AutoCloseable {
      */
     public ExecutorService rerouteHttp() {
         return rerouteHttp;
+    }
+
+    /** SIP capture's sender (only with capture.address: threads start on first use), for as long as it runs. */
+    public ExecutorService sipCapture() {
+        return sipCapture;
     }
 
     /** Where the Redis client reads and writes. */
@@ -114,6 +120,7 @@ public final class GatewayThreads implements AutoCloseable {
         redisTimeouts.shutdownNow();
         redisResults.shutdownNow();
         rerouteHttp.shutdownNow();
+        sipCapture.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

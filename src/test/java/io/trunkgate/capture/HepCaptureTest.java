@@ -28,8 +28,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +46,12 @@ class HepCaptureTest {
     private static final InetSocketAddress GATEWAY = new InetSocketAddress("127.0.0.1", 5060);
 
     private final AtomicInteger numbers = new AtomicInteger();
+    private final ExecutorService thread = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        thread.shutdownNow();
+    }
 
     @Test
     void aSlowCollectorCostsDroppedMessagesNeverAWait() throws Exception {
@@ -67,7 +76,7 @@ class HepCaptureTest {
             public void close() {
             }
         };
-        try (HepCapture capture = HepCapture.start(settings(4), () -> slow, Duration.ofMillis(10))) {
+        try (HepCapture capture = HepCapture.start(settings(4), () -> slow, Duration.ofMillis(10), thread)) {
             capture.open();
             List<String> sent = new ArrayList<>(List.of(message(capture)));
             assertTrue(sending.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the sender took the first message");
@@ -96,7 +105,8 @@ class HepCaptureTest {
             first.setSoTimeout((int) WAIT.toMillis());
             port = first.getLocalPort();
             tcp = new CaptureSettings("127.0.0.1", port, CaptureSettings.Transport.TCP, 7, Optional.empty(), 100);
-            try (HepCapture capture = HepCapture.start(tcp, CollectorLinks.connector(tcp), Duration.ofMillis(20))) {
+            try (HepCapture capture = HepCapture.start(tcp, CollectorLinks.connector(tcp), Duration.ofMillis(20),
+                    thread)) {
                 capture.open();
                 Socket connection = first.accept();
                 Thread reading = read(connection, atFirst);
@@ -134,7 +144,7 @@ class HepCaptureTest {
             collector.setSoTimeout((int) WAIT.toMillis());
             CaptureSettings udp = new CaptureSettings("127.0.0.1", collector.getLocalPort(),
                     CaptureSettings.Transport.UDP, 7, Optional.empty(), 100);
-            try (HepCapture capture = HepCapture.start(udp)) {
+            try (HepCapture capture = HepCapture.start(udp, thread)) {
                 capture.open();
                 String sent = message(capture);
                 DatagramPacket packet = new DatagramPacket(new byte[65_535], 65_535);
@@ -162,7 +172,7 @@ class HepCaptureTest {
             public void close() {
             }
         };
-        try (HepCapture capture = HepCapture.start(settings(100), () -> collector, Duration.ofMillis(10))) {
+        try (HepCapture capture = HepCapture.start(settings(100), () -> collector, Duration.ofMillis(10), thread)) {
             assertTrue(!capture.on());
             message(capture);
             assertEquals(0, capture.queued());

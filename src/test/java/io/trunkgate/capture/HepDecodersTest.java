@@ -24,12 +24,15 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +52,12 @@ class HepDecodersTest {
 
     @TempDir
     Path dir;
+    private final ExecutorService thread = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        thread.shutdownNow();
+    }
 
     @Test
     void hepJsReadsEveryChunk() throws Exception {
@@ -73,7 +82,7 @@ class HepDecodersTest {
                     + "From: <sip:a@x>;tag=1\r\nTo: <sip:b@y>;tag=2\r\ni: hep-two\r\nCSeq: 1 INVITE\r\n"
                     + "Content-Length: 0\r\n\r\n";
             String bye = request("BYE", "Call-ID: hep-three");
-            try (HepCapture capture = HepCapture.start(collector(port))) {
+            try (HepCapture capture = HepCapture.start(collector(port), thread)) {
                 capture.open();
                 send(capture, invite, "127.0.0.11", 5062, "127.0.0.1", 5060, Transport.UDP, 1_700_000_000_123_456L);
                 send(capture, ok, "10.1.2.3", 5060, "192.0.2.44", 40001, Transport.TCP, 1_700_000_001_000_001L);
@@ -111,13 +120,13 @@ class HepDecodersTest {
             Await.atMost(WAIT).until(() -> dialogs.count() == 0);
             CaptureSettings wrongPassword = new CaptureSettings("127.0.0.1", port, CaptureSettings.Transport.UDP,
                     CAPTURE_ID, Optional.of("not-it"), 100);
-            try (HepCapture refused = HepCapture.start(wrongPassword)) {
+            try (HepCapture refused = HepCapture.start(wrongPassword, thread)) {
                 refused.open();
                 send(refused, request("INVITE", "Call-ID: refused@127.0.0.11"), "127.0.0.11", 5062, "127.0.0.1",
                         5060, Transport.UDP, 1_700_000_000_000_000L);
                 Await.atMost(WAIT).until(() -> refused.sent() == 1);
             }
-            try (HepCapture capture = HepCapture.start(collector(port))) {
+            try (HepCapture capture = HepCapture.start(collector(port), thread)) {
                 capture.open();
                 for (int i = 0; i < calls.size(); i++) {
                     String invite = request("INVITE", "Call-ID: " + calls.get(i));

@@ -85,7 +85,8 @@ final class LanedUdpListener extends UDPMessageProcessor {
                 long receivedAt = System.currentTimeMillis();
                 InetSocketAddress source = (InetSocketAddress) received.getSocketAddress();
                 byte[] message = Arrays.copyOf(buffer, received.getLength());
-                if (capture.on()) {
+                // a keep-alive (CRLFs, RFC 5626) is not a SIP message
+                if (capture.on() && message.length > 0 && message[0] != '\r' && message[0] != '\n') {
                     capture.message(message, 0, message.length, source, local, Transport.UDP, Capture.nowMicros());
                 }
                 SipHead head = SipHead.read(message, 0, message.length);

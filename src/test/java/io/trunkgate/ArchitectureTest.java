@@ -81,6 +81,25 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAPackage("gov.nist..").check(main);
     }
 
+    /**
+     * JAIN-SIP is the message model only: the gateway's own transports and transaction layer carry its messages, and
+     * nothing of JAIN-SIP's stack (its stack, providers, transactions, dialogs, listening points, listener, message
+     * processors and channels, timer and router) is used.
+     */
+    @Test
+    void noClassUsesJainSipsStack() {
+        noClasses().should().dependOnClassesThat().haveFullyQualifiedName("javax.sip.SipStack")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.SipProvider")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.ClientTransaction")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.ServerTransaction")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.Transaction")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.Dialog")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.ListeningPoint")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("javax.sip.SipListener")
+                .orShould().dependOnClassesThat().resideInAPackage("gov.nist..stack..")
+                .check(main);
+    }
+
     @Test
     void eachLayerImportsOnlyLayersBelowIt() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()

@@ -34,19 +34,26 @@ final class GatewayFileReader {
             + "|(?<v4>\\d{1,3}(?:\\.\\d{1,3}){3})(?::(?<v4port>\\d{1,5}))?|(?<bare>[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)");
     private static final String STATUS_RULE = "must be a SIP status code between 300 and 699";
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(GatewayFileReader.class);
+
     private GatewayFileReader() {
     }
 
     static GatewaySettings read(ConfigSection file, Path baseDir, TlsFileCheck tlsFiles) {
         String instanceId = file.optional("instance-id").id().orElseGet(GatewayFileReader::hostName);
         int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
-        int sipWorkers = file.optional("sip.worker-threads").integer(1, 1024).orElse(16);
+        Optional<Integer> workerThreads = file.optional("sip.worker-threads").integer(1, 1024);
+        workerThreads.ifPresent(n -> log.warn("sip.worker-threads is no longer used and is ignored: each call runs on"
+                + " one of the SIP loops, one per core"));
+        int sipWorkers = workerThreads.orElse(16);
         int maxCalls = file.optional("sip.max-calls-in-progress").integer(1, Integer.MAX_VALUE).orElse(10_000);
         double maxNewCalls = file.optional("sip.max-new-calls-per-second").number(n -> n >= 0 && Double.isFinite(n),
                 "must be 0 (no cap) or more").orElse(0.0);
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
-        Duration queueTimeout = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1))
-                .orElse(Duration.ofSeconds(2));
+        Optional<Duration> queueTimeoutSet = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1));
+        queueTimeoutSet.ifPresent(d -> log.warn("sip.queue-timeout is no longer used and is ignored: no datagram waits"
+                + " for a worker; overload control sheds new calls before they are read (docs/overload.md)"));
+        Duration queueTimeout = queueTimeoutSet.orElse(Duration.ofSeconds(2));
         Duration overloadDelay = file.optional("sip.overload-delay").duration(Duration.ZERO)
                 .orElse(DEFAULT_OVERLOAD_DELAY);
         SipSettings sip = new SipSettings(listeners(file, baseDir, tlsFiles), sipWorkers, maxCalls, maxNewCalls,

@@ -28,21 +28,23 @@ import io.trunkgate.records.CallRecordWriter;
 import io.trunkgate.records.LiveCall;
 import io.trunkgate.redis.RedisBreaker;
 import io.trunkgate.redis.RedisRuntime;
+import io.trunkgate.route.RerouteContext;
 import io.trunkgate.route.RerouteHook;
 import io.trunkgate.route.RerouteHooks;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.runtime.ConfigReloader;
 import io.trunkgate.sip.CallRegistry;
 import io.trunkgate.sip.DialogTable;
-import io.trunkgate.sip.GatewayTls;
+import io.trunkgate.tls.SipTls;
 import io.trunkgate.sip.OperatorCalls;
 import io.trunkgate.sip.OptionsProber;
 import io.trunkgate.sip.ProxyServices;
 import io.trunkgate.sip.SipMessages;
-import io.trunkgate.sip.SipProviders;
 import io.trunkgate.sip.SipProxy;
 import io.trunkgate.sip.StartingGate;
-import io.trunkgate.sip.jainsip.SipStackFactory;
+import io.trunkgate.sip.transaction.TransactionTimers;
+import io.trunkgate.sip.transport.Inbound;
+import io.trunkgate.sip.transport.SipTransports;
 import io.trunkgate.sip.wire.NewCallGate;
 import io.trunkgate.warmup.RedisWarmUp;
 import io.trunkgate.warmup.WarmUp;
@@ -59,6 +61,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,8 +72,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import javax.sip.SipListener;
-import javax.sip.SipProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,7 +98,8 @@ public final class Gateway implements AutoCloseable {
     private final Admission admission;
     private final GatewayThreads threads;
     private final ScheduledExecutorService timers;
-    private final SipStackFactory.Stack sip;
+    private final SipProxy proxy;
+    private final SipTransports transports;
     private final CallRegistry calls;
     private final CallRecordWriter records;
     private final OverloadController overload;
@@ -105,7 +109,7 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ConfigReloader reloader;
     private final FleetHealth health;
-    private final GatewayTls tls;
+    private final SipTls tls;
     /** What has started, to stop in reverse. */
     private final StartedParts parts;
     private AdminServer admin;
@@ -113,9 +117,10 @@ public final class Gateway implements AutoCloseable {
     private final OperatorCalls operatorCalls;
 
     private Gateway(AtomicReference<ActiveConfig> active, RedisRuntime redis, RedisBreaker breaker, Pacing pacing,
-                    Admission admission, GatewayThreads threads, SipStackFactory.Stack sip, CallRegistry calls,
+                    Admission admission, GatewayThreads threads, SipProxy proxy, SipTransports transports,
+                    CallRegistry calls,
                     DialogTable dialogs, CallRecordWriter records, OverloadController overload, GatewayMetrics metrics,
-                    FleetHealth health, CarrierResolver resolver, GatewayTls tls, OperatorCalls operatorCalls,
+                    FleetHealth health, CarrierResolver resolver, SipTls tls, OperatorCalls operatorCalls,
                     StartedParts parts) {
         this.active = active;
         this.operatorCalls = operatorCalls;
@@ -125,7 +130,8 @@ public final class Gateway implements AutoCloseable {
         this.admission = admission;
         this.threads = threads;
         this.timers = threads.sipTimers();
-        this.sip = sip;
+        this.proxy = proxy;
+        this.transports = transports;
         this.calls = calls;
         this.records = records;
         this.overload = overload;
@@ -203,7 +209,7 @@ public final class Gateway implements AutoCloseable {
         RerouteHook hook = metrics.counting(rerouteHook(config, metrics, threads));
         CarrierResolver resolver = CarrierResolver.open(config.dns(), Clock.systemUTC());
         Reload.resolveAhead(resolver, config);
-        GatewayTls tls = GatewayTls.load(config, () -> active.get().config(), resolver, Clock.systemUTC());
+        SipTls tls = SipTls.load(config, () -> active.get().config(), resolver, Clock.systemUTC());
         String warmUpId = WarmUp.id(config);
         CallRecordWriter records = parts.add("call records",
                 CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));
@@ -235,26 +241,28 @@ public final class Gateway implements AutoCloseable {
         RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
-        // started before the SIP stack, so it stops after it; messages are taken once calls are
+        // started before the SIP transports, so it stops after them; messages are taken once calls are
         Optional<HepCapture> capture = config.capture().map(settings -> parts.add("SIP capture",
                 HepCapture.start(settings, threads.sipCapture())));
         capture.ifPresent(hep -> metrics.trackCapture(hep::sent, dropCounts(hep), hep::connected, hep::queued));
-        SipStackFactory.Stack sip = SipStackFactory.create("trunkgate-" + config.instanceId(), config.sip(),
-                overload, tls.listening() ? tls : null, capture.<Capture>map(hep -> hep).orElse(Capture.NONE));
-        parts.started("SIP stack", sip::stop);
+        // TLS engines for the listeners, and for carriers reached over TLS, also those a reload adds
+        SipTransports transports = SipTransports.create(config.sip(), overload, Optional.of(tls),
+                capture.<Capture>map(hep -> hep).orElse(Capture.NONE));
+        parts.started("SIP transports", transports::close);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
                 config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver,
                 (carrierId, by) -> metrics.carrierDown(carrierId, by.label())));
         Function<CarrierConfig, Optional<SlotRequest>> firstSlots = config.redis().mode().oneNode()
                 ? carrier -> Optional.of(pacing.slotRequest(carrier)) : carrier -> Optional.empty();
         ProxyServices services = new ProxyServices(active::get, admission, pacing.pacer(), firstSlots,
-                () -> hook, timers, new SipMessages(), new SipProviders(sip.providers()), calls, dialogs, records, metrics,
-                health, resolver);
-        SipProxy proxy = new SipProxy(services, overload, proxyClock);
+                () -> hook, timers, new SipMessages(), transports, calls, dialogs, records, metrics, health,
+                resolver);
+        SipProxy proxy = new SipProxy(services, overload, proxyClock,
+                TransactionTimers.RFC.withLinger(limits.linger()), threads.sipResolve());
         timers.execute(() -> probeSocketsNow(overload, timers));
         Optional<WarmUp.Plan> warmUp = warmUpPlan(config);
-        // In front of the proxy before it hears anything: JAIN-SIP's listening points receive from their creation,
-        // not from the stack's start, so from the first datagram INVITEs and OPTIONS of others must hear 503.
+        // In front of the proxy before it hears anything: from the first datagram, INVITEs and OPTIONS of others
+        // must hear 503 until the warm-up is over.
         Optional<StartingGate> starting = warmUp.map(plan -> new StartingGate(proxy, services.messages(),
                 plan::isWarmUpCall, active.get()));
         if (warmUp.isEmpty()) {
@@ -263,25 +271,22 @@ public final class Gateway implements AutoCloseable {
                 capture.ifPresent(HepCapture::open);
             }
         }
-        SipListener listener = starting.<SipListener>map(gate -> gate).orElse(proxy);
-        for (SipProvider provider : sip.providers()) {
-            provider.addSipListener(listener);
-        }
-        sip.strayResponses().deliverTo(proxy::processStrayResponse);
-        sip.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
-        metrics.trackShedAcks(sip.newCalls()::acksAbsorbed);
-        sip.stack().start();
-        health.startChecks(new OptionsProber(services.providers(), services.messages(), timers), timers);
+        transports.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
+        metrics.trackShedAcks(transports.newCalls()::acksAbsorbed);
+        transports.listen(starting.<Inbound>map(gate -> gate).orElse(proxy));
+        health.startChecks(new OptionsProber(proxy.listeners(), proxy.transactions(), services.messages(), timers),
+                timers);
         config.sip().listeners().forEach(l -> log.info("listening on {}:{}/{}", l.host(), l.port(), l.transport()));
         if (warmUp.isPresent()) {
             warmUp(warmUp.get(), config, active, calls, dialogs, metrics);
             if (takeCalls) {
                 capture.ifPresent(HepCapture::open);
-                sip.newCalls().deliverTo(proxy);
+                transports.newCalls().deliverTo(proxy);
                 starting.get().open();
             }
         }
-        return new Gateway(active, redis, breaker, pacing, admission, threads, sip, calls, dialogs, records,
+        return new Gateway(active, redis, breaker, pacing, admission, threads, proxy, transports, calls, dialogs,
+                records,
                 overload, metrics, health, resolver, tls, proxy.operatorCalls(), parts);
     }
 
@@ -319,9 +324,26 @@ public final class Gateway implements AutoCloseable {
         }
         ClassLoader loader = reroute.pluginsDir().map(RerouteHooks::plugins).orElse(Gateway.class.getClassLoader());
         RerouteHook hook = RerouteHooks.load(config.rerouteHook(), loader);
-        log.info("reroute hook: {}", hook == RerouteHook.CONFIGURED_CHAIN ? "the configured chain"
-                : hook.getClass().getName());
-        return hook;
+        if (hook == RerouteHook.CONFIGURED_CHAIN) {
+            log.info("reroute hook: the configured chain");
+            return hook;
+        }
+        log.info("reroute hook: {}", hook.getClass().getName());
+        // A plugin's code never runs on a SIP loop, where it would hold up every call of that loop; the call goes
+        // on where its answer completes, and hops back to its own loop.
+        ExecutorService plugin = threads.rerouteHook();
+        return new RerouteHook() {
+            @Override
+            public List<String> reroute(RerouteContext context) {
+                return hook.reroute(context);
+            }
+
+            @Override
+            public CompletionStage<List<String>> rerouteAsync(RerouteContext context) {
+                return CompletableFuture.supplyAsync(() -> hook.rerouteAsync(context), plugin)
+                        .thenCompose(answer -> answer);
+            }
+        };
     }
 
     /**
@@ -363,7 +385,7 @@ public final class Gateway implements AutoCloseable {
                 0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
         metrics.trackQueueDelay(overload::standingWaitMs);
         metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
-        metrics.trackTransactions(sip::transactions);
+        metrics.trackTransactions(proxy.transactions()::size);
         metrics.trackCertificateExpiry(tls.statuses());
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());
         reload.trackConfigured(activeConfig());
@@ -469,6 +491,11 @@ public final class Gateway implements AutoCloseable {
 
     public CallRegistry calls() {
         return calls;
+    }
+
+    /** The SIP loop every message of the call {@code callId} is handled on (a test holds it to see what waits). */
+    Executor callLoop(String callId) {
+        return transports.loopFor(callId);
     }
 
     /**

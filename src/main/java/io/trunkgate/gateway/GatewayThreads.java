@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Every thread of the gateway but the SIP stack's own: each pool is created, sized and named here, handed to
+ * Every thread of the gateway but the SIP loops ({@code sip.transport.SipTransports} owns those): each pool is created, sized and named here, handed to
  * the part that uses it, and stopped by {@link #close()}, after those parts are closed. All are daemon threads.
  * docs/ARCHITECTURE.md says which step of a call runs on which.
  */
@@ -38,12 +38,17 @@ public final class GatewayThreads implements AutoCloseable {
     private final ScheduledExecutorService configReload = scheduled("config-reload");
     /** Threads start on first use: none unless routing.reroute-url is set. */
     private final ExecutorService rerouteHttp = Executors.newFixedThreadPool(1, daemon("reroute-http"));
+    /** Host names the gateway sends to (a Contact, a Route) looked up off the SIP loops; started on first use. */
+    private final ExecutorService sipResolve = Executors.newFixedThreadPool(2, daemon("sip-resolve"));
+    /** Threads start on first use: none unless a reroute hook class is configured. */
+    private final ExecutorService rerouteHook = Executors.newFixedThreadPool(1, daemon("reroute-hook"));
+    /** Threads start on first use: none unless capture.address is set. */
     private final ExecutorService sipCapture = Executors.newFixedThreadPool(1, daemon("sip-capture"));
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
     private final EventLoopGroup redisIo = new NioEventLoopGroup(REDIS_IO_THREADS,
             new DefaultThreadFactory("redis-io", true));
 
-    /** Answer, ring and drain timers of calls, the dialog sweep and the traffic history's samples. */
+    /** The drain's timers, the dialog sweep, carrier probes and the traffic history's samples. */
     public ScheduledExecutorService sipTimers() {
         return sipTimers;
     }
@@ -76,7 +81,17 @@ public final class GatewayThreads implements AutoCloseable {
         return rerouteHttp;
     }
 
-    /** SIP capture's sender (only with capture.address: threads start on first use), for as long as it runs. */
+    /** Where a host name a SIP message goes to is looked up: a blocking lookup, never on a SIP loop. */
+    public ExecutorService sipResolve() {
+        return sipResolve;
+    }
+
+    /** Where a reroute hook class of the operator's runs: never on a SIP loop. */
+    public ExecutorService rerouteHook() {
+        return rerouteHook;
+    }
+
+    /** SIP capture's sender, for as long as it runs. */
     public ExecutorService sipCapture() {
         return sipCapture;
     }
@@ -120,6 +135,8 @@ public final class GatewayThreads implements AutoCloseable {
         redisTimeouts.shutdownNow();
         redisResults.shutdownNow();
         rerouteHttp.shutdownNow();
+        rerouteHook.shutdownNow();
+        sipResolve.shutdownNow();
         sipCapture.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

@@ -13,7 +13,7 @@ import io.trunkgate.metrics.GatewayMetrics;
 import io.trunkgate.pace.CarrierPacer;
 import io.trunkgate.runtime.ActiveConfig;
 import io.trunkgate.runtime.ConfigReloader;
-import io.trunkgate.sip.GatewayTls;
+import io.trunkgate.tls.SipTls;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -34,11 +34,11 @@ final class Reload implements ConfigReloader.Applier {
     private final CarrierPacer pacer;
     private final CarrierHealth health;
     private final CarrierResolver resolver;
-    private final GatewayTls tls;
+    private final SipTls tls;
     private final GatewayMetrics metrics;
 
     Reload(AtomicReference<ActiveConfig> active, Admission admission, CarrierPacer pacer, CarrierHealth health,
-           CarrierResolver resolver, GatewayTls tls, GatewayMetrics metrics) {
+           CarrierResolver resolver, SipTls tls, GatewayMetrics metrics) {
         this.active = active;
         this.admission = admission;
         this.pacer = pacer;

@@ -19,8 +19,9 @@ import org.slf4j.event.Level;
 /**
  * Overload control's one entry point: whether a new call is shed, and why ({@link #shed}). It decides from the
  * configured caps and from one signal, how long received messages wait (the idea of CoDel, RFC 8289): first in a
- * UDP listener's socket until its receive loop reads them ({@link ReceiveLoop}, sampled on each
- * {@link #probeSockets()} tick), then for a worker ({@link #messageWaited}). The gateway is overloaded while the
+ * UDP socket until it is read (the most backlogged socket's, each measured by probes: {@link SocketMeter} on the
+ * event-loop transports, {@link ReceiveLoop} on a blocking receive loop; sampled on each {@link #probeSockets()}
+ * tick), then for the thread that handles them ({@link #messageWaited}). The gateway is overloaded while the
  * shortest waits of an interval add up to more than the target. Unlike a fixed cap on new calls per second the
  * wait needs no tuning per machine, and it also sees a cold JVM or a busy host that is slower than any cap. The
  * rules are in docs/overload.md.
@@ -38,7 +39,7 @@ public final class OverloadController {
     private final StandingWait workerWait;
     private final AdmittedRate rate;
     private final TokenBucket newCalls = new TokenBucket();
-    private final List<ReceiveLoop> loops = new CopyOnWriteArrayList<>();
+    private final List<ProbedSocket> loops = new CopyOnWriteArrayList<>();
     private volatile boolean draining;
 
     /**
@@ -120,24 +121,39 @@ public final class OverloadController {
     }
 
     /**
+     * From now on {@link #probeSockets()} measures this UDP socket too, with probes {@code sender} delivers to it;
+     * the socket's reader hands each datagram to the meter first ({@link SocketMeter#read}).
+     */
+    public SocketMeter socketMeter(SocketMeter.Sender sender) {
+        SocketMeter meter = new SocketMeter(sender, built, nanoClock);
+        loops.add(meter);
+        return meter;
+    }
+
+    /** {@link #probeSockets()} no longer measures {@code meter}'s socket (closed). */
+    public void forget(SocketMeter meter) {
+        loops.remove(meter);
+    }
+
+    /**
      * Samples how long the oldest datagram still unread in each listener's socket has waited, then sends each
      * listener its next probe; returns when to call it again: after {@link OverloadSettings#probePeriod()}, or,
      * while every receive loop is relaxed, after an {@link OverloadSettings#interval()}.
      */
     public Duration probeSockets() {
         long longest = 0;
-        for (ReceiveLoop loop : loops) {
+        for (ProbedSocket loop : loops) {
             longest = Math.max(longest, loop.socketWaitNanos());
         }
         socketWait.record(TimeUnit.NANOSECONDS.toMillis(longest));
-        for (ReceiveLoop loop : loops) {
+        for (ProbedSocket loop : loops) {
             try {
                 loop.sendProbe();
             } catch (IOException | RuntimeException e) {
                 log.log(Level.WARN, "queue-delay probe not sent: " + e);
             }
         }
-        return loops.stream().allMatch(ReceiveLoop::relaxed) ? built.interval() : built.probePeriod();
+        return loops.stream().allMatch(ProbedSocket::relaxed) ? built.interval() : built.probePeriod();
     }
 
     /** The shortest waits of the last full interval, in the sockets and for a worker, in milliseconds. */

@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  * is probed once an {@link OverloadSettings#interval()} only (each probe costs two wake-ups, a large share of the
  * gateway's at low call rates).
  */
-public final class ReceiveLoop {
+public final class ReceiveLoop implements ProbedSocket {
 
     private final SocketProbe probe;
     private final LongSupplier nanoClock;
@@ -82,6 +82,7 @@ public final class ReceiveLoop {
     }
 
     /** How long the oldest datagram still unread in the socket has waited, in nanoseconds (as of the probes). */
+    @Override
     public long socketWaitNanos() {
         return probe.waitNanos();
     }
@@ -92,13 +93,15 @@ public final class ReceiveLoop {
      * loop descheduled right after reading a probe off an empty socket reads nothing for a while as datagrams pile
      * up behind it, and that must not slow the probes down.
      */
-    boolean relaxed() {
+    @Override
+    public boolean relaxed() {
         return probe.allRead() && (lastBusyShare <= relaxedShare
                 || nanoClock.getAsLong() - lastReadEnd >= intervalNanos);
     }
 
     /** Sends the next probe, unless the loop is relaxed and was probed less than an interval ago. */
-    void sendProbe() throws IOException {
+    @Override
+    public void sendProbe() throws IOException {
         if (relaxed() && probe.sent() > 0 && nanoClock.getAsLong() - probe.lastSentNanos() < intervalNanos) {
             return;
         }

@@ -41,7 +41,12 @@ record CallServices(Admit admission, CallLeases leases, Routing routing, SipMess
                    Supplier<RerouteHook> rerouteHook, CarrierHealth health, CarrierResolver resolver) {
     }
 
-    /** A call's share of the proxy's services, its timers on {@code services.timers()}. */
+    /** These services on {@code time}: a call's own loop's. */
+    CallServices on(CallTime time) {
+        return new CallServices(admission, leases, routing, messages, calls, dialogs, records, metrics, time);
+    }
+
+    /** A call's share of the proxy's services, its timers on {@code services.timers()} until {@link #on} a loop. */
     static CallServices of(ProxyServices services) {
         return new CallServices(services.admission()::admit, services.admission().leases(),
                 new Routing(services.pacer(), services.firstSlots(), services.rerouteHook(), services.health(),

@@ -1,7 +1,6 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.records.CallRecord;
-import io.trunkgate.sip.jainsip.Flow;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.ListIterator;
 import java.util.Optional;
 import java.util.Set;
-import javax.sip.ListeningPoint;
 import javax.sip.address.Address;
 import javax.sip.address.URI;
 import javax.sip.header.ContactHeader;
@@ -84,7 +82,7 @@ final class Dialog {
         this.inviteBranch = SipMessages.topBranch(invite);
         this.callerSource = source;
         String transport = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport();
-        this.callerFlow = ListeningPoint.TCP.equalsIgnoreCase(transport) || ListeningPoint.TLS.equalsIgnoreCase(transport)
+        this.callerFlow = "TCP".equalsIgnoreCase(transport) || "TLS".equalsIgnoreCase(transport)
                 ? new Flow(new InetSocketAddress(source, sourcePort), transport.toUpperCase(Locale.ROOT)) : null;
         this.from = (FromHeader) invite.getHeader(FromHeader.NAME).clone();
         this.to = (ToHeader) invite.getHeader(ToHeader.NAME).clone();

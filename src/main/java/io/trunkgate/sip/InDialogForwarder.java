@@ -2,16 +2,17 @@ package io.trunkgate.sip;
 
 import io.trunkgate.config.PresentedCertificate;
 import io.trunkgate.metrics.GatewayMetrics;
-import io.trunkgate.sip.jainsip.Flow;
+import io.trunkgate.config.SipListener;
 import io.trunkgate.sip.jainsip.JainSip;
+import io.trunkgate.sip.transaction.ClientListener;
+import io.trunkgate.sip.transaction.ClientTimeout;
+import io.trunkgate.sip.transaction.ClientTransaction;
+import io.trunkgate.sip.transaction.ServerTransaction;
 import io.trunkgate.throttle.LogFields;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import javax.sip.ListeningPoint;
-import javax.sip.ServerTransaction;
-import javax.sip.SipProvider;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
@@ -52,30 +53,54 @@ final class InDialogForwarder {
         }
 
         /**
-         * The request to send, built by {@code messages} for {@code outbound}, tied to the caller's connection:
-         * {@code routed}, a copy {@link #route} made for this relay alone, with the proxy's Via on top. Call once.
+         * The request to send, built by {@code messages} to leave from {@code outbound}: {@code routed}, a copy
+         * {@link #route} made for this relay alone, with the proxy's Via on top. Call once.
          */
-        Request outgoing(SipMessages messages, SipProvider outbound) throws Exception {
-            Request outgoing = messages.forwardedCopy(routed, null, outbound, transport(), List.of());
-            JainSip.sendOn(outgoing, flow);
-            return outgoing;
+        Request outgoing(SipMessages messages, SipListener outbound) throws Exception {
+            return messages.forwardedCopy(routed, null, outbound, List.of());
         }
     }
 
-    /** Ties a forwarded request's client transaction to the server transaction its responses go back on. */
-    final class Forwarded {
+    /**
+     * Ties a forwarded request's client transaction (it listens to it) to the server transaction its responses go
+     * back on.
+     */
+    final class Forwarded implements ClientListener {
         private final ServerTransaction server;
-        /**
-         * The request relayed, kept here: once its final response is sent, the stack's transaction may let go of
-         * it (getRequest() null), as it does after a timeout's 408.
-         */
         private final Request request;
         private final Dialog dialog;
 
         Forwarded(ServerTransaction server, Dialog dialog) {
             this.server = server;
-            this.request = server.getRequest();
+            this.request = server.request();
             this.dialog = dialog;
+        }
+
+        @Override
+        public void provisional(ClientTransaction transaction, Response response) {
+            relay(response);
+        }
+
+        @Override
+        public void finalResponse(ClientTransaction transaction, Response response) {
+            relay(response);
+        }
+
+        @Override
+        public void timeout(ClientTransaction transaction, ClientTimeout timer) {
+            timedOut();
+        }
+
+        /** The request could not be sent on (a connection refused): 503 upstream, as when it cannot be built. */
+        @Override
+        public void transportError(ClientTransaction transaction, Throwable cause) {
+            log.debug("in-dialog {} not forwarded: {}", request.getMethod(), cause.toString());
+            try {
+                server.respond(messages.response(Response.SERVICE_UNAVAILABLE, request));
+            } catch (Exception e) {
+                log.debug("503 not sent: {}", e.toString());
+            }
+            ended();
         }
 
         ServerTransaction server() {
@@ -92,17 +117,13 @@ final class InDialogForwarder {
             if (response.getStatusCode() / 100 == 2 && refreshesSession(request.getMethod())) {
                 dialogs.sessionRefreshed(dialog, SipMessages.sessionExpires(response));
             }
-            try {
-                server.sendResponse(SipMessages.relayed(response));
-            } catch (Exception e) {
-                log.debug("response to in-dialog {} not relayed: {}", request.getMethod(), e.toString());
-            }
+            server.respond(SipMessages.relayed(response));
         }
 
         /** The forwarded request got no answer at all: 408 upstream. */
         void timedOut() {
             try {
-                server.sendResponse(messages.response(Response.REQUEST_TIMEOUT, request));
+                server.respond(messages.response(Response.REQUEST_TIMEOUT, request));
             } catch (Exception e) {
                 log.debug("408 not sent: {}", e.toString());
             }
@@ -168,16 +189,16 @@ final class InDialogForwarder {
 
     /** Relays a request that {@link #route} let through, on its server transaction. */
     void forward(Relay relay, ServerTransaction server) {
-        Request request = server.getRequest();
+        Request request = server.request();
         try {
             stack.send(relay, new Forwarded(server, relay.dialog()));
             log.debug("{} relayed to {}", request.getMethod(), relay.routed().getRequestURI());
         } catch (Exception e) {
             log.warn("in-dialog {} to {} not forwarded", request.getMethod(), relay.routed().getRequestURI(), e);
             try {
-                server.sendResponse(messages.response(Response.SERVICE_UNAVAILABLE, request));
+                server.respond(messages.response(Response.SERVICE_UNAVAILABLE, request));
             } catch (Exception ignored) {
-                // the transaction is gone; the sender retransmits or gives up
+                // no answer can be built; the sender retransmits or gives up
             }
         }
     }

@@ -1,12 +1,11 @@
 package io.trunkgate.sip;
 
-import io.trunkgate.sip.jainsip.Flow;
 import javax.sip.address.URI;
 import javax.sip.message.Request;
 
 /**
- * The SIP stack as the {@link InDialogForwarder} reaches it: which addresses are the gateway's own, whether a
- * caller's TCP connection is still open, and sending a relayed request.
+ * The transactions and transports as the {@link InDialogForwarder} reaches them: which addresses are the gateway's
+ * own, whether a caller's TCP connection is still open, and sending a relayed request.
  */
 interface InDialogStack {
 

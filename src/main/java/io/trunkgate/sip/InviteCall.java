@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One proxied INVITE, from its arrival to its final response upstream: admission, pacing for each carrier
  * attempt, forwarding, failover on the carrier's failure responses or silence, and CANCEL at any stage. Its
- * {@link CallPhase} says where it is. Events reach it from SIP workers, Redis replies and timers; its methods
- * are synchronized so it sees them one at a time. It reaches the SIP stack through its {@link CallLegs} only,
+ * {@link CallPhase} says where it is. Its messages, timers, Redis replies and paced releases all come to it
+ * on its Call-ID's event loop ({@link CallTime#events}); its methods are synchronized all the same, for an
+ * operator's hangup and a shutdown, which come from other threads. It reaches the SIP stack through its {@link CallLegs} only,
  * and reads time and runs its timers on {@link CallServices#time}.
  */
 final class InviteCall {
@@ -205,14 +206,14 @@ final class InviteCall {
         AdmissionRequest admission = active.admissionRequest(peer, identity.key());
         services.admission().admit(firstSlot.map(admission::withFirstSlot).orElse(admission),
                         active.config().admission().redisDown())
-                .whenComplete((verdict, error) -> {
+                .whenCompleteAsync((verdict, error) -> {
                     if (error != null) {
                         log.error("call={} admission failed unexpectedly", logId, error);
                         rejectAfterError();
                     } else {
                         onVerdict(verdict);
                     }
-                });
+                }, services.time().events());
     }
 
     private synchronized void onVerdict(AdmissionVerdict verdict) {
@@ -253,7 +254,7 @@ final class InviteCall {
         CompletionStage<RoutingStep> first = reserved.isEmpty() ? routing.start() : routing.start(
                 new CallRouting.FirstHold(firstSlot.get().carrier(), pacer.hold(firstSlot.get().carrier(),
                         reserved.get())));
-        first.whenComplete(this::onStep);
+        first.whenCompleteAsync(this::onStep, services.time().events());
     }
 
     private synchronized void onStep(RoutingStep step, Throwable error) {
@@ -416,6 +417,23 @@ final class InviteCall {
         }
     }
 
+    /**
+     * The leg's INVITE could not be sent (a connect refused, a TLS handshake failed): the carrier failed the call,
+     * which goes to the next one at once.
+     */
+    synchronized void onTransportError(CallLegs.Leg from, Throwable cause) {
+        if (from != client || phase == CallPhase.ENDED) {
+            return;
+        }
+        log.warn("call={} cannot forward to {} at {}: {}", logId, carrier.id(), sentTo, cause.toString());
+        stopAttemptTimer();
+        if (cancelled) {
+            sendOwn(Refusals.CANCELLED);
+        } else {
+            failover(RerouteReason.FAILURE_RESPONSE, Response.SERVICE_UNAVAILABLE);
+        }
+    }
+
     /** No 180/183 (nor a final answer) from the carrier within answer-timeout: it is not reaching the callee. */
     private synchronized void onSilence(CallLegs.Leg attempt) {
         if (attempt != client || phase == CallPhase.ENDED || phase == CallPhase.RINGING) {
@@ -456,7 +474,7 @@ final class InviteCall {
         cancelSent = false;
         enter(CallPhase.ROUTING);
         holdStartedNanos = services.time().nanoTime();
-        routing.failover(reason, status).whenComplete(this::onStep);
+        routing.failover(reason, status).whenCompleteAsync(this::onStep, services.time().events());
     }
 
     /** A CANCEL for this INVITE arrived (already answered 200 by the caller of this method). */

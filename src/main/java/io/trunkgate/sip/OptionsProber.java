@@ -1,9 +1,14 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.config.CarrierConfig;
+import io.trunkgate.config.SipListener;
 import io.trunkgate.dns.CarrierAddress;
 import io.trunkgate.health.ProbeSender;
 import io.trunkgate.sip.jainsip.JainSip;
+import io.trunkgate.sip.transaction.ClientListener;
+import io.trunkgate.sip.transaction.ClientTimeout;
+import io.trunkgate.sip.transaction.ClientTransaction;
+import io.trunkgate.sip.transaction.TransactionLayer;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -12,9 +17,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import javax.sip.ClientTransaction;
-import javax.sip.ListeningPoint;
-import javax.sip.SipProvider;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.message.MessageFactory;
@@ -28,13 +30,16 @@ public final class OptionsProber implements ProbeSender {
 
     private static final Logger log = LoggerFactory.getLogger(OptionsProber.class);
 
-    private final SipProviders providers;
+    private final OwnListeners listeners;
+    private final TransactionLayer layer;
     private final SipMessages sip;
     private final ScheduledExecutorService timers;
     private final MessageFactory messages;
 
-    public OptionsProber(SipProviders providers, SipMessages sip, ScheduledExecutorService timers) {
-        this.providers = providers;
+    public OptionsProber(OwnListeners listeners, TransactionLayer layer, SipMessages sip,
+                         ScheduledExecutorService timers) {
+        this.listeners = listeners;
+        this.layer = layer;
         this.sip = sip;
         this.timers = timers;
         try {
@@ -44,21 +49,25 @@ public final class OptionsProber implements ProbeSender {
         }
     }
 
-    /** The application data of a probe's client transaction: its first final response completes it. */
-    static final class Probe {
-        private final CompletableFuture<Integer> result;
+    /** A probe's client transaction's listener: its first final response completes it, or nothing does. */
+    private record Probe(CompletableFuture<Integer> result) implements ClientListener {
 
-        Probe(CompletableFuture<Integer> result) {
-            this.result = result;
+        @Override
+        public void provisional(ClientTransaction transaction, Response response) {
         }
 
-        void answered(Response response) {
-            if (response.getStatusCode() >= 200) {
-                result.complete(response.getStatusCode());
-            }
+        @Override
+        public void finalResponse(ClientTransaction transaction, Response response) {
+            result.complete(response.getStatusCode());
         }
 
-        void timedOut() {
+        @Override
+        public void timeout(ClientTransaction transaction, ClientTimeout timer) {
+            result.complete(0);
+        }
+
+        @Override
+        public void transportError(ClientTransaction transaction, Throwable cause) {
             result.complete(0);
         }
     }
@@ -67,22 +76,17 @@ public final class OptionsProber implements ProbeSender {
     public CompletionStage<Integer> probe(CarrierConfig carrier, CarrierAddress address, Duration timeout) {
         CompletableFuture<Integer> result = new CompletableFuture<>();
         try {
-            String transport = address.transport().name();
-            SipProvider provider = providers.forTransport(transport, address.ip());
-            Request options = options(carrier, provider, transport);
-            SipMessages.aim(options, address);
-            ClientTransaction transaction = provider.getNewClientTransaction(options);
-            transaction.setApplicationData(new Probe(result));
+            Request options = options(carrier, listeners.forTransport(address.transport(), address.ip()));
+            ClientTransaction transaction = layer.send(options, Peers.of(address), new Probe(result));
             ScheduledFuture<?> deadline = timers.schedule(() -> result.complete(0), timeout.toMillis(),
                     TimeUnit.MILLISECONDS);
             result.whenComplete((status, error) -> {
                 deadline.cancel(false);
                 if (Integer.valueOf(0).equals(status)) {
                     // No answer in time: stop retransmitting to a carrier that is not there (Timer F is 32 s).
-                    terminate(transaction);
+                    transaction.abandon();
                 }
             });
-            transaction.sendRequest();
         } catch (Exception e) {
             log.debug("OPTIONS to carrier {} at {} not sent: {}", carrier.id(), address, e.toString());
             result.complete(0);
@@ -90,29 +94,19 @@ public final class OptionsProber implements ProbeSender {
         return result;
     }
 
-    private static void terminate(ClientTransaction transaction) {
-        try {
-            transaction.terminate();
-        } catch (Exception e) {
-            log.debug("probe transaction not terminated: {}", e.toString());
-        }
-    }
-
-    private Request options(CarrierConfig carrier, SipProvider provider, String transport) throws Exception {
+    private Request options(CarrierConfig carrier, SipListener from) throws Exception {
         var addresses = sip.addresses();
         var headers = sip.headers();
         SipURI target = sip.carrierUri(null, carrier.uri());
-        ListeningPoint point = SipMessages.listeningPoint(provider, transport);
-        SipURI own = addresses.createSipURI("trunkgate", point.getIPAddress());
-        own.setPort(point.getPort());
-        Address from = addresses.createAddress(own);
+        SipURI own = addresses.createSipURI("trunkgate", from.host());
+        own.setPort(from.port());
+        Address fromAddress = addresses.createAddress(own);
         return messages.createRequest(target, Request.OPTIONS,
-                headers.createCallIdHeader(UUID.randomUUID() + "@" + point.getIPAddress()),
+                headers.createCallIdHeader(UUID.randomUUID() + "@" + from.host()),
                 headers.createCSeqHeader(1L, Request.OPTIONS),
-                headers.createFromHeader(from, JainSip.newTag()),
+                headers.createFromHeader(fromAddress, JainSip.newTag()),
                 headers.createToHeader(addresses.createAddress(target), null),
-                List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
-                        JainSip.newBranch())),
+                List.of(sip.via(from)),
                 headers.createMaxForwardsHeader(SipMessages.DEFAULT_MAX_FORWARDS));
     }
 }

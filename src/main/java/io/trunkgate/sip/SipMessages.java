@@ -10,9 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import javax.sip.ListeningPoint;
+import io.trunkgate.config.SipListener;
 import javax.sip.SipFactory;
-import javax.sip.SipProvider;
 import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
 import javax.sip.header.CallIdHeader;
@@ -122,12 +121,11 @@ public final class SipMessages {
      * Record-Route for each of {@code recordRoutes}. A new call goes where routing says and nowhere else: a Route
      * the caller preloaded is dropped.
      */
-    Request toCarrier(Request invite, String number, SipUri carrier, CarrierAddress address, SipProvider outbound,
-                      List<ListeningPoint> recordRoutes) throws Exception {
+    Request toCarrier(Request invite, String number, SipUri carrier, CarrierAddress address, SipListener outbound,
+                      List<SipListener> recordRoutes) throws Exception {
         SipURI target = carrierUri(number.isEmpty() ? null : number, carrier, address.transport());
-        Request out = forwarded(invite, target, outbound, address.transport().name(), recordRoutes);
+        Request out = forwarded(invite, target, outbound, recordRoutes);
         out.removeHeader(RouteHeader.NAME);
-        aim(out, address);
         return out;
     }
 
@@ -163,23 +161,13 @@ public final class SipMessages {
     }
 
     /**
-     * Sends {@code request}, when the stack sends it, to {@code address} whatever its Request-URI names (the
-     * stack's router, {@link io.trunkgate.sip.jainsip.FlowRouter}, reads it).
+     * Where the gateway records its route for a call that came in on {@code inbound} and leaves from
+     * {@code outbound}: one listener when the call leaves as it came; two when it changes transport or address
+     * family (RFC 5658), so that each side reaches the gateway in its own way.
      */
-    static void aim(Request request, CarrierAddress address) {
-        JainSip.aim(request, address.ip(), address.port(), address.transport().sipName());
-    }
-
-    /**
-     * Where the gateway records its route for a call from {@code inbound} leaving through {@code outbound} over
-     * {@code transport}: one listening point when the call leaves as it came; two when it changes transport or
-     * address family (RFC 5658), so that each side reaches the gateway in its own way.
-     */
-    static List<ListeningPoint> recordRoutes(Request invite, SipProvider inbound, SipProvider outbound,
-                                             String transport) {
-        String came = ((ViaHeader) invite.getHeader(ViaHeader.NAME)).getTransport().toUpperCase(Locale.ROOT);
-        ListeningPoint out = listeningPoint(outbound, transport);
-        return came.equals(transport) && inbound == outbound ? List.of(out) : List.of(listeningPoint(inbound, came), out);
+    static List<SipListener> recordRoutes(SipListener inbound, SipListener outbound) {
+        return inbound.transport() == outbound.transport() && inbound.host().equals(outbound.host())
+                && inbound.port() == outbound.port() ? List.of(outbound) : List.of(inbound, outbound);
     }
 
     /**
@@ -210,17 +198,17 @@ public final class SipMessages {
      *
      * @param requestUri where to send it, or null to keep the Request-URI
      */
-    public Request forwarded(Request request, SipURI requestUri, SipProvider provider, String transport,
-                             List<ListeningPoint> recordRoutes) throws Exception {
-        return forwardedCopy((Request) request.clone(), requestUri, provider, transport, recordRoutes);
+    public Request forwarded(Request request, SipURI requestUri, SipListener from, List<SipListener> recordRoutes)
+            throws Exception {
+        return forwardedCopy((Request) request.clone(), requestUri, from, recordRoutes);
     }
 
     /**
      * As {@link #forwarded}, on a copy the caller already made and owns: it is changed and returned, not copied
      * again (a copy of a request is most of what forwarding it allocates).
      */
-    Request forwardedCopy(Request copy, SipURI requestUri, SipProvider provider, String transport,
-                          List<ListeningPoint> recordRoutes) throws Exception {
+    Request forwardedCopy(Request copy, SipURI requestUri, SipListener from, List<SipListener> recordRoutes)
+            throws Exception {
         if (requestUri != null) {
             copy.setRequestURI(requestUri);
         }
@@ -230,13 +218,11 @@ public final class SipMessages {
         } else {
             maxForwards.decrementMaxForwards();
         }
-        ListeningPoint point = listeningPoint(provider, transport);
-        copy.addFirst(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
-                JainSip.newBranch()));
-        for (ListeningPoint recordRoute : recordRoutes) {
-            SipURI own = addresses.createSipURI(null, recordRoute.getIPAddress());
-            own.setPort(recordRoute.getPort());
-            own.setTransportParam(recordRoute.getTransport().toLowerCase(Locale.ROOT));
+        copy.addFirst(via(from));
+        for (SipListener recordRoute : recordRoutes) {
+            SipURI own = addresses.createSipURI(null, recordRoute.host());
+            own.setPort(recordRoute.port());
+            own.setTransportParam(recordRoute.transport().sipName());
             own.setLrParam();
             copy.addFirst(headers.createRecordRouteHeader(addresses.createAddress(own)));
         }
@@ -247,37 +233,23 @@ public final class SipMessages {
      * Removes the top Route headers that name this proxy (loose routing, RFC 3261 §16.4; two after RFC 5658,
      * possibly of different listeners).
      */
-    public static void popOwnRoutes(Request request, List<SipProvider> providers) {
+    public static void popOwnRoutes(Request request, OwnListeners listeners) {
         RouteHeader route = (RouteHeader) request.getHeader(RouteHeader.NAME);
-        while (route != null && isOwn(route.getAddress().getURI(), providers)) {
+        while (route != null && isOwn(route.getAddress().getURI(), listeners)) {
             request.removeFirst(RouteHeader.NAME);
             route = (RouteHeader) request.getHeader(RouteHeader.NAME);
         }
     }
 
     /** Whether {@code uri} names one of this proxy's listening points (hosts compared canonically, RFC 5118). */
-    static boolean isOwn(javax.sip.address.URI uri, List<SipProvider> providers) {
+    static boolean isOwn(javax.sip.address.URI uri, OwnListeners listeners) {
         Hop hop = Hop.of(uri);
-        return hop != null && isOwn(hop, providers);
+        return hop != null && listeners.isOwn(hop);
     }
 
-    static boolean isOwn(Hop hop, List<SipProvider> providers) {
-        for (SipProvider provider : providers) {
-            for (ListeningPoint point : provider.getListeningPoints()) {
-                if (point.getPort() == hop.port() && Hop.canonicalHost(point.getIPAddress()).equals(hop.host())) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    public static ListeningPoint listeningPoint(SipProvider provider, String transport) {
-        ListeningPoint point = provider.getListeningPoint(transport);
-        if (point == null) {
-            throw new IllegalStateException("no " + transport + " listener to send from; add one to sip.listeners");
-        }
-        return point;
+    /** A Via of the gateway's for a request sent from {@code from}, with a new branch. */
+    ViaHeader via(SipListener from) throws ParseException, javax.sip.InvalidArgumentException {
+        return headers.createViaHeader(from.host(), from.port(), from.transport().name(), JainSip.newBranch());
     }
 
     /** Whether the request still has hops left: Max-Forwards absent or above zero. */
@@ -354,22 +326,21 @@ public final class SipMessages {
      * {@code routes}. Used to close a leg nobody else will: a carrier's answer that came too late.
      */
     Request inAnsweredDialog(String method, Request invite, Response answer, List<javax.sip.address.Address> routes,
-                             SipProvider provider, String transport) throws Exception {
+                             SipListener from) throws Exception {
         javax.sip.header.ContactHeader contact = (javax.sip.header.ContactHeader) answer.getHeader(
                 javax.sip.header.ContactHeader.NAME);
         javax.sip.address.URI target = contact != null ? contact.getAddress().getURI() : invite.getRequestURI();
         long seq = ((javax.sip.header.CSeqHeader) invite.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
         return ownInDialog(method, (CallIdHeader) invite.getHeader(CallIdHeader.NAME),
                 (FromHeader) invite.getHeader(FromHeader.NAME), (ToHeader) answer.getHeader(ToHeader.NAME),
-                Request.ACK.equals(method) ? seq : seq + 1, target, routes, provider, transport);
+                Request.ACK.equals(method) ? seq : seq + 1, target, routes, from);
     }
 
     /**
      * A BYE of the gateway's own to one end of {@code dialog} ({@code toCallee}), as if the other end sent it
      * (an operator's hangup); empty while the dialog is not established.
      */
-    Optional<Request> byeInDialog(Dialog dialog, boolean toCallee, SipProvider provider, String transport)
-            throws Exception {
+    Optional<Request> byeInDialog(Dialog dialog, boolean toCallee, SipListener from) throws Exception {
         Optional<Dialog.OwnRequest> own = dialog.ownRequest(toCallee);
         if (own.isEmpty() || own.get().target() == null) {
             return Optional.empty();
@@ -377,17 +348,14 @@ public final class SipMessages {
         Dialog.OwnRequest parts = own.get();
         return Optional.of(ownInDialog(Request.BYE, headers.createCallIdHeader(dialog.callId()),
                 headers.createFromHeader(parts.from(), parts.fromTag()), headers.createToHeader(parts.to(),
-                        parts.toTag()), parts.cseq(), parts.target(), parts.routes(), provider, transport));
+                        parts.toTag()), parts.cseq(), parts.target(), parts.routes(), from));
     }
 
     private Request ownInDialog(String method, CallIdHeader callId, FromHeader from, ToHeader to, long cseq,
                                 javax.sip.address.URI target, List<javax.sip.address.Address> routes,
-                                SipProvider provider, String transport) throws Exception {
-        ListeningPoint point = listeningPoint(provider, transport);
+                                SipListener sentFrom) throws Exception {
         Request request = messages.createRequest((javax.sip.address.URI) target.clone(), method, callId,
-                headers.createCSeqHeader(cseq, method), from, to,
-                List.of(headers.createViaHeader(point.getIPAddress(), point.getPort(), point.getTransport(),
-                        JainSip.newBranch())),
+                headers.createCSeqHeader(cseq, method), from, to, List.of(via(sentFrom)),
                 headers.createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
         for (javax.sip.address.Address route : routes) {
             request.addLast(headers.createRouteHeader(route));

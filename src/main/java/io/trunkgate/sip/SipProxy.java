@@ -21,17 +21,24 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import javax.sip.ClientTransaction;
-import javax.sip.DialogTerminatedEvent;
-import javax.sip.IOExceptionEvent;
-import javax.sip.RequestEvent;
-import javax.sip.ResponseEvent;
-import javax.sip.ServerTransaction;
-import javax.sip.SipListener;
-import javax.sip.SipProvider;
-import javax.sip.TimeoutEvent;
-import javax.sip.TransactionAlreadyExistsException;
-import javax.sip.TransactionTerminatedEvent;
+import io.trunkgate.config.SipListener;
+import io.trunkgate.config.Transport;
+import io.trunkgate.sip.jainsip.ReceivedMessageParser;
+import io.trunkgate.sip.transaction.IncomingRequest;
+import io.trunkgate.sip.transaction.Peer;
+import io.trunkgate.sip.transaction.RequestHandler;
+import io.trunkgate.sip.transaction.Scheduler;
+import io.trunkgate.sip.transaction.ServerTransaction;
+import io.trunkgate.sip.transaction.StrayResponseHandler;
+import io.trunkgate.sip.transaction.TransactionLayer;
+import io.trunkgate.sip.transaction.TransactionTimers;
+import io.trunkgate.sip.transaction.Wire;
+import io.trunkgate.sip.transport.Destination;
+import io.trunkgate.sip.transport.Inbound;
+import io.trunkgate.sip.transport.InboundMessage;
+import io.trunkgate.sip.transport.SipTransports;
+import java.util.concurrent.Executor;
+import javax.sip.message.Message;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
@@ -39,10 +46,11 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * The stateful proxy's entry point: sorts what the stack delivers to the handler for it — new INVITEs,
- * CANCELs, in-dialog requests, responses and transaction timeouts.
+ * The stateful proxy's entry point, on the call's loop: parses what the transports deliver (through the message
+ * model's {@link ReceivedMessageParser}), hands it to the transaction layer, and sorts the requests that match no
+ * transaction to the handler for them — new INVITEs, CANCELs, in-dialog requests — answering the rest statelessly.
  */
-public final class SipProxy implements SipListener, NewCallGate {
+public final class SipProxy implements Inbound, RequestHandler, StrayResponseHandler, NewCallGate {
 
     private static final Logger log = LoggerFactory.getLogger(SipProxy.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
@@ -62,8 +70,12 @@ public final class SipProxy implements SipListener, NewCallGate {
     private static final String ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, PRACK, REFER, NOTIFY";
 
     private final ProxyServices services;
-    /** What each call works with (admission, routing, records, metrics, time). */
+    /** What each call works with (admission, routing, records, metrics), each on its own loop's time. */
     private final CallServices callServices;
+    private final ReceivedMessageParser parser = new ReceivedMessageParser();
+    private final OwnListeners listeners;
+    private final Wire wire;
+    private final TransactionLayer layer;
     private final OverloadController overload;
     private final RequestValidation validation;
     private final InDialogForwarder inDialog;
@@ -81,17 +93,25 @@ public final class SipProxy implements SipListener, NewCallGate {
     /**
      * @param overload  whether a new call is shed (the drain, the caps, overload), asked before it is parsed
      * @param nanoClock what the stateless answers per source refill by ({@link System#nanoTime})
+     * @param timers    the transaction layer's timers ({@code sip.transaction-linger} bounds how long a finished
+     *                  transaction absorbs copies)
+     * @param resolving where a host name the gateway sends to is resolved, off the SIP loops
      */
-    public SipProxy(ProxyServices services, OverloadController overload, LongSupplier nanoClock) {
+    public SipProxy(ProxyServices services, OverloadController overload, LongSupplier nanoClock,
+                    TransactionTimers timers, Executor resolving) {
         this.services = services;
         this.callServices = CallServices.of(services);
+        this.listeners = new OwnListeners(services.config().get().config().sip().listeners());
+        this.wire = new TransportWire(services.transports(), resolving);
+        this.layer = TransactionLayer.create(wire, Scheduler.perLoop(services.transports()::loopFor), timers, this,
+                this);
         this.overload = overload;
         this.refusals = new SourceAnswerBudget(REFUSALS_PER_SOURCE_PER_SECOND, MAX_TRACKED_SOURCES, nanoClock);
         this.validation = new RequestValidation(services.messages(), services.config().get().config().sip().limits());
         this.inDialog = new InDialogForwarder(services.dialogs(), services.messages(), services.metrics(),
-                new JainSipDialogStack(services.providers(), services.messages()),
+                new TransactionDialogStack(listeners, layer, wire, services.transports(), services.messages()),
                 new DialogParties(services.config(), services.resolver()));
-        this.strays = new StrayResponseRelay(services.providers(), services.dialogs(), services.metrics());
+        this.strays = new StrayResponseRelay(listeners, wire, services.dialogs(), services.metrics());
         services.metrics().sipReasons(AdmissionLabels.rejectionReasons(),
                 Arrays.stream(ShedReason.values()).map(ShedReason::tag).toList(),
                 Arrays.stream(RequestRefusal.values()).map(r -> r.tag).toList(),
@@ -108,43 +128,110 @@ public final class SipProxy implements SipListener, NewCallGate {
         return refusals.allow(source);
     }
 
+    /** The gateway's transactions: health probes are sent in them too. */
+    public TransactionLayer transactions() {
+        return layer;
+    }
+
+    /** The gateway's own listeners, as its messages name them. */
+    public OwnListeners listeners() {
+        return listeners;
+    }
+
+    /** A message received, on its call's loop: parsed, then to its transaction, or to be handled here. */
     @Override
-    public void processRequest(RequestEvent event) {
-        SipProvider provider = (SipProvider) event.getSource();
-        Request request = event.getRequest();
+    public void received(InboundMessage message) {
+        Message parsed = parse(message);
+        if (parsed instanceof Request request) {
+            layer.received(request, source(message));
+        } else if (parsed instanceof Response response) {
+            layer.received(response, source(message));
+        }
+    }
+
+    /**
+     * The message model's reading of {@code message}, or null when there is none: a broken request is answered 400
+     * (within its source's budget) the way it came, a broken response is dropped.
+     */
+    Message parse(InboundMessage message) {
+        return parser.parse(message.bytes(), message.remote(), message.local(), message.transport().name(),
+                message.certificate(), answer -> services.transports().send(back(message), answer));
+    }
+
+    private static Peer source(InboundMessage message) {
+        return new Peer(message.transport(), message.remote(), message.flow().orElse(null));
+    }
+
+    private static Destination back(InboundMessage message) {
+        return message.flow().map(Destination::back)
+                .orElseGet(() -> Destination.of(message.transport(), message.remote()));
+    }
+
+    /** An answer of the gateway's own to a request it parsed but handed to no transaction (StartingGate). */
+    void answerStatelessly(InboundMessage message, Response response) {
+        services.transports().send(back(message), JainSip.encode(response,
+                message.transport().name()));
+    }
+
+    @Override
+    public void newRequest(IncomingRequest incoming) {
+        Request request = incoming.request();
         try {
             String method = request.getMethod();
             services.metrics().requestReceived(method);
             Optional<RequestRefusal> problem = validation.problem(request);
             if (problem.isPresent()) {
-                refuse(provider, request, problem.get());
-            } else if (Request.ACK.equals(method)) {
-                if (event.getServerTransaction() == null) {
-                    inDialog.forwardAck(request);
-                }
+                refuse(incoming, problem.get());
             } else if (Request.CANCEL.equals(method)) {
-                onCancel(event, provider);
+                onCancel(incoming);
             } else if (SipMessages.toTag(request) != null) {
-                onInDialog(event, provider);
+                onInDialog(incoming);
             } else if (Request.INVITE.equals(method)) {
-                onInvite(event, provider);
+                onInvite(incoming);
             } else if (refusals.allow(SipMessages.source(request))) {
                 int status = Request.OPTIONS.equals(method) ? Response.OK : Response.METHOD_NOT_ALLOWED;
                 Response response = services.messages().response(status, request);
                 response.addHeader(services.messages().headers().createAllowHeader(ALLOWED_METHODS));
-                provider.sendResponse(response);
+                incoming.answerStatelessly(response);
             }
         } catch (Exception e) {
             throttled.log(Level.WARN, request.getMethod() + " from " + SipMessages.source(request) + " not handled", e);
         }
     }
 
+    /** An ACK no transaction took: for a 2xx, relayed within its dialog; any other, absorbed. */
+    @Override
+    public void ack(Request ack, Peer source) {
+        services.metrics().requestReceived(Request.ACK);
+        try {
+            Optional<RequestRefusal> problem = validation.problem(ack);
+            if (problem.isPresent()) {
+                services.metrics().requestRefused(problem.get().tag);
+                return;
+            }
+            inDialog.forwardAck(ack);
+        } catch (Exception e) {
+            throttled.log(Level.WARN, "ACK from " + SipMessages.source(ack) + " not handled", e);
+        }
+    }
+
+    @Override
+    public void noAck(ServerTransaction transaction) {
+        // the caller never acknowledged a final failure: the call ended with it, nothing is left to do
+    }
+
+    @Override
+    public void transportError(ServerTransaction transaction, Throwable cause) {
+        throttled.log(Level.INFO, "response to " + transaction.request().getMethod() + " not sent to "
+                + transaction.source().address() + ": " + cause);
+    }
+
     /** A request that failed validation: counted, and answered statelessly within the source's budget. */
-    private void refuse(SipProvider provider, Request request, RequestRefusal problem) throws Exception {
+    private void refuse(IncomingRequest incoming, RequestRefusal problem) throws Exception {
+        Request request = incoming.request();
         services.metrics().requestRefused(problem.tag);
-        if (problem.status != 0 && !Request.ACK.equals(request.getMethod())
-                && refusals.allow(SipMessages.source(request))) {
-            provider.sendResponse(validation.answer(problem, request));
+        if (problem.status != 0 && refusals.allow(SipMessages.source(request))) {
+            incoming.answerStatelessly(validation.answer(problem, request));
         }
     }
 
@@ -152,10 +239,10 @@ public final class SipProxy implements SipListener, NewCallGate {
      * A request with a To tag: relayed within a dialog the gateway admitted, else refused statelessly (no
      * transaction, so a refused INVITE's answer is not retransmitted at its sender).
      */
-    private void onInDialog(RequestEvent event, SipProvider provider) throws Exception {
-        Request request = event.getRequest();
+    private void onInDialog(IncomingRequest incoming) throws Exception {
+        Request request = incoming.request();
         if (!SipMessages.hasHopsLeft(request)) {
-            provider.sendResponse(services.messages().response(Response.TOO_MANY_HOPS, request));
+            incoming.answerStatelessly(services.messages().response(Response.TOO_MANY_HOPS, request));
             return;
         }
         InDialogForwarder.Relay relay = inDialog.route(request, SipMessages.source(request),
@@ -165,16 +252,17 @@ public final class SipProxy implements SipListener, NewCallGate {
             log.debug("{} refused: {}", request.getMethod(), relay.refusal().tag);
             if (refusals.allow(SipMessages.source(request))) {
                 RequestRefusal refusal = relay.refusal();
-                provider.sendResponse(refusal.reason == null ? services.messages().response(refusal.status, request)
+                incoming.answerStatelessly(refusal.reason == null
+                        ? services.messages().response(refusal.status, request)
                         : services.messages().refusal(refusal.status, request, refusal.reason, 0));
             }
             return;
         }
-        serverTransaction(event, provider).ifPresent(st -> inDialog.forward(relay, st));
+        inDialog.forward(relay, incoming.transaction());
     }
 
-    private void onInvite(RequestEvent event, SipProvider provider) throws Exception {
-        Request request = event.getRequest();
+    private void onInvite(IncomingRequest incoming) throws Exception {
+        Request request = incoming.request();
         ActiveConfig active = services.config().get();
         InetAddress source = SipMessages.source(request);
         Optional<PeerConfig> peer = active.peers().find(source, JainSip.callerCertificate(request));
@@ -186,7 +274,7 @@ public final class SipProxy implements SipListener, NewCallGate {
             }
             throttled.log(Level.INFO, "INVITE from unknown source " + source + " " + (code == 0 ? "dropped" : "answered " + code));
             if (code != 0) {
-                provider.sendResponse(services.messages().refusal(code, request, "unknown source", 0));
+                incoming.answerStatelessly(services.messages().refusal(code, request, "unknown source", 0));
             }
             return;
         }
@@ -198,39 +286,39 @@ public final class SipProxy implements SipListener, NewCallGate {
         }
         CallIdentity identity = CallIdentity.of(request);
         if (services.calls().refusedLately(identity).flatMap(CallRegistry.Refused::shedReason).isPresent()) {
-            // Let in before it was parsed, it waited for a worker while a copy of it was shed: the call is over,
+            // Let in before it was parsed, it waited for its call's loop while a copy of it was shed: the call is over,
             // with its record, and its caller holds that 503 (a copy from the same transaction needs no other, and
             // the caller's INVITE client transaction ignores any beside re-sending the ACK). Had the 503 been
             // lost, the caller sends the INVITE again, and that copy hears the 503 again before it is parsed.
             services.metrics().requestAbsorbed(SHED_INVITE);
             return;
         }
-        Optional<ServerTransaction> server = serverTransaction(event, provider);
-        if (server.isEmpty()) {
-            return;
-        }
+        ServerTransaction server = incoming.transaction();
         if (!SipMessages.hasHopsLeft(request)) {
-            server.get().sendResponse(services.messages().refusal(Response.TOO_MANY_HOPS, request,
-                    "Max-Forwards exhausted", 0));
+            server.respond(services.messages().refusal(Response.TOO_MANY_HOPS, request, "Max-Forwards exhausted", 0));
             return;
         }
-        CallLegs legs = new JainSipCallLegs(server.get(), provider, services.providers(), services.messages(),
+        Transport came = incoming.source().transport();
+        SipListener inbound = listeners.at(came, JainSip.local(request));
+        CallLegs legs = new TransactionCallLegs(server, inbound, listeners, layer, wire, services.messages(),
                 udpSizeRule, active.config().sip().limits().pathMtu());
         Optional<Challenge> challenge = services.calls().takeChallenge(identity, peer.get().id(),
                 SipMessages.hasCredentials(request));
-        InviteCall call = new InviteCall(callServices, active, request, identity,
+        InviteCall call = new InviteCall(
+                callServices.on(CallTime.onLoop(services.transports().loopFor(identity.callId()))), active, request,
+                identity,
                 new InetSocketAddress(source, SipMessages.sourcePort(request)), legs, peer.get(), challenge);
         if (services.dialogs().live(call.identity().callId(), call.identity().fromTag())
                 || !services.calls().add(call)) {
             // RFC 3261 §8.2.2.2: the Call-ID and From tag of a call in progress, outside its dialog
             challenge.ifPresent(taken -> taken.over().run());
             services.metrics().requestRefused(RequestRefusal.MERGED_REQUEST.tag);
-            server.get().sendResponse(services.messages().refusal(Refusals.CALL_IN_PROGRESS.status(), request,
+            server.respond(services.messages().refusal(Refusals.CALL_IN_PROGRESS.status(), request,
                     Refusals.CALL_IN_PROGRESS.reason(), 0));
             return;
         }
         try {
-            server.get().sendResponse(services.messages().response(Response.TRYING, request));
+            server.respond(services.messages().response(Response.TRYING, request));
         } catch (Exception e) {
             services.calls().remove(call); // never started: its Call-ID and From tag must not stay taken
             challenge.ifPresent(taken -> taken.over().run());
@@ -296,83 +384,23 @@ public final class SipProxy implements SipListener, NewCallGate {
         return Optional.of(text);
     }
 
-    private void onCancel(RequestEvent event, SipProvider provider) throws Exception {
-        Request cancel = event.getRequest();
+    private void onCancel(IncomingRequest incoming) throws Exception {
+        Request cancel = incoming.request();
         // Only the caller may cancel its call: a CANCEL names the INVITE by Call-ID and branch, both on the wire.
         Optional<InviteCall> call = services.calls().find(cancel)
                 .filter(c -> c.callerSource().equals(SipMessages.source(cancel)));
-        Optional<ServerTransaction> server = serverTransaction(event, provider);
-        if (server.isEmpty()) {
-            return;
-        }
+        ServerTransaction server = incoming.transaction();
         if (call.isEmpty()) {
-            server.get().sendResponse(services.messages().response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, cancel));
+            server.respond(services.messages().response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, cancel));
             return;
         }
-        server.get().sendResponse(services.messages().response(Response.OK, cancel));
+        server.respond(services.messages().response(Response.OK, cancel));
         call.get().cancel();
     }
 
-    /** The request's server transaction, new if needed; empty for a retransmission the stack already has. */
-    private static Optional<ServerTransaction> serverTransaction(RequestEvent event, SipProvider provider)
-            throws Exception {
-        if (event.getServerTransaction() != null) {
-            return Optional.of(event.getServerTransaction());
-        }
-        try {
-            return Optional.of(provider.getNewServerTransaction(event.getRequest()));
-        } catch (TransactionAlreadyExistsException retransmission) {
-            return Optional.empty();
-        }
-    }
-
+    /** A response no client transaction knows. */
     @Override
-    public void processResponse(ResponseEvent event) {
-        ClientTransaction client = event.getClientTransaction();
-        Response response = event.getResponse();
-        if (client == null) {
-            strays.relay(response);
-        } else if (client.getApplicationData() instanceof JainSipCallLegs.CarrierLeg leg) {
-            leg.call().onResponse(leg, response);
-        } else if (client.getApplicationData() instanceof InDialogForwarder.Forwarded forwarded) {
-            forwarded.relay(response);
-        } else if (client.getApplicationData() instanceof OptionsProber.Probe probe) {
-            probe.answered(response);
-        }
-    }
-
-    /** A response no client transaction knows (the stack's valve hands it over without its linear search). */
-    public void processStrayResponse(Response response) {
+    public void stray(Response response, Peer source) {
         strays.relay(response);
-    }
-
-    @Override
-    public void processTimeout(TimeoutEvent event) {
-        if (!event.isServerTransaction() && event.getClientTransaction() != null) {
-            Object data = event.getClientTransaction().getApplicationData();
-            if (data instanceof JainSipCallLegs.CarrierLeg leg) {
-                leg.call().onTransactionTimeout(leg);
-            } else if (data instanceof InDialogForwarder.Forwarded forwarded) {
-                forwarded.timedOut();
-            } else if (data instanceof OptionsProber.Probe probe) {
-                probe.timedOut();
-            }
-        }
-    }
-
-    @Override
-    public void processIOException(IOExceptionEvent event) {
-        throttled.log(Level.INFO, "I/O error with " + event.getHost() + ":" + event.getPort() + "/"
-                + event.getTransport());
-    }
-
-    @Override
-    public void processTransactionTerminated(TransactionTerminatedEvent event) {
-        // transactions clean up after themselves; calls leave the registry at their final response
-    }
-
-    @Override
-    public void processDialogTerminated(DialogTerminatedEvent event) {
-        // the stack keeps no dialogs (AUTOMATIC_DIALOG_SUPPORT off): the gateway's own are in DialogTable
     }
 }

@@ -8,27 +8,23 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.BiPredicate;
-import javax.sip.DialogTerminatedEvent;
-import javax.sip.IOExceptionEvent;
-import javax.sip.RequestEvent;
-import javax.sip.ResponseEvent;
-import javax.sip.SipListener;
-import javax.sip.SipProvider;
-import javax.sip.TimeoutEvent;
-import javax.sip.TransactionTerminatedEvent;
+import io.trunkgate.sip.transport.Inbound;
+import io.trunkgate.sip.transport.InboundMessage;
+import io.trunkgate.sip.wire.SipHead;
+import javax.sip.message.Message;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the SIP listeners deliver to while the gateway starts (docs/warm-up.md), in front of the {@link SipProxy}:
+ * What the SIP transports deliver to while the gateway starts (docs/warm-up.md), in front of the {@link SipProxy}:
  * new INVITEs and OPTIONS from anywhere but the warm-up's own address hear 503 "gateway starting" with
  * Retry-After, the peers' INVITEs before they are parsed (so the load of a busy hour does not slow the warm-up);
  * everything else goes to the proxy. Once {@link #open()}, everything goes to the proxy, which knows nothing of
  * the start.
  */
-public final class StartingGate implements SipListener, NewCallGate {
+public final class StartingGate implements Inbound, NewCallGate {
 
     private static final Logger log = LoggerFactory.getLogger(StartingGate.class);
     private static final String STARTING = "gateway starting";
@@ -75,19 +71,20 @@ public final class StartingGate implements SipListener, NewCallGate {
     }
 
     @Override
-    public void processRequest(RequestEvent event) {
-        Request request = event.getRequest();
-        if (!open && newCallOrProbe(request)) {
-            InetAddress source = SipMessages.source(request);
-            if (!warmUpCall.test(source, SipMessages.callId(request))) {
-                // a probe (a load balancer's OPTIONS) hears 503 too: not ready for calls yet
-                if (proxy.mayAnswer(source)) {
-                    answerStarting((SipProvider) event.getSource(), request);
+    public void received(InboundMessage message) {
+        SipHead head = message.head();
+        if (!open && (head.isRequest(Request.OPTIONS) || head.isNewInvite())
+                && !warmUpCall.test(message.remote().getAddress(), head.callId())) {
+            // a probe (a load balancer's OPTIONS) hears 503 too: not ready for calls yet
+            Message parsed = proxy.parse(message);
+            if (parsed instanceof Request request && newCallOrProbe(request)) {
+                if (proxy.mayAnswer(message.remote().getAddress())) {
+                    answerStarting(message, request);
                 }
                 return;
             }
         }
-        proxy.processRequest(event);
+        proxy.received(message);
     }
 
     private static boolean newCallOrProbe(Request request) {
@@ -95,36 +92,11 @@ public final class StartingGate implements SipListener, NewCallGate {
         return Request.OPTIONS.equals(method) || Request.INVITE.equals(method) && SipMessages.toTag(request) == null;
     }
 
-    private void answerStarting(SipProvider provider, Request request) {
+    private void answerStarting(InboundMessage message, Request request) {
         try {
-            provider.sendResponse(messages.refusal(Response.SERVICE_UNAVAILABLE, request, STARTING, 1));
+            proxy.answerStatelessly(message, messages.refusal(Response.SERVICE_UNAVAILABLE, request, STARTING, 1));
         } catch (Exception e) {
             log.debug("503 starting not sent to {}: {}", SipMessages.source(request), e.toString());
         }
-    }
-
-    @Override
-    public void processResponse(ResponseEvent event) {
-        proxy.processResponse(event);
-    }
-
-    @Override
-    public void processTimeout(TimeoutEvent event) {
-        proxy.processTimeout(event);
-    }
-
-    @Override
-    public void processIOException(IOExceptionEvent event) {
-        proxy.processIOException(event);
-    }
-
-    @Override
-    public void processTransactionTerminated(TransactionTerminatedEvent event) {
-        proxy.processTransactionTerminated(event);
-    }
-
-    @Override
-    public void processDialogTerminated(DialogTerminatedEvent event) {
-        proxy.processDialogTerminated(event);
     }
 }

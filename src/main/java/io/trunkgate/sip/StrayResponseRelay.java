@@ -1,6 +1,8 @@
 package io.trunkgate.sip;
 
 import io.trunkgate.metrics.GatewayMetrics;
+import io.trunkgate.sip.transaction.ResponseRoutes;
+import io.trunkgate.sip.transaction.Wire;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Optional;
@@ -22,12 +24,14 @@ final class StrayResponseRelay {
 
     private static final Logger log = LoggerFactory.getLogger(StrayResponseRelay.class);
 
-    private final SipProviders providers;
+    private final OwnListeners listeners;
+    private final Wire wire;
     private final DialogTable dialogs;
     private final GatewayMetrics metrics;
 
-    StrayResponseRelay(SipProviders providers, DialogTable dialogs, GatewayMetrics metrics) {
-        this.providers = providers;
+    StrayResponseRelay(OwnListeners listeners, Wire wire, DialogTable dialogs, GatewayMetrics metrics) {
+        this.listeners = listeners;
+        this.wire = wire;
         this.dialogs = dialogs;
         this.metrics = metrics;
     }
@@ -40,10 +44,14 @@ final class StrayResponseRelay {
         // A fork's further 2xx brings a new callee tag: the caller's ACK and BYE for it must be let through.
         dialog.get().carrierResponse(response, SipMessages.source(response));
         try {
-            ViaHeader caller = (ViaHeader) SipMessages.relayed(response).getHeader(ViaHeader.NAME);
-            providers.forTransport(caller.getTransport().toUpperCase(java.util.Locale.ROOT), caller.getHost())
-                    .sendResponse(SipMessages.relayed(response));
-        } catch (Exception e) {
+            Response relayed = SipMessages.relayed(response);
+            wire.send(relayed, ResponseRoutes.destination((ViaHeader) relayed.getHeader(ViaHeader.NAME)))
+                    .whenComplete((sent, error) -> {
+                        if (error != null) {
+                            log.debug("retransmitted 2xx not relayed: {}", error.toString());
+                        }
+                    });
+        } catch (RuntimeException e) {
             log.debug("retransmitted 2xx not relayed: {}", e.toString());
         }
     }
@@ -74,7 +82,7 @@ final class StrayResponseRelay {
         ListIterator<?> vias = response.getHeaders(ViaHeader.NAME);
         ViaHeader own = vias.hasNext() ? (ViaHeader) vias.next() : null;
         ViaHeader caller = vias.hasNext() ? (ViaHeader) vias.next() : null;
-        if (own == null || caller == null || !SipMessages.isOwn(Hop.sentBy(own), providers.all())) {
+        if (own == null || caller == null || !listeners.isOwn(Hop.sentBy(own))) {
             return Optional.of(NOT_OUR_VIA);
         }
         Optional<Dialog> dialog = dialogs

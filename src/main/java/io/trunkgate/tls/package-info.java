@@ -3,6 +3,6 @@
  * when their files change), the trust in carriers' certificates with RFC 5922's name checks
  * ({@link io.trunkgate.tls.CarrierTrust}), and what a client certificate shows for matching peers
  * ({@link io.trunkgate.tls.PeerCertificate}). PEM files are read with BouncyCastle; the SSLContexts are the JDK's.
- * The SIP transport that uses them lives in {@code sip.jainsip}.
+ * {@link io.trunkgate.tls.SipTls} makes the engines of the SIP transports ({@link io.trunkgate.tls.TlsEngines}) from them.
  */
 package io.trunkgate.tls;

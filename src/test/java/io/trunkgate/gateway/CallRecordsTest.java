@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -378,11 +379,12 @@ class CallRecordsTest {
         String callId = "let-in-then-copy-shed@127.0.0.183";
         HoldingHook.entered = new CountDownLatch(1);
         HoldingHook.release = new CountDownLatch(1);
+        CountDownLatch loopHeld = new CountDownLatch(1);
+        CountDownLatch releaseLoop = new CountDownLatch(1);
         String outcome;
-        // one worker, a burst of 1 and a proxy clock that stands still until advanced
+        // a burst of 1 and a proxy clock that stands still until advanced
         try (Gateway gateway = Gateway.start(TestConfigs.onSharedRedis("records-shed-behind", port)
                 .callRecords(file)
-                .workerThreads(1)
                 .maxNewCallsPerSecond(1)
                 .rerouteHook(HoldingHook.class.getName())
                 .peer("caller", "127.0.0.183", Limit.exact(Duration.ofMinutes(1), 100))
@@ -391,12 +393,22 @@ class CallRecordsTest {
                 .route("+1", "rejecting")
                 .route("+2", "carrier")
                 .build(), time::nanoTime);
-             DatagramSocket socket = new DatagramSocket(new InetSocketAddress("127.0.0.183", 0));
-             LogCapture transports = LogCapture.of("io.trunkgate.sip.jainsip")) {
-            // the worker is held: the 503 of another call's carrier took it into the reroute hook, which waits
+             DatagramSocket socket = readOffTheCallLoop(gateway, callId, port);
+             LogCapture transports = LogCapture.of("io.trunkgate.sip.transport")) {
+            // another call waits for the reroute hook, which holds no SIP loop
             SipAgent.Call other = caller.invite("127.0.0.1", port, "+15550001");
             assertTrue(HoldingHook.entered.await(WAIT_MS, TimeUnit.MILLISECONDS), "the reroute hook was not called");
             time.advance(Duration.ofSeconds(2));
+            // the INVITE's call loop is held: what the triage lets in waits there, unread
+            gateway.callLoop(callId).execute(() -> {
+                loopHeld.countDown();
+                try {
+                    releaseLoop.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(loopHeld.await(WAIT_MS, TimeUnit.MILLISECONDS), "the call's loop was not held");
             byte[] invite = ("INVITE sip:+25550001@127.0.0.1:" + port + " SIP/2.0\r\n"
                     + "Via: SIP/2.0/UDP 127.0.0.183:" + socket.getLocalPort() + ";branch=z9hG4bK-shed-behind\r\n"
                     + "Max-Forwards: 70\r\nFrom: <sip:caller@127.0.0.183>;tag=sb1\r\n"
@@ -404,10 +416,11 @@ class CallRecordsTest {
                     + "Contact: <sip:caller@127.0.0.183:" + socket.getLocalPort() + ">\r\n"
                     + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
             socket.setSoTimeout((int) WAIT_MS);
-            // the INVITE takes the one new call the rate lets in and waits in its lane behind the held worker;
-            // its copy, the caller's retransmission, is over the rate and shed before it is parsed
+            // the INVITE takes the one new call the rate lets in and waits for its held loop; its copy, the
+            // caller's retransmission, is over the rate and shed before it is parsed
             socket.send(new DatagramPacket(invite, invite.length, InetAddress.getByName("127.0.0.1"), port));
             assertEquals("503 over the gateway's new-call rate", answerTo(invite, socket, port), "the copy's answer");
+            releaseLoop.countDown();
             HoldingHook.release.countDown();
             Callable<String> handled = () -> {
                 if (Metrics.value(gateway.metrics().scrape(), "trunkgate_sip_requests_absorbed_total",
@@ -417,17 +430,18 @@ class CallRecordsTest {
                 if (carrier.received(Request.INVITE, callId) > 0) {
                     return "sent to the carrier";
                 }
-                // the lane drops a new INVITE that waited past T1 of the system clock
+                // the call's loop drops a new INVITE that waited past T1 of the system clock for it
                 return transports.events().stream().map(ILoggingEvent::getFormattedMessage)
                         .anyMatch(line -> line.contains(":" + socket.getLocalPort() + " dropped unread"))
-                        ? "stale in its lane" : "";
+                        ? "stale before its loop" : "";
             };
             outcome = Await.until(Duration.ofMillis(WAIT_MS), handled, seen -> !seen.isEmpty());
-            Assumptions.assumeFalse("stale in its lane".equals(outcome), "the machine held the INVITE in its lane"
-                    + " past T1, so it never reached the proxy: the order under test did not happen");
+            Assumptions.assumeFalse("stale before its loop".equals(outcome), "the machine held the INVITE past T1"
+                    + " before its loop took it, so it never reached the proxy: the order under test did not happen");
             assertEquals(200, other.awaitFinal(WAIT_MS).getStatusCode(), "the other call, rerouted");
             other.ack();
         } finally {
+            releaseLoop.countDown();
             HoldingHook.release.countDown();
             caller.close();
             rejecting.close();
@@ -441,8 +455,68 @@ class CallRecordsTest {
     }
 
     /**
-     * Holds the thread that calls it until released, returning the chain as configured: a worker busy with one call
-     * while the next datagrams wait in its lane. Loaded by class name in a test above.
+     * A socket of the caller's whose datagrams the gateway reads on a loop other than {@code callId}'s: a new call is
+     * triaged on the loop that reads its socket, so holding the call's loop must not hold that one. Each UDP socket
+     * of the gateway is read by one loop; which one reads a source's datagrams is the kernel's choice. With the
+     * call's loop held, an OPTIONS whose Call-ID is handled on another loop is answered only when its source is
+     * read by a loop that is not held: the first source answered is one (the stateless answers' budget per source
+     * answers five of the eight).
+     */
+    private static DatagramSocket readOffTheCallLoop(Gateway gateway, String callId, int port) throws Exception {
+        Executor held = gateway.callLoop(callId);
+        String probeId = callId;
+        for (int i = 0; gateway.callLoop(probeId) == held; i++) {
+            probeId = "probe-" + i + "@127.0.0.183";
+        }
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        held.execute(() -> {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        List<DatagramSocket> sockets = new java.util.ArrayList<>();
+        try {
+            assertTrue(holding.await(WAIT_MS, TimeUnit.MILLISECONDS), "the call's loop was not held");
+            java.nio.channels.Selector selector = java.nio.channels.Selector.open();
+            java.util.Map<java.nio.channels.DatagramChannel, DatagramSocket> bySocket = new java.util.HashMap<>();
+            for (int i = 0; i < 8; i++) {
+                java.nio.channels.DatagramChannel channel = java.nio.channels.DatagramChannel.open();
+                channel.bind(new InetSocketAddress("127.0.0.183", 0));
+                channel.configureBlocking(false);
+                channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
+                bySocket.put(channel, channel.socket());
+                sockets.add(channel.socket());
+                byte[] options = ("OPTIONS sip:127.0.0.1:" + port + " SIP/2.0\r\n"
+                        + "Via: SIP/2.0/UDP 127.0.0.183:" + channel.socket().getLocalPort() + ";branch=z9hG4bK-which-" + i
+                        + "\r\nMax-Forwards: 70\r\nFrom: <sip:caller@127.0.0.183>;tag=w" + i
+                        + "\r\nTo: <sip:127.0.0.1>\r\nCall-ID: " + probeId + "\r\nCSeq: " + (i + 1)
+                        + " OPTIONS\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+                channel.send(java.nio.ByteBuffer.wrap(options), new InetSocketAddress("127.0.0.1", port));
+            }
+            assertTrue(selector.select(WAIT_MS) > 0, "no source of the eight is read off the held loop");
+            java.nio.channels.DatagramChannel answered = (java.nio.channels.DatagramChannel)
+                    selector.selectedKeys().iterator().next().channel();
+            selector.close();
+            answered.configureBlocking(true);
+            answered.receive(java.nio.ByteBuffer.allocate(4096));
+            DatagramSocket chosen = bySocket.get(answered);
+            sockets.remove(chosen);
+            return chosen;
+        } finally {
+            release.countDown();
+            for (DatagramSocket other : sockets) {
+                other.close();
+            }
+        }
+    }
+
+    /**
+     * Holds the thread that calls it until released, returning the chain as configured: a call that waits for its
+     * reroute while others go on. Loaded by class name in a test above.
      */
     public static final class HoldingHook implements RerouteHook {
         static volatile CountDownLatch entered = new CountDownLatch(1);

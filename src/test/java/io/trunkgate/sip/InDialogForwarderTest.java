@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.trunkgate.metrics.GatewayMetrics;
-import io.trunkgate.sip.jainsip.Flow;
 import java.net.InetAddress;
 import java.time.Clock;
 import io.trunkgate.config.DnsSettings;

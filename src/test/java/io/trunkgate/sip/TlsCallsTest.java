@@ -300,7 +300,7 @@ class TlsCallsTest {
         String[] why = {"expired", "self-signed", "another name"};
         String[] logged = {"expired on", "self-signed (CN=self-signed), not trusted", "name mismatch"};
         for (int i = 0; i < badCarriers.length; i++) {
-            LogCapture log = LogCapture.of("io.trunkgate.sip.jainsip");
+            LogCapture log = LogCapture.of("io.trunkgate.sip.transport");
             carrier.clear();
             SipAgent.Call call = caller.invite("127.0.0.1", tlsPort, "+9" + i + "5550100");
             Response answer = call.awaitFinal(WAIT_MS);

@@ -1,7 +1,6 @@
 package io.trunkgate.testing;
 
 import io.trunkgate.sip.jainsip.JainSip;
-import io.trunkgate.sip.jainsip.SipStackFactory;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,8 +197,8 @@ public final class SipAgent implements SipListener, AutoCloseable {
         properties.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
         properties.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
         properties.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "1");
-        properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", "io.trunkgate.sip.jainsip.Slf4jStackLogger");
-        properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", "io.trunkgate.sip.jainsip.Slf4jServerLogger");
+        properties.setProperty("gov.nist.javax.sip.STACK_LOGGER", "io.trunkgate.testing.Slf4jStackLogger");
+        properties.setProperty("gov.nist.javax.sip.SERVER_LOGGER", "io.trunkgate.testing.Slf4jServerLogger");
         SipStack stack = factory.createSipStack(properties);
         // A port found free can be taken by another process before the bind (builds run side by side): try others.
         int port = 0;
@@ -828,6 +827,35 @@ public final class SipAgent implements SipListener, AutoCloseable {
     @Override
     public void close() {
         answers.shutdownNow();
-        SipStackFactory.stop(stack);
+        stop(stack);
+    }
+
+    /**
+     * Stops {@code stack} without the one second JAIN-SIP's {@code SIPTransactionStack.stopStack} sleeps after its
+     * sockets are closed: the stop runs on a thread of its own, interrupted while in that sleep.
+     */
+    private static void stop(SipStack stack) {
+        Thread stopping = new Thread(stack::stop, "sip-agent-stop");
+        stopping.start();
+        try {
+            while (stopping.isAlive()) {
+                if (inStopStackSleep(stopping)) {
+                    stopping.interrupt();
+                }
+                stopping.join(5);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean inStopStackSleep(Thread thread) {
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (!frame.getClassName().equals(Thread.class.getName())) {
+                return frame.getClassName().equals("gov.nist.javax.sip.stack.SIPTransactionStack")
+                        && frame.getMethodName().equals("stopStack") && thread.getState() == Thread.State.TIMED_WAITING;
+            }
+        }
+        return false;
     }
 }

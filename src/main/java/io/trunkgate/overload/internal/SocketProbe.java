@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
 /**
  * How long datagrams wait in a UDP listener's socket before its receive loop reads them. An overloaded gateway's
  * backlog builds there first (the kernel queues up to the socket's buffer, megabytes), where no clock of the
- * gateway's can see it. So the listener sends itself probe datagrams, which queue behind whatever waits, and the
+ * gateway's can see it. So probe datagrams are sent to the socket, which queue behind whatever waits, and the
  * receive loop notes each probe it reads: a probe not read yet has waited at least its age, and so has everything
  * received before it. A probe carries a random secret of this listener's, so no datagram from elsewhere passes
  * for one. Until the first probe comes back the wait reads zero: a probe that can never arrive (a firewall on the
@@ -23,41 +23,71 @@ import java.util.function.LongSupplier;
  */
 public final class SocketProbe {
 
+    /** Sends a probe so that it arrives at the measured socket. */
+    @FunctionalInterface
+    public interface Sender {
+        /** Sends {@code probe}; false when the socket is closed and nothing was sent. */
+        boolean send(byte[] probe) throws IOException;
+    }
+
     public static final int LENGTH = 24;
     /** Probes whose send time is kept: more in flight than this and the wait reads as that of the oldest kept. */
     private static final int KEPT = 64;
     private static final byte[] MAGIC = {'t', 'g', 'p', 'r', 'o', 'b', 'e', 0};
 
-    private final DatagramSocket socket;
-    private final InetSocketAddress self;
+    private final Sender sender;
     private final LongSupplier nanoClock;
     private final byte[] prefix = new byte[16];
     private final AtomicLongArray sentAt = new AtomicLongArray(KEPT);
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong read = new AtomicLong();
+    /** How long the last probe read had waited, in nanoseconds. */
+    private volatile long lastReadWaitNanos;
 
+    /** Probes {@code socket} by sending them to it from itself. */
     public SocketProbe(DatagramSocket socket, LongSupplier nanoClock) {
-        this.socket = socket;
+        this(selfSender(socket), nanoClock);
+    }
+
+    /** Probes a socket that {@code sender} reaches. */
+    public SocketProbe(Sender sender, LongSupplier nanoClock) {
+        this.sender = sender;
         this.nanoClock = nanoClock;
-        InetAddress bound = socket.getLocalAddress();
-        this.self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : bound,
-                socket.getLocalPort());
         System.arraycopy(MAGIC, 0, prefix, 0, MAGIC.length);
         byte[] secret = new byte[8];
         new SecureRandom().nextBytes(secret);
         System.arraycopy(secret, 0, prefix, MAGIC.length, secret.length);
     }
 
-    /** Sends the next probe to the listener's own socket, unless it is closed. Called from one thread. */
+    private static Sender selfSender(DatagramSocket socket) {
+        InetAddress bound = socket.getLocalAddress();
+        InetSocketAddress self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress()
+                : bound, socket.getLocalPort());
+        return probe -> {
+            if (socket.isClosed()) {
+                return false;
+            }
+            socket.send(new DatagramPacket(probe, probe.length, self));
+            return true;
+        };
+    }
+
+    /** Sends the next probe, unless the socket is closed. Called from one thread. */
     public void send() throws IOException {
-        if (socket.isClosed()) {
-            return;
-        }
         long seq = sent.get() + 1;
+        long previousAt = sentAt.get((int) (seq % KEPT));
         sentAt.set((int) (seq % KEPT), nanoClock.getAsLong());
         sent.set(seq);
         byte[] probe = ByteBuffer.allocate(LENGTH).put(prefix).putLong(seq).array();
-        socket.send(new DatagramPacket(probe, probe.length, self));
+        boolean sentNow = false;
+        try {
+            sentNow = sender.send(probe);
+        } finally {
+            if (!sentNow) {
+                sent.set(seq - 1);
+                sentAt.set((int) (seq % KEPT), previousAt);
+            }
+        }
     }
 
     /** When (nanoClock) the last probe was sent; meaningless before the first. */
@@ -81,10 +111,19 @@ public final class SocketProbe {
             return false;
         }
         long seq = ByteBuffer.wrap(data, prefix.length, Long.BYTES).getLong();
-        if (seq > 0 && seq <= sent.get()) {
+        long lastSent = sent.get();
+        if (seq > 0 && seq <= lastSent) {
             read.accumulateAndGet(seq, Math::max);
+            if (seq > lastSent - KEPT) {
+                lastReadWaitNanos = Math.max(0, nanoClock.getAsLong() - sentAt.get((int) (seq % KEPT)));
+            }
         }
         return true;
+    }
+
+    /** How long the last probe read had waited in the socket, in nanoseconds; 0 before the first. */
+    public long lastReadWaitNanos() {
+        return lastReadWaitNanos;
     }
 
     /** How long the oldest probe not read yet has waited, in nanoseconds: 0 when every probe was read. */

@@ -6,8 +6,8 @@ import gov.nist.javax.sip.Utils;
 import gov.nist.javax.sip.header.extensions.SessionExpiresHeader;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
-import gov.nist.javax.sip.stack.HopImpl;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ListIterator;
 import javax.sip.SipFactory;
 import javax.sip.message.Message;
@@ -17,7 +17,7 @@ import javax.sip.message.Response;
 /**
  * What the proxy needs of JAIN-SIP's implementation beyond the {@code javax.sip} API: its factories, its tag and
  * branch generator, and what its messages know that the API does not expose (where a message came from, its size
- * as received, its SIP version, headers it kept unparsed, and where the stack's router sends a request).
+ * as received, its SIP version, headers it kept unparsed, and its bytes on the wire).
  */
 public final class JainSip {
 
@@ -48,31 +48,32 @@ public final class JainSip {
     }
 
     /**
-     * Has the stack's router ({@link FlowRouter}) send {@code request} to {@code host:port} over
-     * {@code transport}, whatever its Request-URI names.
-     */
-    public static void aim(Request request, String host, int port, String transport) {
-        ((SIPMessage) request).setApplicationData(new HopImpl(host, port, transport));
-    }
-
-    /**
      * The client certificate of the TLS connection a received request came on, if it came on one and the caller
-     * sent a certificate ({@link FramedTcpConnection} puts it on the request as it parses it).
+     * sent a certificate ({@link ReceivedMessageParser} puts it on the request as it parses it).
      */
     public static Optional<PresentedCertificate> callerCertificate(Request request) {
         return ((SIPMessage) request).getApplicationData() instanceof PresentedCertificate certificate
                 ? Optional.of(certificate) : Optional.empty();
     }
 
-    /** Has the stack's router send {@code request} on {@code flow} while it is open; null: as its route says. */
-    public static void sendOn(Request request, Flow flow) {
-        ((SIPMessage) request).setApplicationData(flow);
+    /**
+     * The bytes of {@code message} to send over {@code transport} ("UDP", "TCP" or "TLS"): its top Via is made to
+     * say that transport first, for a request of the gateway's.
+     */
+    public static byte[] encode(Message message, String transport) {
+        return ((SIPMessage) message).encodeAsBytes(transport);
     }
 
     /** The address the message came from: the datagram's or the connection's source. */
     public static InetAddress source(Message message) {
         SIPMessage sip = (SIPMessage) message;
         return sip.getPeerPacketSourceAddress() != null ? sip.getPeerPacketSourceAddress() : sip.getRemoteAddress();
+    }
+
+    /** Where a received message arrived: the gateway's address and port it was sent to. */
+    public static InetSocketAddress local(Message message) {
+        SIPMessage sip = (SIPMessage) message;
+        return new InetSocketAddress(sip.getLocalAddress(), sip.getLocalPort());
     }
 
     /** The port the message came from, as {@link #source} reads its address. */

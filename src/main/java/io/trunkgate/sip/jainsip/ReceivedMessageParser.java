@@ -19,16 +19,25 @@ import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.Optional;
 import java.util.Set;
+import java.time.Duration;
 import java.util.regex.Pattern;
+import io.trunkgate.config.PresentedCertificate;
+import io.trunkgate.throttle.ThrottledLog;
+import javax.sip.message.Message;
+import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Parses what a transport received, for one stack, and keeps what is broken away from the proxy: a request that
+ * Parses what a transport received, on the call's loop, and keeps what is broken away from the proxy: a request that
  * cannot be parsed or whose CSeq names another method is answered with a plain {@link BadRequestAnswer} (at most
  * {@value #ANSWERS_PER_SECOND} a second to one source address) or dropped, a message without the headers every
  * SIP message has is dropped, and each costs one throttled log line.
  */
-final class ReceivedMessageParser {
+public final class ReceivedMessageParser {
+
+    /** What is said about messages refused: peers decide how much, so throttled. */
+    private static final ThrottledLog LOG = new ThrottledLog(
+            LoggerFactory.getLogger(ReceivedMessageParser.class.getPackageName()), 10, Duration.ofSeconds(1));
 
     /** Answers to broken requests one source gets a second, as many as an unknown source gets to its INVITEs. */
     private static final int ANSWERS_PER_SECOND = 5;
@@ -54,15 +63,32 @@ final class ReceivedMessageParser {
             };
 
     /** Sends an answer back the way the message came. */
-    interface Reply {
+    public interface Reply {
         void send(byte[] answer) throws IOException;
     }
 
     private final MessageParser parser = new LeanMsgParser();
     private final SourceAnswerBudget answerBudget = new SourceAnswerBudget(ANSWERS_PER_SECOND, MAX_TRACKED_SOURCES, System::nanoTime);
 
-    /** The message {@code raw} holds, or null when there is none for the stack: refused, dropped, or a keep-alive. */
-    SIPMessage parse(byte[] raw, InetSocketAddress source, String transport, Reply reply) {
+    /**
+     * The message {@code raw} holds, as received from {@code source} at {@code local} over {@code transport} (on a
+     * TLS connection whose peer presented {@code certificate}, if any; {@link JainSip#callerCertificate}), or null
+     * when there is none for the proxy: refused, dropped, or a keep-alive.
+     */
+    public Message parse(byte[] raw, InetSocketAddress source, InetSocketAddress local, String transport,
+                         Optional<PresentedCertificate> certificate, Reply reply) {
+        SIPMessage message = parse(raw, source, transport, reply);
+        if (message != null) {
+            message.setRemoteAddress(source.getAddress());
+            message.setRemotePort(source.getPort());
+            message.setLocalAddress(local.getAddress());
+            message.setLocalPort(local.getPort());
+            certificate.ifPresent(message::setApplicationData);
+        }
+        return message;
+    }
+
+    private SIPMessage parse(byte[] raw, InetSocketAddress source, String transport, Reply reply) {
         SIPMessage message;
         try {
             message = parser.parseSIPMessage(raw, true, false, KEEP_UNPARSED_UNLESS_ESSENTIAL);
@@ -75,7 +101,7 @@ final class ReceivedMessageParser {
         }
         if (message.getFrom() == null || message.getTo() == null || message.getCallId() == null
                 || message.getCSeq() == null || message.getViaHeaders() == null || message.getViaHeaders().isEmpty()) {
-            TransportProperties.LOG.log(Level.INFO, "SIP message from " + describe(source, transport)
+            LOG.log(Level.INFO, "SIP message from " + describe(source, transport)
                     + " dropped: it lacks From, To, Call-ID, CSeq or Via");
             return null;
         }
@@ -128,7 +154,7 @@ final class ReceivedMessageParser {
     }
 
     /** Answers {@code raw} with a 400 if it is a request that can have one and its source has answers left. */
-    void refuse(byte[] raw, InetSocketAddress source, String transport, String reason, Reply reply) {
+    private void refuse(byte[] raw, InetSocketAddress source, String transport, String reason, Reply reply) {
         refuse(raw, source, transport, reason, BadRequestAnswer.PHRASE, reply);
     }
 
@@ -149,7 +175,7 @@ final class ReceivedMessageParser {
                 outcome = "400 not sent (" + e.getMessage() + ")";
             }
         }
-        TransportProperties.LOG.log(Level.INFO,
+        LOG.log(Level.INFO,
                 "malformed SIP from " + describe(source, transport) + " " + outcome + ": " + reason);
     }
 

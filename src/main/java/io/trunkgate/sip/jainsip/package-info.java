@@ -1,8 +1,8 @@
 /**
- * The adapter to JAIN-SIP's reference implementation, the only package that depends on {@code gov.nist}: the stack
- * as the gateway builds it ({@link io.trunkgate.sip.jainsip.SipStackFactory}), its listeners and connections with
- * the limits, framing and ordering JAIN-SIP lacks, its timer, router, parser and logging, the few functions the
- * proxy needs beyond {@code javax.sip} ({@link io.trunkgate.sip.jainsip.JainSip}), and the start-up check that the
- * JAIN-SIP on the class path is the one these target. docs/jain-sip.md lists every workaround.
+ * The adapter to JAIN-SIP's reference implementation as the gateway's message model, the only package that depends
+ * on {@code gov.nist}: the parser of what the transports received ({@link io.trunkgate.sip.jainsip.ReceivedMessageParser},
+ * on {@link io.trunkgate.sip.jainsip.LeanMsgParser}), the encoding of what is sent, and the few functions the proxy
+ * needs beyond {@code javax.sip} ({@link io.trunkgate.sip.jainsip.JainSip}). JAIN-SIP's stack is not used.
+ * docs/jain-sip.md lists what it reaches past the API.
  */
 package io.trunkgate.sip.jainsip;

@@ -14,7 +14,7 @@ public interface NewCallGate {
      * TLS connection, if any) with this Call-ID, From tag ({@code callerTag}, "" when it has none) and CSeq number
      * ({@code cseq}, -1 when it could not be read), or empty to let it go on to the stack. {@code waitAhead} is how long
      * what is ahead of this INVITE has waited: in the UDP listener's socket, then the oldest message waiting for the
-     * worker that would take it (zero when nothing waits, and for TCP). An INVITE shed here is accounted for by the gate:
+     * thread that would take it (zero when nothing waits). An INVITE shed here is accounted for by the gate:
      * nothing else sees it.
      */
     Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,

@@ -1,0 +1,31 @@
+package io.trunkgate.sip.transaction;
+
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/**
+ * A request the gateway received and answers (RFC 3261 §17.2): copies of the request are absorbed, each answered
+ * with the last response sent. Taken by the {@link RequestHandler} through {@link IncomingRequest#transaction()}.
+ * Its methods may be called from any thread: they take effect on the call's loop.
+ */
+public interface ServerTransaction {
+
+    /** The request that made it. */
+    Request request();
+
+    /** Where the request came from. */
+    Peer source();
+
+    boolean isInvite();
+
+    /** Its state now (read on the call's loop for an exact answer). */
+    TransactionState state();
+
+    /**
+     * Sends a response to the request, back where it came from (RFC 3261 §18.2.2) and as the state machine lets
+     * it: a provisional one before the final, one final response (further 2xx to an INVITE too, while it is
+     * Accepted). A 2xx to an INVITE after the transaction ended is still sent, statelessly, to the same place (a
+     * proxy relays every 2xx, §16.7 step 5); any other response then is dropped.
+     */
+    void respond(Response response);
+}

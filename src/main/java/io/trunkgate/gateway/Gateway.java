@@ -241,7 +241,7 @@ public final class Gateway implements AutoCloseable {
         RedisWarmUp.run(config.instanceId(), admission.fleetWide(), pacing.fleetWide(), WARM_UP_BUDGET);
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
-        // started before the SIP transports, so it stops after them; messages are taken once calls are
+        // started before the SIP transports, so it stops after them; it takes messages once the gateway takes calls
         Optional<HepCapture> capture = config.capture().map(settings -> parts.add("SIP capture",
                 HepCapture.start(settings, threads.sipCapture())));
         capture.ifPresent(hep -> metrics.trackCapture(hep::sent, dropCounts(hep), hep::connected, hep::queued));

@@ -102,7 +102,8 @@ public final class ConfigLoader {
         GatewaySettings s = settings.get();
         return new GatewayConfig(gatewayConf, s.instanceId(), s.fleetSize(), s.sip(), s.redis(), s.admission(),
                 s.admin(), byId(peers, PeerConfig::id), byId(groups, GroupConfig::id),
-                byId(carriers, CarrierConfig::id), routes, s.rerouteHook(), s.records(), s.reroute(), s.dns());
+                byId(carriers, CarrierConfig::id), routes, s.rerouteHook(), s.records(), s.reroute(), s.dns(),
+                s.capture());
     }
 
     /** A carrier is reached over its URI's transport, which needs a listener of that transport to send from. */

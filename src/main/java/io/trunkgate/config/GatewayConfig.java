@@ -17,13 +17,14 @@ import java.util.Optional;
  * @param records    where call records are written
  * @param reroute    plugin jars and the HTTP reroute hook
  * @param dns        how carrier host names are looked up
+ * @param capture    the Homer collector every SIP message is copied to (HEP), if any
  */
 public record GatewayConfig(Path source, String instanceId, int fleetSize, SipSettings sip,
                             RedisSettings redis, AdmissionSettings admission, AdminSettings admin,
                             Map<String, PeerConfig> peers, Map<String, GroupConfig> groups,
                             Map<String, CarrierConfig> carriers, List<RouteConfig> routes,
                             Optional<String> rerouteHook, CallRecordSettings records, RerouteSettings reroute,
-                            DnsSettings dns) {
+                            DnsSettings dns, Optional<CaptureSettings> capture) {
     public GatewayConfig {
         peers = Map.copyOf(peers);
         groups = Map.copyOf(groups);

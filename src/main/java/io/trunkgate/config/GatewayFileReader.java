@@ -65,7 +65,7 @@ final class GatewayFileReader {
         Path stateDir = stateDir(file);
         return new GatewaySettings(instanceId, fleetSize, sip, RedisSettingsReader.read(file),
                 admission(file), admin(file, stateDir), rerouteHook, records(file, stateDir), reroute(file, baseDir),
-                dns(file));
+                dns(file), CaptureReader.read(file));
     }
 
     /**

@@ -5,5 +5,6 @@ import java.util.Optional;
 /** What gateway.conf holds besides the file layout: the parts of {@link GatewayConfig} it provides. */
 record GatewaySettings(String instanceId, int fleetSize, SipSettings sip, RedisSettings redis,
                        AdmissionSettings admission, AdminSettings admin, Optional<String> rerouteHook,
-                       CallRecordSettings records, RerouteSettings reroute, DnsSettings dns) {
+                       CallRecordSettings records, RerouteSettings reroute, DnsSettings dns,
+                       Optional<CaptureSettings> capture) {
 }

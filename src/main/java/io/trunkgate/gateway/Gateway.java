@@ -4,6 +4,8 @@ import io.trunkgate.admin.AdminApi;
 import io.trunkgate.admin.AdminServer;
 import io.trunkgate.admin.LiveCalls;
 import io.trunkgate.auth.DigestAuthentication;
+import io.trunkgate.capture.Capture;
+import io.trunkgate.capture.HepCapture;
 import io.trunkgate.config.AdminTokenFile;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.GatewayConfig;
@@ -243,8 +245,13 @@ public final class Gateway implements AutoCloseable {
         shareNonceKey(authentication);
         OverloadController overload = new OverloadController(() -> overloadSettings(active.get().config().sip()),
                 proxyClock);
+        // started before the SIP transports, so it stops after them; it takes messages once the gateway takes calls
+        Optional<HepCapture> capture = config.capture().map(settings -> parts.add("SIP capture",
+                HepCapture.start(settings, threads.sipCapture())));
+        capture.ifPresent(hep -> metrics.trackCapture(hep::sent, dropCounts(hep), hep::connected, hep::queued));
         // TLS engines for the listeners, and for carriers reached over TLS, also those a reload adds
-        SipTransports transports = SipTransports.create(config.sip(), overload, Optional.of(tls));
+        SipTransports transports = SipTransports.create(config.sip(), overload, Optional.of(tls),
+                capture.<Capture>map(hep -> hep).orElse(Capture.NONE));
         parts.started("SIP transports", transports::close);
         FleetHealth health = parts.add("carrier health", FleetHealth.open(redis.client(), prefix,
                 config.instanceId(), Clock.systemUTC(), () -> active.get().config().carriers(), resolver,
@@ -264,6 +271,9 @@ public final class Gateway implements AutoCloseable {
                 plan::isWarmUpCall, active.get()));
         if (warmUp.isEmpty()) {
             metrics.ready();
+            if (takeCalls) {
+                capture.ifPresent(HepCapture::open);
+            }
         }
         transports.newCalls().deliverTo(starting.<NewCallGate>map(gate -> gate).orElse(proxy));
         metrics.trackShedAcks(transports.newCalls()::acksAbsorbed);
@@ -274,6 +284,7 @@ public final class Gateway implements AutoCloseable {
         if (warmUp.isPresent()) {
             warmUp(warmUp.get(), config, active, calls, dialogs, metrics);
             if (takeCalls) {
+                capture.ifPresent(HepCapture::open);
                 transports.newCalls().deliverTo(proxy);
                 starting.get().open();
             }
@@ -296,6 +307,12 @@ public final class Gateway implements AutoCloseable {
             log.warn("the fleet's key for digest nonces not read ({}): until it is, this gateway's nonces are good"
                     + " at this gateway only", e.toString());
         }
+    }
+
+    private static Map<String, LongSupplier> dropCounts(HepCapture capture) {
+        Map<String, LongSupplier> counts = new TreeMap<>();
+        HepCapture.DROP_REASONS.forEach(reason -> counts.put(reason, () -> capture.dropped(reason)));
+        return counts;
     }
 
     /** The caps and the target of overload control as configured, with its default constants. */

@@ -42,6 +42,8 @@ public final class GatewayThreads implements AutoCloseable {
     private final ExecutorService sipResolve = Executors.newFixedThreadPool(2, daemon("sip-resolve"));
     /** Threads start on first use: none unless a reroute hook class is configured. */
     private final ExecutorService rerouteHook = Executors.newFixedThreadPool(1, daemon("reroute-hook"));
+    /** Threads start on first use: none unless capture.address is set. */
+    private final ExecutorService sipCapture = Executors.newFixedThreadPool(1, daemon("sip-capture"));
     private final EventLoopGroup adminHttp = new NioEventLoopGroup(1, new DefaultThreadFactory("admin-http", true));
     private final EventLoopGroup redisIo = new NioEventLoopGroup(REDIS_IO_THREADS,
             new DefaultThreadFactory("redis-io", true));
@@ -89,6 +91,11 @@ public final class GatewayThreads implements AutoCloseable {
         return rerouteHook;
     }
 
+    /** SIP capture's sender, for as long as it runs. */
+    public ExecutorService sipCapture() {
+        return sipCapture;
+    }
+
     /** Where the Redis client reads and writes. */
     public EventLoopGroup redisIo() {
         return redisIo;
@@ -130,6 +137,7 @@ public final class GatewayThreads implements AutoCloseable {
         rerouteHttp.shutdownNow();
         rerouteHook.shutdownNow();
         sipResolve.shutdownNow();
+        sipCapture.shutdownNow();
         adminHttp.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         redisIo.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -115,11 +115,12 @@ final class Reload implements ConfigReloader.Applier {
 
     /**
      * What only a restart changes: what the parts built at start were given (the fleet share of the in-memory
-     * fallbacks, the reroute hook, the records file, the SIP stack, Redis, the admin server's address and limits).
+     * fallbacks, the reroute hook, the records file, SIP capture, the SIP stack, Redis, the admin server's address and
+     * limits).
      */
     private static List<Object> restartSettings(GatewayConfig config) {
         return List.of(config.instanceId(), config.fleetSize(), config.rerouteHook(), config.reroute(), config.records(),
-                config.dns(),
+                config.dns(), config.capture(),
                 config.sip().listeners(), config.sip().workerThreads(),
                 config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
                 config.admission().leaseTime(),

@@ -42,6 +42,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -84,6 +85,8 @@ public final class GatewayMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private LongSupplier shedAcks;
+    /** The capture's counts, held here: Micrometer holds a function counter's object weakly. */
+    private List<Object> captureCounts = List.of();
     private final MultiGauge heldCalls;
     private final MultiGauge carrierUp;
     private final MultiGauge carrierAddressUp;
@@ -597,6 +600,25 @@ public final class GatewayMetrics implements AutoCloseable {
         FunctionCounter.builder("trunkgate.sip.shed.acks", absorbed, LongSupplier::getAsLong)
                 .description("ACKs of 503s to shed calls, absorbed as they arrived (never parsed or relayed)")
                 .register(registry);
+    }
+
+    /**
+     * SIP capture to a Homer collector, when configured: messages sent, messages dropped by reason, whether a link to
+     * the collector is open, and messages waiting.
+     */
+    public void trackCapture(LongSupplier sent, Map<String, LongSupplier> droppedByReason, BooleanSupplier connected,
+                             IntSupplier queued) {
+        captureCounts = List.of(sent, Map.copyOf(droppedByReason));
+        FunctionCounter.builder("trunkgate.capture.messages", sent, LongSupplier::getAsLong)
+                .description("SIP messages sent to the capture collector (HEP)").register(registry);
+        droppedByReason.forEach((reason, dropped) ->
+                FunctionCounter.builder("trunkgate.capture.dropped", dropped, LongSupplier::getAsLong).tag("reason", reason)
+                        .description("SIP messages not sent to the capture collector, by reason").register(registry));
+        Gauge.builder("trunkgate.capture.connected", () -> connected.getAsBoolean() ? 1 : 0)
+                .description("1 while a link to the capture collector is open, 0 while it is being connected to")
+                .register(registry);
+        Gauge.builder("trunkgate.capture.queued", queued::getAsInt)
+                .description("SIP messages waiting to be sent to the capture collector").register(registry);
     }
 
     /** The active config generation. */

@@ -121,7 +121,7 @@ public final class WarmUp {
                 Map.of(carrier, new CarrierConfig(carrier, SipUri.parse(carrierUri), 100_000, 1, wait, Set.of(),
                         false, List.of(), 100_000, wait, wait)),
                 List.of(new RouteConfig("", List.of(carrier))), real.rerouteHook(), real.records(), real.reroute(),
-                real.dns());
+                real.dns(), real.capture());
     }
 
     /**

@@ -43,7 +43,7 @@ class FailedStartTest {
                     new AdminSettings(admin.host(), taken.getLocalPort(), admin.token(), admin.requestTimeout(),
                             admin.maxConnections(), admin.maxConnectionsPerAddress()),
                     config.peers(), config.groups(), config.carriers(), config.routes(), config.rerouteHook(),
-                    config.records(), config.reroute(), config.dns());
+                    config.records(), config.reroute(), config.dns(), config.capture());
 
             assertThrows(Exception.class, () -> Gateway.start(adminPortTaken));
         }

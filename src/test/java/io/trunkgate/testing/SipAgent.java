@@ -56,6 +56,8 @@ public final class SipAgent implements SipListener, AutoCloseable {
         ANSWER, REJECT_503, SILENT, RING,
         /** 180, then 486 Busy Here. */
         BUSY_486,
+        /** 100, 180 and 200 back to back. */
+        TRY_RING_ANSWER,
         /** 180 at once, 200 after {@link #answerAfter}. */
         RING_THEN_ANSWER,
         /** Nothing of its own (the stack's automatic 100 after 200 ms), 200 after {@link #answerAfter}. */
@@ -639,6 +641,11 @@ public final class SipAgent implements SipListener, AutoCloseable {
                 contact.setPort(contactPort > 0 ? contactPort : port);
                 second.addHeader(HEADERS.createContactHeader(ADDRESSES.createAddress(contact)));
                 provider.sendResponse(second);
+            }
+            case TRY_RING_ANSWER -> {
+                st.sendResponse(MESSAGES.createResponse(Response.TRYING, request));
+                st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));
+                answer(st, request, callId);
             }
             case RING_PROGRESS_ANSWER -> {
                 st.sendResponse(MESSAGES.createResponse(Response.RINGING, request));

@@ -5,6 +5,7 @@ import io.trunkgate.config.CertificateMatch;
 import io.trunkgate.config.AdminSettings;
 import io.trunkgate.config.AdmissionSettings;
 import io.trunkgate.config.CallRecordSettings;
+import io.trunkgate.config.CaptureSettings;
 import io.trunkgate.config.CallFailures;
 import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.Cidr;
@@ -70,6 +71,7 @@ public final class TestConfigs {
     private Duration overloadDelay = Duration.ZERO;
     private WarmUpSettings warmUp = WarmUpSettings.OFF;
     private DnsSettings dns = DnsSettings.SYSTEM;
+    private Optional<CaptureSettings> capture = Optional.empty();
 
     /**
      * A gateway on the shared standalone redis-server of the test JVM, with keys of its own (prefix
@@ -315,6 +317,12 @@ public final class TestConfigs {
                 List.of(limit), OptionalInt.empty(), List.of(), LimitMode.ENFORCE, Optional.of(credentials)));
     }
 
+    /** capture: the Homer collector the gateway copies its SIP messages to. */
+    public TestConfigs capture(CaptureSettings settings) {
+        this.capture = Optional.of(settings);
+        return this;
+    }
+
     /** dns.*: where carrier host names are looked up. */
     public TestConfigs dns(DnsSettings settings) {
         this.dns = settings;
@@ -343,6 +351,7 @@ public final class TestConfigs {
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime, nonceLifetime),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,
-                        adminMaxConnectionsPerAddress, adminTokenFile), peers, groups, carriers, routes, rerouteHook, records, reroute, dns);
+                        adminMaxConnectionsPerAddress, adminTokenFile), peers, groups, carriers, routes, rerouteHook, records, reroute, dns,
+                capture);
     }
 }

@@ -3,12 +3,14 @@ package io.trunkgate.sip.transport;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.trunkgate.capture.Capture;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
 import io.trunkgate.config.Transport;
 import io.trunkgate.overload.OverloadController;
 import io.trunkgate.sip.transport.internal.CallLoopDispatch;
 import io.trunkgate.sip.transport.internal.CallLoops;
+import io.trunkgate.sip.transport.internal.CaptureHandler;
 import io.trunkgate.sip.transport.internal.ChannelFlow;
 import io.trunkgate.sip.transport.internal.DatagramFlow;
 import io.trunkgate.sip.transport.internal.NewCallShedder;
@@ -64,6 +66,7 @@ public final class SipTransports implements AutoCloseable {
     private final ReadFailures datagramFailures = new ReadFailures(true);
     private final ReadFailures streamFailures = new ReadFailures(false);
     private final NewCallShedder streamShedder;
+    private final CaptureHandler udpCapture;
     private final StreamTransport tcp;
     private final StreamTransport tls;
     private final List<UdpListener> udp = new ArrayList<>();
@@ -73,7 +76,7 @@ public final class SipTransports implements AutoCloseable {
     private boolean closed;
 
     private SipTransports(SipSettings sip, OverloadController overload, Optional<TlsEngines> engines,
-                          Sockets sockets, int threads, LongSupplier nanoClock) {
+                          Capture capture, Sockets sockets, int threads, LongSupplier nanoClock) {
         this.sip = sip;
         this.overload = overload;
         this.sockets = sockets;
@@ -87,12 +90,16 @@ public final class SipTransports implements AutoCloseable {
             }
         }, overload::messageWaited, nanoClock);
         this.streamShedder = new NewCallShedder(newCalls, this::loopWaitAhead);
+        this.udpCapture = new CaptureHandler(capture, Transport.UDP);
+        CaptureHandler tcpCapture = new CaptureHandler(capture, Transport.TCP);
+        CaptureHandler tlsCapture = new CaptureHandler(capture, Transport.TLS);
         int maxMessage = Math.max(MAX_STREAM_MESSAGE, sip.limits().maxMessageSize());
         this.tcp = new StreamTransport(new StreamTransport.Settings(Transport.TCP, sip.tcp(), maxMessage,
-                sip.tls().handshakeTimeout(), null, nanoClock), sockets, group, this::streamRest);
+                sip.tls().handshakeTimeout(), null, nanoClock), sockets, group,
+                pipeline -> streamRest(pipeline, tcpCapture));
         this.tls = engines.map(e -> new StreamTransport(new StreamTransport.Settings(Transport.TLS, sip.tcp(),
-                maxMessage, sip.tls().handshakeTimeout(), e, nanoClock), sockets, group, this::streamRest))
-                .orElse(null);
+                maxMessage, sip.tls().handshakeTimeout(), e, nanoClock), sockets, group,
+                pipeline -> streamRest(pipeline, tlsCapture))).orElse(null);
     }
 
     /**
@@ -102,20 +109,22 @@ public final class SipTransports implements AutoCloseable {
      * @param overload told how long received messages wait, in the UDP sockets and for their call's loop
      * @param tls      where TLS connections get their engines; required when a listener is TLS, and for sending to
      *                 carriers over TLS
+     * @param capture  told of each SIP message the sockets read and write
      * @throws IllegalArgumentException a listener is TLS and {@code tls} is empty
      */
-    public static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls) {
-        return create(sip, overload, tls, Sockets.best(), Math.max(2, Runtime.getRuntime().availableProcessors()),
-                System::nanoTime);
+    public static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls,
+                                       Capture capture) {
+        return create(sip, overload, tls, capture, Sockets.best(),
+                Math.max(2, Runtime.getRuntime().availableProcessors()), System::nanoTime);
     }
 
-    /** As {@link #create(SipSettings, OverloadController, Optional)}, on the sockets and loops given. */
+    /** As {@link #create(SipSettings, OverloadController, Optional, Capture)}, on the sockets and loops given. */
     static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls,
-                                Sockets sockets, int threads, LongSupplier nanoClock) {
+                                Capture capture, Sockets sockets, int threads, LongSupplier nanoClock) {
         if (tls.isEmpty() && sip.listeners().stream().anyMatch(l -> l.transport() == Transport.TLS)) {
             throw new IllegalArgumentException("a TLS listener needs the gateway's TLS engines");
         }
-        return new SipTransports(sip, overload, tls, sockets, threads, nanoClock);
+        return new SipTransports(sip, overload, tls, capture, sockets, threads, nanoClock);
     }
 
     /** The loops every SIP socket and call runs on (Redis clients and timers may run on them too). */
@@ -161,7 +170,7 @@ public final class SipTransports implements AutoCloseable {
         return switch (listener.transport()) {
             case UDP -> {
                 UdpListener socket = UdpListener.bind(listener, sockets, loops, overload, nanoClock,
-                        (pipeline, owner, socketWait) -> pipeline
+                        (pipeline, owner, socketWait) -> pipeline.addLast(udpCapture)
                                 .addLast(new NewCallShedder(newCalls, message -> Duration.ofNanos(
                                         socketWait.getAsLong()).plus(loopWaitAhead(message))))
                                 .addLast(dispatch).addLast(datagramFailures));
@@ -173,8 +182,8 @@ public final class SipTransports implements AutoCloseable {
         };
     }
 
-    private void streamRest(ChannelPipeline pipeline) {
-        pipeline.addLast(streamShedder).addLast(dispatch).addLast(streamFailures);
+    private void streamRest(ChannelPipeline pipeline, CaptureHandler capture) {
+        pipeline.addLast(capture).addLast(streamShedder).addLast(dispatch).addLast(streamFailures);
     }
 
     /** How long what is ahead of {@code message} on its call's loop has waited. */

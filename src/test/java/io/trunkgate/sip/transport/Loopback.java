@@ -1,5 +1,6 @@
 package io.trunkgate.sip.transport;
 
+import io.trunkgate.capture.Capture;
 import io.trunkgate.config.SipLimits;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.SipSettings;
@@ -49,7 +50,7 @@ final class Loopback implements Inbound, AutoCloseable {
     static Loopback listening(Sockets sockets, int threads, TcpLimits tcp, Optional<TlsEngines> tls,
                               OverloadController overload, SipListener... listeners) throws Exception {
         SipTransports transports = SipTransports.create(settings(List.of(listeners), tcp, Duration.ofSeconds(2)),
-                overload, tls, sockets, threads, System::nanoTime);
+                overload, tls, Capture.NONE, sockets, threads, System::nanoTime);
         Loopback loopback = new Loopback(transports);
         try {
             transports.listen(loopback);

@@ -1,5 +1,6 @@
 package io.trunkgate.sip.transport;
 
+import io.trunkgate.capture.Capture;
 import static io.trunkgate.sip.transport.SipTransportsTest.bytes;
 import static io.trunkgate.sip.transport.SipTransportsTest.closedWithin;
 import static io.trunkgate.sip.transport.SipTransportsTest.invite;
@@ -60,7 +61,7 @@ class TlsTransportTest {
 
     private Loopback gateway(Duration handshakeTimeout) throws Exception {
         SipTransports transports = SipTransports.create(Loopback.settings(List.of(listener), TcpLimits.DEFAULTS,
-                handshakeTimeout), Loopback.overload(System::nanoTime), Optional.of(tls), Sockets.best(), 2,
+                handshakeTimeout), Loopback.overload(System::nanoTime), Optional.of(tls), Capture.NONE, Sockets.best(), 2,
                 System::nanoTime);
         Loopback gateway = new Loopback(transports);
         transports.listen(gateway);

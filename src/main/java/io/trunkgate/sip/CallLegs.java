@@ -2,6 +2,7 @@ package io.trunkgate.sip;
 
 import io.trunkgate.config.SipUri;
 import io.trunkgate.dns.CarrierAddress;
+import java.time.Duration;
 import java.util.List;
 import javax.sip.address.Address;
 import javax.sip.message.Request;
@@ -41,8 +42,11 @@ interface CallLegs {
     Outgoing toCarrier(Request invite, String number, String carrierId, SipUri uri, CarrierAddress to)
             throws Exception;
 
-    /** Sends the INVITE to its carrier; the leg's responses and timeout go to {@code call}. */
-    Leg send(Outgoing invite, InviteCall call) throws Exception;
+    /**
+     * Sends the INVITE to its carrier; the leg's responses and timeout go to {@code call}. Its transaction waits
+     * at least {@code timerC} for a provisional response (RFC 3261 §16.8).
+     */
+    Leg send(Outgoing invite, Duration timerC, InviteCall call) throws Exception;
 
     /** Sends a CANCEL for the leg's INVITE to {@code to}, where the INVITE went (RFC 3261 §9.1). */
     void cancel(Leg leg, CarrierAddress to) throws Exception;

@@ -51,6 +51,11 @@ final class InviteCall {
 
     private static final Logger log = LoggerFactory.getLogger(InviteCall.class);
     private static final Logger callLog = LoggerFactory.getLogger("trunkgate.calls");
+    /**
+     * How much longer than the call's own answer-timeout and ring-timeout its INVITE's transaction waits for a
+     * provisional response (Timer C): the ring timer is armed just after a 180 restarts Timer C, on the same loop.
+     */
+    private static final Duration TIMER_C_BEYOND_CALL = Duration.ofSeconds(30);
     /** How long a CANCELled INVITE waits for its final response: 64*T1 (RFC 3261 §9.1). */
     static final Duration CANCEL_UNANSWERED = Duration.ofMillis(64 * 500);
 
@@ -294,7 +299,7 @@ final class InviteCall {
             }
             dialog.carrierAttempt(carrier.id(), Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
-            client = legs.send(out, this);
+            client = legs.send(out, timerC(carrier), this);
             attempts.add(new RecordFields.Attempt(carrier.id(), sentTo.label(), send.held().toMillis(),
                     carrier.shadowPacing() ? send.shadow().wouldWait().toMillis() : null, services.time()));
             noteShadow(send);
@@ -404,6 +409,16 @@ final class InviteCall {
         if (status != Response.TRYING && phase != CallPhase.ENDED) {
             relayProvisional(response);
         }
+    }
+
+    /**
+     * The least Timer C (RFC 3261 §16.8) of an INVITE to {@code carrier}: past the call's own timeouts there, so
+     * answer-timeout and ring-timeout end the call, with their own answers and failover, never the transaction's.
+     */
+    static Duration timerC(CarrierConfig carrier) {
+        Duration longest = carrier.ringTimeout().compareTo(carrier.answerTimeout()) > 0 ? carrier.ringTimeout()
+                : carrier.answerTimeout();
+        return longest.plus(TIMER_C_BEYOND_CALL);
     }
 
     /** The client transaction gave up (Timer B) without any final response. */

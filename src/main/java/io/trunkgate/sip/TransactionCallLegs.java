@@ -12,6 +12,7 @@ import io.trunkgate.sip.transaction.Peer;
 import io.trunkgate.sip.transaction.ServerTransaction;
 import io.trunkgate.sip.transaction.TransactionLayer;
 import io.trunkgate.sip.transaction.Wire;
+import java.time.Duration;
 import java.util.List;
 import javax.sip.address.Address;
 import javax.sip.message.Request;
@@ -128,9 +129,9 @@ final class TransactionCallLegs implements CallLegs {
     }
 
     @Override
-    public Leg send(Outgoing invite, InviteCall call) {
+    public Leg send(Outgoing invite, Duration timerC, InviteCall call) {
         CarrierLeg leg = new CarrierLeg(call);
-        leg.transaction = layer.send(invite.request(), Peers.of(invite.to()), leg);
+        leg.transaction = layer.send(invite.request(), Peers.of(invite.to()), leg, timerC);
         return leg;
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.trunkgate.config.CarrierConfig;
 import io.trunkgate.config.DnsSettings;
 import io.trunkgate.config.PeerConfig;
 import io.trunkgate.config.RedisDownPolicy;
@@ -38,6 +39,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -445,6 +447,23 @@ class InviteCallTest {
         refused(call, Response.REQUEST_TIMEOUT, "within ring-timeout");
     }
 
+    @Test
+    void theLegsTimerCOutlastsItsCarriersRingAndAnswerTimeouts() throws Exception {
+        start();
+        admit(Outcome.ADMITTED);
+        assertEquals(RING_TIMEOUT.plusSeconds(30), legs.onlyInvite().timerC());
+
+        CarrierConfig ringsLong = new CarrierConfig("long", SipUri.parse("sip:192.0.2.30:5060"), 10, 1,
+                Duration.ofSeconds(5), Set.of(503), true, List.of(), 1000, Duration.ofSeconds(5),
+                Duration.ofMinutes(10));
+        assertTrue(InviteCall.timerC(ringsLong).compareTo(Duration.ofMinutes(10)) > 0,
+                "Timer C must not cancel a call ringing within its ring-timeout");
+        CarrierConfig slowToAnswer = new CarrierConfig("slow", SipUri.parse("sip:192.0.2.30:5060"), 10, 1,
+                Duration.ofSeconds(5), Set.of(503), true, List.of(), 1000, Duration.ofMinutes(4),
+                Duration.ofMinutes(1));
+        assertTrue(InviteCall.timerC(slowToAnswer).compareTo(Duration.ofMinutes(4)) > 0);
+    }
+
     // ---- CANCEL at the carrier ----
 
     @Test
@@ -805,7 +824,7 @@ class InviteCallTest {
     /** Records what the call sends, to which leg; builds each carrier INVITE as a copy with a Via of the gateway. */
     private final class RecordingLegs implements CallLegs {
 
-        record Leg(int n, CarrierAddress to, Request invite) implements CallLegs.Leg {
+        record Leg(int n, CarrierAddress to, Request invite, Duration timerC) implements CallLegs.Leg {
         }
 
         private record Sent(String what, Leg leg, Response response) {
@@ -868,8 +887,8 @@ class InviteCallTest {
         }
 
         @Override
-        public CallLegs.Leg send(Outgoing invite, InviteCall call) {
-            Leg leg = new Leg(invites.size() + 1, invite.to(), invite.request());
+        public CallLegs.Leg send(Outgoing invite, Duration timerC, InviteCall call) {
+            Leg leg = new Leg(invites.size() + 1, invite.to(), invite.request(), timerC);
             invites.add(leg);
             return leg;
         }

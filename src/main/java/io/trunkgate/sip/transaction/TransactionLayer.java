@@ -1,6 +1,7 @@
 package io.trunkgate.sip.transaction;
 
 import io.trunkgate.sip.transaction.internal.Layer;
+import java.time.Duration;
 import java.util.function.Function;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -43,6 +44,13 @@ public interface TransactionLayer {
      * @throws IllegalArgumentException for an ACK, or a request without such a branch
      */
     ClientTransaction send(Request request, Peer to, ClientListener listener);
+
+    /**
+     * As {@link #send(Request, Peer, ClientListener)}, for an INVITE whose Timer C is at least {@code timerC}: the
+     * layer's Timer C, RFC 3261's 3 minutes, is the least a proxy may wait (§16.8), and a proxy whose own timers of a
+     * call are longer waits longer. Ignored for other requests.
+     */
+    ClientTransaction send(Request request, Peer to, ClientListener listener, Duration timerC);
 
     /** The transactions kept now, running or lingering to absorb copies. */
     int size();

@@ -1,5 +1,6 @@
 package io.trunkgate.sip.transaction;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -98,6 +99,11 @@ final class Harness {
     /** Sends {@code request} in a client transaction to {@code to}. */
     ClientTransaction send(Request request, Peer to) {
         return layer.send(request, to, listener);
+    }
+
+    /** Sends {@code request} in a client transaction to {@code to}, its Timer C at least {@code timerC}. */
+    ClientTransaction send(Request request, Peer to, Duration timerC) {
+        return layer.send(request, to, listener, timerC);
     }
 
     /** A response from the carrier. */

@@ -262,6 +262,29 @@ class InviteClientTransactionTest {
     }
 
     @Test
+    void anInviteGivenALongerTimerCWaitsThatLongAfterEachProvisional() {
+        h.send(invite, SipText.CARRIER_UDP, Duration.ofMinutes(10)); // a carrier whose calls may ring longer
+        h.loop.advanceMillis(100);
+        h.carrierSends(SipText.response(180, invite));
+
+        h.loop.advanceToMillis(100 + 599_999);
+        assertTrue(h.wire.requests("CANCEL").isEmpty());
+        h.loop.advanceToMillis(100 + 600_000);
+        assertEquals(List.of(600_100L), h.wire.timesOf("CANCEL"));
+    }
+
+    @Test
+    void aShorterTimerCThanTheLayersLeavesItsThreeMinutes() {
+        h.send(invite, SipText.CARRIER_UDP, Duration.ofSeconds(10));
+        h.carrierSends(SipText.response(180, invite));
+
+        h.loop.advanceToMillis(179_999);
+        assertTrue(h.wire.requests("CANCEL").isEmpty());
+        h.loop.advanceToMillis(180_000);
+        assertEquals(List.of(180_000L), h.wire.timesOf("CANCEL"));
+    }
+
+    @Test
     void timerCWithoutAnyProvisionalEndsTheTransactionAsIfA408Came() {
         Harness shortC = new Harness(new TransactionTimers(Duration.ofMillis(500), Duration.ofSeconds(4),
                 Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(32)));

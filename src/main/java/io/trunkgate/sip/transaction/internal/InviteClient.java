@@ -20,6 +20,8 @@ final class InviteClient extends ClientSide {
     private long timerB = NONE;
     /** Timer C: no provisional response (above 100) for so long. */
     private long timerC = NONE;
+    /** Timer C's length for this INVITE, in nanoseconds. */
+    private final long timerCLength;
     /** Timers D (Completed) and M (Accepted): the end of absorbing copies of the final response. */
     private long lingerEnd = NONE;
     /** 64*T1 after the CANCEL: the end of waiting for the final response. */
@@ -29,8 +31,10 @@ final class InviteClient extends ClientSide {
     private boolean cancelAsked;
     private boolean cancelSent;
 
-    InviteClient(LoopTable table, Request request, Peer peer, ClientListener listener, ClientKey key) {
+    InviteClient(LoopTable table, Request request, Peer peer, ClientListener listener, ClientKey key,
+                 long timerCLength) {
         super(table, request, peer, listener, key, TransactionState.CALLING);
+        this.timerCLength = timerCLength;
     }
 
     @Override
@@ -47,7 +51,7 @@ final class InviteClient extends ClientSide {
             timerA = now + intervalA;
         }
         timerB = now + timing.sixtyFourT1;
-        timerC = now + timing.timerC;
+        timerC = now + timerCLength;
         rearm();
     }
 
@@ -122,7 +126,7 @@ final class InviteClient extends ClientSide {
         timerA = NONE;
         timerB = NONE;
         if (status > 100 && !cancelSent) {
-            timerC = now() + timing.timerC;
+            timerC = now() + timerCLength;
         }
         if (cancelAsked && !cancelSent) {
             sendCancel();

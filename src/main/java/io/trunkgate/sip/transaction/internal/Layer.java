@@ -11,6 +11,7 @@ import io.trunkgate.sip.transaction.StrayResponseHandler;
 import io.trunkgate.sip.transaction.TransactionLayer;
 import io.trunkgate.sip.transaction.TransactionTimers;
 import io.trunkgate.sip.transaction.Wire;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -128,6 +129,11 @@ public final class Layer implements TransactionLayer {
 
     @Override
     public ClientTransaction send(Request request, Peer to, ClientListener listener) {
+        return send(request, to, listener, Duration.ZERO);
+    }
+
+    @Override
+    public ClientTransaction send(Request request, Peer to, ClientListener listener, Duration timerC) {
         if (Request.ACK.equals(request.getMethod())) {
             throw new IllegalArgumentException("an ACK has no transaction: send it through the wire");
         }
@@ -137,7 +143,7 @@ public final class Layer implements TransactionLayer {
                     + " own, starting z9hG4bK");
         }
         LoopTable table = tableOf(request);
-        ClientSide client = client(table, request, to, listener, key);
+        ClientSide client = client(table, request, to, listener, key, Math.max(timing.timerC, timerC.toNanos()));
         if (table.loop.inLoop()) {
             start(table, client);
         } else {
@@ -148,12 +154,12 @@ public final class Layer implements TransactionLayer {
 
     /** Sends a request the layer made itself (a CANCEL) in a client transaction, on the loop. */
     void start(LoopTable table, Request request, Peer to, ClientListener listener) {
-        start(table, client(table, request, to, listener, ClientKey.of(request)));
+        start(table, client(table, request, to, listener, ClientKey.of(request), timing.timerC));
     }
 
     private static ClientSide client(LoopTable table, Request request, Peer to, ClientListener listener,
-                                     ClientKey key) {
-        return Request.INVITE.equals(request.getMethod()) ? new InviteClient(table, request, to, listener, key)
+                                     ClientKey key, long timerC) {
+        return Request.INVITE.equals(request.getMethod()) ? new InviteClient(table, request, to, listener, key, timerC)
                 : new NonInviteClient(table, request, to, listener, key);
     }
 

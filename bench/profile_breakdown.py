@@ -15,7 +15,7 @@ import collections
 import re
 
 OWNERS = [  # (owner, frame prefix); first match from the leaf decides
-    ("logging", ("ch/qos/logback", "org/slf4j", "io/trunkgate/sip/Slf4j", "gov/nist/core/CommonLogger",
+    ("logging", ("ch/qos/logback", "org/slf4j", "io/trunkgate/logging", "io/trunkgate/sip/Slf4j", "gov/nist/core/CommonLogger",
                  "gov/nist/core/LogWriter", "gov/nist/javax/sip/stack/ServerLog")),
     ("JAIN-SIP", ("gov/nist", "javax/sip", "android/gov/nist")),
     ("Redis/Redisson/netty", ("org/redisson", "io/netty", "reactor/", "io/reactivex")),

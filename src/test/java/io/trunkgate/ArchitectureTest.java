@@ -93,7 +93,7 @@ class ArchitectureTest {
                 .layer("Ports").definedBy("io.trunkgate.limit..", "io.trunkgate.pace..", "io.trunkgate.route..",
                         "io.trunkgate.history..", "io.trunkgate.metrics..", "io.trunkgate.records..",
                         "io.trunkgate.throttle..", "io.trunkgate.health..", "io.trunkgate.dns..",
-                        "io.trunkgate.overload..", "io.trunkgate.tls..")
+                        "io.trunkgate.overload..", "io.trunkgate.tls..", "io.trunkgate.logging..")
                 .layer("Configuration").definedBy("io.trunkgate.config..")
                 .layer("Redis").definedBy("io.trunkgate.redis..")
                 .whereLayer("Command line").mayNotBeAccessedByAnyLayer()

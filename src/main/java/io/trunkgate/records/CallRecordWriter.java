@@ -11,26 +11,33 @@ import ch.qos.logback.core.util.FileSize;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trunkgate.config.CallRecordSettings;
+import io.trunkgate.logging.BatchWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes call records as JSON lines to a size-rotated file (logback's rolling appender does the writing and
- * rotation, safe for many threads). {@link #reopen()} lets the file be rotated from outside (logrotate moves it,
- * then the gateway gets SIGHUP): the writer closes what it has open and opens the configured path afresh, and no
- * record is lost or written twice meanwhile. A writer without a file writes nothing.
+ * rotation). The calls' threads only queue their records: the writer's thread turns them into JSON and writes
+ * them a batch at a time, one write per batch, at most {@link #LINGER} after the first ended (this replaced
+ * the JSON and a write to the file per record on the thread that ended the call). {@link #reopen()} lets the file
+ * be rotated from outside (logrotate moves it, then the gateway gets SIGHUP): the records queued before it go to
+ * the file moved away, those after it to a new file at the configured path, none lost or written twice.
+ * {@link #close()} writes every record queued. A writer without a file writes nothing.
  */
 public final class CallRecordWriter implements AutoCloseable {
+
+    /** How long a batch of records waits after its first for others. */
+    static final Duration LINGER = Duration.ofMillis(100);
 
     private static final Logger log = (Logger) LoggerFactory.getLogger(CallRecordWriter.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,16 +51,19 @@ public final class CallRecordWriter implements AutoCloseable {
      * gateway restarted under its instance-id (killed: its calls in progress then have no record) shows in them.
      */
     private final String startedAt = iso(Instant.now().truncatedTo(ChronoUnit.MILLIS));
-    /** Writes share it; a reopen takes it alone, so no record meets the appender while it is swapped. */
-    private final ReadWriteLock swap = new ReentrantReadWriteLock();
+    /** Records on their way to the file; null without a file. */
+    private final BatchWriter<CallRecord> batches;
+    /** Used on the batches' thread only (and at close, once that is done with it). */
     private RollingFileAppender<ILoggingEvent> appender;
     private final List<Consumer<CallRecord>> listeners = new CopyOnWriteArrayList<>();
 
-    private CallRecordWriter(Logger logger, CallRecordSettings settings, String name, Predicate<CallRecord> keep) {
+    private CallRecordWriter(Logger logger, CallRecordSettings settings, String name, Predicate<CallRecord> keep,
+                             ScheduledExecutorService thread) {
         this.logger = logger;
         this.settings = settings;
         this.name = name;
         this.keep = keep;
+        this.batches = thread == null ? null : new BatchWriter<>(thread, LINGER, 0, this::writeBatch);
     }
 
     /** {@code listener} gets every record given to {@link #write}, kept or not, file or not, before it is written. */
@@ -62,23 +72,22 @@ public final class CallRecordWriter implements AutoCloseable {
     }
 
     public static CallRecordWriter none() {
-        return new CallRecordWriter(null, null, null, record -> false);
+        return new CallRecordWriter(null, null, null, record -> false, null);
     }
 
-    /** A writer to {@code settings.file()} under a logger of its own ({@code name} tells instances apart). */
-    public static CallRecordWriter open(CallRecordSettings settings, String name) {
-        return open(settings, name, record -> true);
-    }
-
-    /** As {@link #open(CallRecordSettings, String)}, writing only the records {@code keep} accepts. */
-    public static CallRecordWriter open(CallRecordSettings settings, String name, Predicate<CallRecord> keep) {
+    /**
+     * A writer to {@code settings.file()} under a logger of its own ({@code name} tells instances apart), writing
+     * only the records {@code keep} accepts, on {@code thread}.
+     */
+    public static CallRecordWriter open(CallRecordSettings settings, String name, Predicate<CallRecord> keep,
+                                        ScheduledExecutorService thread) {
         if (settings.file().isEmpty()) {
             return none();
         }
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         Logger logger = context.getLogger("trunkgate.records." + name);
         logger.setAdditive(false);
-        CallRecordWriter writer = new CallRecordWriter(logger, settings, name, keep);
+        CallRecordWriter writer = new CallRecordWriter(logger, settings, name, keep, thread);
         writer.appender = writer.newAppender();
         logger.addAppender(writer.appender);
         return writer;
@@ -113,42 +122,50 @@ public final class CallRecordWriter implements AutoCloseable {
         return appender;
     }
 
+    /** Queues the record of a call that ended; its listeners have it before this returns. */
     public void write(CallRecord record) {
         listeners.forEach(listener -> listener.accept(record));
         if (logger == null || !keep.test(record)) {
             return;
         }
-        String line;
-        try {
-            line = JSON.writeValueAsString(fields(record, startedAt));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a call record that Jackson cannot write: " + record, e);
+        if (!batches.offer(record)) {
+            log.warn("call records: the writer is closed; record not written: {}", record);
         }
-        swap.readLock().lock();
-        try {
-            logger.info(line);
-        } finally {
-            swap.readLock().unlock();
+    }
+
+    /** The batch's records as JSON lines, in one event of the records' logger: one write to the file. */
+    private void writeBatch(List<CallRecord> batch) {
+        StringBuilder lines = new StringBuilder(batch.size() * 1024);
+        for (CallRecord record : batch) {
+            try {
+                String line = JSON.writeValueAsString(fields(record, startedAt));
+                if (!lines.isEmpty()) {
+                    lines.append('\n');
+                }
+                lines.append(line);
+            } catch (JsonProcessingException e) {
+                log.error("call records: a record that Jackson cannot write: {}", record, e);
+            }
+        }
+        if (!lines.isEmpty()) {
+            logger.info(lines.toString());
         }
     }
 
     /**
      * Closes the file and opens the configured path again, creating it if it was moved away (log rotation by
-     * another tool); records written meanwhile wait for the new file.
+     * another tool): every record queued before this call goes to the file it had open, every later one to the new.
      */
     public void reopen() {
         if (logger == null) {
             return;
         }
-        swap.writeLock().lock();
-        try {
+        batches.flushThen(() -> {
             logger.detachAppender(appender);
             appender.stop();
             appender = newAppender();
             logger.addAppender(appender);
-        } finally {
-            swap.writeLock().unlock();
-        }
+        });
         log.info("call records: {} reopened", settings.file().get());
     }
 
@@ -213,16 +230,13 @@ public final class CallRecordWriter implements AutoCloseable {
         return instant == null ? null : instant.toString();
     }
 
+    /** Writes every record queued, then closes the file; records written later are not written. */
     @Override
     public void close() {
         if (logger != null) {
-            swap.writeLock().lock();
-            try {
-                logger.detachAppender(appender);
-                appender.stop();
-            } finally {
-                swap.writeLock().unlock();
-            }
+            batches.close();
+            logger.detachAppender(appender);
+            appender.stop();
         }
     }
 }

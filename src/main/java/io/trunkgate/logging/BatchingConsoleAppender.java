@@ -32,6 +32,8 @@ public final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<IL
     private final AtomicLong dropped = new AtomicLong();
     private ScheduledThreadPoolExecutor thread;
     private BatchWriter<ILoggingEvent> batches;
+    /** A batch's bytes, kept from batch to batch (the writer thread's only): grown once, to the largest batch. */
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * 1024);
 
     /** To stdout. */
     public BatchingConsoleAppender() {
@@ -76,7 +78,7 @@ public final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<IL
     }
 
     private void write(List<ILoggingEvent> batch) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(batch.size() * 160);
+        bytes.reset();
         for (ILoggingEvent event : batch) {
             bytes.writeBytes(encoder.encode(event));
         }

@@ -104,8 +104,9 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /**
      * A registry for counters and timers, with the meters of each label value (method, reason, peer, carrier,
-     * Redis operation) bound in it at their first event or when declared: an event then costs a map lookup or two,
-     * where a builder and a lookup in the registry per event cost allocations and time on the call's thread.
+     * Redis operation) bound in it at their first event: an event then costs a map lookup or two, where a builder
+     * and a lookup in the registry per event cost allocations and time on the call's thread. A peer or carrier a
+     * reload adds is bound at its first call (its series declared at 0 at the reload, {@link #configured}).
      */
     private static final class Events {
         final MeterRegistry registry;

@@ -30,16 +30,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes call records as JSON lines to a size-rotated file (logback's rolling appender does the writing and
  * rotation). The calls' threads only queue their records: the writer's thread turns them into JSON and writes
- * them a batch at a time, one write per batch, at most {@link #LINGER} after the first ended (this replaced
- * the JSON and a write to the file per record on the thread that ended the call). {@link #reopen()} lets the file
+ * them as soon as it runs, the records queued meanwhile in the same write (this replaced the JSON and a write to
+ * the file per record on the thread that ended the call). No record waits to be batched: one that lingered would
+ * be lost with a gateway killed outright, and a billing system counts on the records of calls that ended. {@link #reopen()} lets the file
  * be rotated from outside (logrotate moves it, then the gateway gets SIGHUP): the records queued before it go to
  * the file moved away, those after it to a new file at the configured path, none lost or written twice.
  * {@link #close()} writes every record queued. A writer without a file writes nothing.
  */
 public final class CallRecordWriter implements AutoCloseable {
 
-    /** How long a batch of records waits after its first for others. */
-    static final Duration LINGER = Duration.ofMillis(100);
 
     private static final Logger log = (Logger) LoggerFactory.getLogger(CallRecordWriter.class);
     private static final JsonFactory JSON = new JsonFactory().setRootValueSeparator(null);
@@ -67,7 +66,7 @@ public final class CallRecordWriter implements AutoCloseable {
         this.settings = settings;
         this.name = name;
         this.keep = keep;
-        this.batches = thread == null ? null : new BatchWriter<>(thread, LINGER, 0, this::writeBatch);
+        this.batches = thread == null ? null : new BatchWriter<>(thread, Duration.ZERO, 0, this::writeBatch);
     }
 
     /** {@code listener} gets every record given to {@link #write}, kept or not, file or not, before it is written. */

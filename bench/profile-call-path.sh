@@ -4,11 +4,13 @@
 # it profiles PROFILE_S seconds with async-profiler (loaded into the running JVM with `jcmd JVMTI.agent_load`;
 # the native library comes from the Maven Central artifact tools.profiler:async-profiler, fetched into ~/.m2 by
 # `mvn dependency:get` when missing) and, over the same seconds, JFR (execution samples, GC).
-# Prints the CPU per call grouped by owner (bench/profile_breakdown.py) and the top frames.
+# Prints the CPU per call grouped by owner (bench/profile_breakdown.py) and the top frames, and the KiB allocated
+# per call over the window (JFR's per-thread allocation counters, bench/jfr_alloc.py; the largest threads' share).
 #
 #   bench/profile-call-path.sh
 #   RATE=400 WARM_S=60 PROFILE_S=30 bench/profile-call-path.sh
 #   JAVA_OPTS="-XX:+UseParallelGC" bench/profile-call-path.sh
+#   TG_RECORDS_FILE=/tmp/calls.jsonl bench/profile-call-path.sh      # with call records written
 # Files in the work directory: profile.collapsed (async-profiler, one line per stack with thread name), gw.jfr.
 # Output also in target/bench-profile.txt.
 set -euo pipefail
@@ -49,7 +51,8 @@ threads >"$WORK/threads1"; c1=$(calls_done); t1=$(awk '{print $14 + $15}' "/proc
 HZ=$(getconf CLK_TCK)
 calls=$((c1 - c0))
 cpu_ms=$(echo "($t1 - $t0) * 1000 / $HZ" | bc)
-window_line="$RATE calls/s offered; profiled ${PROFILE_S} s after ${WARM_S} s of load: $calls calls completed, gateway CPU ${cpu_ms} ms = $(echo "scale=3; $cpu_ms / $calls" | bc) ms per call; load1 $load0 -> $load1; threads $(ls /proc/"$GW"/task | wc -l)"
+alloc=$(python3 "$REPO_DIR/bench/jfr_alloc.py" "$WORK/gw.jfr" "$calls")
+window_line="$RATE calls/s offered; profiled ${PROFILE_S} s after ${WARM_S} s of load: $calls calls completed, gateway CPU ${cpu_ms} ms = $(echo "scale=3; $cpu_ms / $calls" | bc) ms per call; allocated ${alloc%% *} KiB per call (${alloc#* }); load1 $load0 -> $load1; threads $(ls /proc/"$GW"/task | wc -l)"
 echo "# $window_line"
 echo "# CPU by thread group (from /proc/PID/task/*/stat over the window; ms per call):"
 python3 - "$WORK/threads0" "$WORK/threads1" "$calls" "$HZ" <<'EOF'

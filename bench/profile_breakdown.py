@@ -7,15 +7,16 @@ Each sample is charged to one owner: GC and JIT by thread; otherwise the first f
 belongs to a known library (JDK and kernel frames are charged to the library that called them, so a
 StringBuilder inside the SIP parser counts as JAIN-SIP, a sendto() from a netty thread as Redis/netty).
 With --cpu-ms and --calls (the process's CPU over the profiled interval and the calls completed in it), each
-owner's share is also given in ms of CPU per call. Also prints the hottest leaf frames and, per owner, its
-hottest frames (the frame that decided the owner).
+owner's share is also given in ms of CPU per call. Also prints the gateway's own packages' shares (the package of
+the io.trunkgate frame nearest the leaf), the hottest leaf frames and, per owner, its hottest frames (the frame that
+decided the owner).
 """
 import argparse
 import collections
 import re
 
 OWNERS = [  # (owner, frame prefix); first match from the leaf decides
-    ("logging", ("ch/qos/logback", "org/slf4j", "io/trunkgate/sip/Slf4j", "gov/nist/core/CommonLogger",
+    ("logging", ("ch/qos/logback", "org/slf4j", "io/trunkgate/logging", "io/trunkgate/sip/Slf4j", "gov/nist/core/CommonLogger",
                  "gov/nist/core/LogWriter", "gov/nist/javax/sip/stack/ServerLog")),
     ("JAIN-SIP", ("gov/nist", "javax/sip", "android/gov/nist")),
     ("Redis/Redisson/netty", ("org/redisson", "io/netty", "reactor/", "io/reactivex")),
@@ -40,6 +41,28 @@ def owner_of(thread, frames):
     return "JDK/JVM/kernel only", frames[-1] if frames else thread
 
 
+LOG_FRAMES = ("ch/qos/logback", "org/slf4j", "io/trunkgate/logging/")
+
+
+def our_package(frames):
+    """Where a sample goes among the gateway's own packages: the package of its io.trunkgate frame nearest the leaf,
+    or "log" when a logging frame (logback, slf4j, io.trunkgate.logging) is nearer, unless the call records called
+    it; None for a sample with neither."""
+    names = [f.replace(".", "/") for f in frames]
+    for i in range(len(names) - 1, -1, -1):
+        name = names[i]
+        if name.startswith(LOG_FRAMES):
+            return "records" if any(n.startswith("io/trunkgate/records/") for n in names[:i]) else "log"
+        if name.startswith("io/trunkgate/"):
+            # "io/trunkgate/sip/jainsip/Foo.bar" (a method) or "io.trunkgate.sip.Foo$$Lambda$9.0x7f_[i]" (an allocation)
+            if "/" in frames[i]:
+                package = frames[i].rsplit("/", 1)[0]
+            else:
+                package = re.sub(r"(\$\$Lambda.*|_\[i\])$", "", frames[i]).rsplit(".", 1)[0].replace(".", "/")
+            return package[len("io/trunkgate/"):] or "io.trunkgate"
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("profile")
@@ -51,6 +74,7 @@ def main():
     deciding = collections.defaultdict(collections.Counter)
     leaves = collections.Counter()
     threads = collections.Counter()
+    packages = collections.Counter()
     total = 0
     for line in open(args.profile):
         line = line.rstrip("\n")
@@ -68,6 +92,9 @@ def main():
         deciding[owner][frame] += n
         leaves[frames[-1] if frames else thread] += n
         threads[re.sub(r"[-#_ ]?\d+$", "", thread)] += n
+        package = our_package(frames)
+        if package:
+            packages[package] += n
         total += n
     per_call = args.cpu_ms is not None and args.calls
     print(f"# {total} samples" + (f"; {args.cpu_ms:.0f} ms CPU over {args.calls} calls = "
@@ -79,6 +106,11 @@ def main():
     print("# by thread (share of samples)")
     for thread, n in threads.most_common(12):
         print(f"  {thread:<32} {100.0 * n / total:5.1f}%")
+    print("# the gateway's own packages (the io.trunkgate frame nearest the leaf; log: logback, slf4j and"
+          " io.trunkgate.logging unless records called them)" + (", ms of CPU per call" if per_call else ""))
+    for package, n in packages.most_common(16):
+        extra = f"  {n / total * args.cpu_ms / args.calls:.3f} ms" if per_call else ""
+        print(f"  {package:<24} {100.0 * n / total:5.2f}%{extra}")
     print(f"# hottest leaf frames (self time), top {args.top}")
     for frame, n in leaves.most_common(args.top):
         print(f"  {100.0 * n / total:5.1f}%  {frame}")

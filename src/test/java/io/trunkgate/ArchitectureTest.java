@@ -113,7 +113,7 @@ class ArchitectureTest {
                         "io.trunkgate.history..", "io.trunkgate.metrics..", "io.trunkgate.records..",
                         "io.trunkgate.throttle..", "io.trunkgate.health..", "io.trunkgate.dns..",
                         "io.trunkgate.overload..", "io.trunkgate.tls..", "io.trunkgate.auth..",
-                        "io.trunkgate.capture..")
+                        "io.trunkgate.capture..", "io.trunkgate.logging..")
                 .layer("Configuration").definedBy("io.trunkgate.config..")
                 .layer("Redis").definedBy("io.trunkgate.redis..")
                 .whereLayer("Command line").mayNotBeAccessedByAnyLayer()

@@ -213,7 +213,8 @@ public final class Gateway implements AutoCloseable {
         SipTls tls = SipTls.load(config, () -> active.get().config(), resolver, Clock.systemUTC());
         String warmUpId = WarmUp.id(config);
         CallRecordWriter records = parts.add("call records",
-                CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer())));
+                CallRecordWriter.open(config.records(), config.instanceId(), r -> !warmUpId.equals(r.peer()),
+                        threads.callRecords()));
         // an answered call counts at its answer (InviteCall); its record, written when its dialog ends, not again
         records.listen(record -> {
             if (record.finalStatus() / 100 != 2) {

@@ -36,6 +36,8 @@ public final class GatewayThreads implements AutoCloseable {
     private final ExecutorService redisResults = Executors.newFixedThreadPool(REDIS_RESULT_THREADS,
             daemon("redis-results"));
     private final ScheduledExecutorService configReload = scheduled("config-reload");
+    /** Writes the call records, a batch at a time. */
+    private final ScheduledExecutorService callRecords = scheduled("call-records");
     /** Threads start on first use: none unless routing.reroute-url is set. */
     private final ExecutorService rerouteHttp = Executors.newFixedThreadPool(1, daemon("reroute-http"));
     /** Host names the gateway sends to (a Contact, a Route) looked up off the SIP loops; started on first use. */
@@ -66,6 +68,11 @@ public final class GatewayThreads implements AutoCloseable {
     /** Where Redis results (and their failures) are completed, so what follows a decision runs here. */
     public ExecutorService redisResults() {
         return redisResults;
+    }
+
+    /** Where call records are turned into JSON and written (CallRecordWriter). */
+    public ScheduledExecutorService callRecords() {
+        return callRecords;
     }
 
     /** Polls the configuration files and runs reloads, one at a time. */
@@ -130,6 +137,7 @@ public final class GatewayThreads implements AutoCloseable {
     @Override
     public void close() {
         configReload.shutdownNow();
+        callRecords.shutdownNow();
         sipTimers.shutdownNow();
         pacerTimer.shutdownNow();
         redisTimeouts.shutdownNow();

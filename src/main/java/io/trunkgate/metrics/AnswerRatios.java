@@ -6,11 +6,12 @@ import io.micrometer.core.instrument.Timer;
 import io.trunkgate.records.CallRecord;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How carriers and peers answer calls: per carrier each INVITE sent to it (an attempt), per peer each call it placed
@@ -44,10 +45,19 @@ public final class AnswerRatios {
             Duration.ofSeconds(120)};
 
     private final Clock clock;
-    private final Map<String, Window> windows = new ConcurrentHashMap<>();
+    /**
+     * Each carrier's and peer's meters and window, bound when it is configured or at its first call: replaces a
+     * lookup in the registry per counter and histogram of every call (a builder, the meter's id and its name and
+     * tags concatenated each time).
+     */
+    private final Bound<Subject> carriers;
+    private final Bound<Subject> peers;
 
-    public AnswerRatios(Clock clock) {
+    /** Counts into {@code registry}; {@code clock} times the status page's window. */
+    AnswerRatios(Clock clock, MeterRegistry registry) {
         this.clock = clock;
+        this.carriers = new Bound<>(id -> new Subject(registry, "carrier", id));
+        this.peers = new Bound<>(id -> new Subject(registry, "peer", id));
     }
 
     /**
@@ -68,77 +78,58 @@ public final class AnswerRatios {
 
     /** The carrier's counts over the last {@link #WINDOW_MINUTES} minutes. */
     public Ratios carrier(String carrierId) {
-        return view("carrier:" + carrierId);
+        return view(carriers.find(carrierId));
     }
 
     /** The peer's counts over the last {@link #WINDOW_MINUTES} minutes. */
     public Ratios peer(String peerId) {
-        return view("peer:" + peerId);
+        return view(peers.find(peerId));
     }
 
     /**
      * A call whose INVITE ended ({@code record}: as at its answer, or its final failure): each attempt counts for
-     * its carrier, the call for its peer when it was admitted. Meters are registered in {@code in}.
+     * its carrier, the call for its peer when it was admitted.
      */
-    void count(MeterRegistry in, CallRecord record) {
-        for (CallRecord.Attempt attempt : record.attempts()) {
+    void count(CallRecord record) {
+        List<CallRecord.Attempt> attempts = record.attempts();
+        for (int i = 0; i < attempts.size(); i++) {
+            CallRecord.Attempt attempt = attempts.get(i);
             int status = attempt.finalStatus();
             boolean answered = status / 100 == 2;
             Long pdd = attempt.ringingMs() != null ? attempt.ringingMs() : answered ? attempt.answerMs() : null;
-            count(in, "carrier", attempt.carrier(), status, effective(status, attempt.ringingMs() != null), pdd,
-                    answered ? attempt.answerMs() : null);
+            carriers.get(attempt.carrier()).count(minute(), status, effective(status, attempt.ringingMs() != null),
+                    pdd, answered ? attempt.answerMs() : null);
         }
         if ("admitted".equals(record.admission()) && record.peer() != null) {
             int status = record.finalStatus();
             boolean answered = status / 100 == 2;
             Long pdd = record.pddMs() != null ? record.pddMs() : answered ? record.setupMs() : null;
-            count(in, "peer", record.peer(), status, effective(status, record.pddMs() != null), pdd,
+            peers.get(record.peer()).count(minute(), status, effective(status, record.pddMs() != null), pdd,
                     answered ? record.setupMs() : null);
         }
     }
 
-    private void count(MeterRegistry in, String kind, String id, int status, boolean effective, Long pddMs,
-                       Long setupMs) {
-        boolean answered = status / 100 == 2;
-        counter(in, kind, "attempts", id).increment();
-        responses(in, kind, id, statusClass(status), codeLabel(status)).increment();
-        if (answered) {
-            counter(in, kind, "answered", id).increment();
-        }
-        if (effective) {
-            counter(in, kind, "effective", id).increment();
-        }
-        if (pddMs != null) {
-            postDialDelay(in, kind, id).record(Duration.ofMillis(pddMs));
-        }
-        if (setupMs != null) {
-            setup(in, kind, id).record(Duration.ofMillis(setupMs));
-        }
-        windows.computeIfAbsent(kind + ":" + id, key -> new Window())
-                .add(minute(), status, effective, pddMs, setupMs);
+    /** Every series of this configured carrier at 0 (its meters bound from now on). */
+    void declareCarrier(String id) {
+        carriers.get(id);
     }
 
-    /** Every series of these peers and carriers at 0. */
-    static void declare(MeterRegistry in, String kind, String id) {
-        for (String what : List.of("attempts", "answered", "effective")) {
-            counter(in, kind, what, id);
-        }
-        for (String statusClass : CLASSES) {
-            responses(in, kind, id, statusClass, statusClass.equals("none") ? "none" : "other");
-        }
-        for (int code : CODES) {
-            responses(in, kind, id, statusClass(code), codeLabel(code));
-        }
-        postDialDelay(in, kind, id);
-        setup(in, kind, id);
+    /** Every series of this configured peer at 0 (its meters bound from now on). */
+    void declarePeer(String id) {
+        peers.get(id);
     }
 
     private static boolean effective(int status, boolean rang) {
         return status / 100 == 2 || REACHED_THE_CALLEE.contains(status) || rang;
     }
 
+    /** Where {@code status} is in {@link #CLASSES}. */
+    static int classIndex(int status) {
+        return status >= 200 && status < 700 ? status / 100 - 2 : CLASSES.size() - 1;
+    }
+
     static String statusClass(int status) {
-        return status >= 200 && status < 700 ? status / 100 + "xx" : "none";
+        return CLASSES.get(classIndex(status));
     }
 
     static String codeLabel(int status) {
@@ -148,48 +139,99 @@ public final class AnswerRatios {
         return CODES.contains(status) ? Integer.toString(status) : "other";
     }
 
-    /** trunkgate_carrier_attempts_total, trunkgate_peer_calls_answered_total, ... */
-    private static Counter counter(MeterRegistry in, String kind, String what, String id) {
-        String unit = kind.equals("carrier") ? "attempts" : "calls";
-        String name = "trunkgate." + kind + "." + unit + (what.equals("attempts") ? "" : "." + what);
-        String of = kind.equals("carrier") ? "INVITEs sent to the carrier" : "admitted calls of the peer";
-        String description = switch (what) {
-            case "attempts" -> of + " whose INVITE ended";
-            case "answered" -> of + " answered (2xx)";
-            default -> of + " that reached the callee: answered, busy, declined, or rang";
-        };
-        return Counter.builder(name).description(description).tag(kind, id).register(in);
-    }
-
-    private static Counter responses(MeterRegistry in, String kind, String id, String statusClass, String code) {
-        return Counter.builder("trunkgate." + kind + ".responses")
-                .description(kind.equals("carrier") ? "Final responses of the carrier to INVITEs, by class and code"
-                        : "Final responses to the peer's admitted calls, by class and code")
-                .tags(kind, id, "class", statusClass, "code", code).register(in);
-    }
-
-    private static Timer postDialDelay(MeterRegistry in, String kind, String id) {
-        return Timer.builder("trunkgate." + kind + ".post.dial.delay")
-                .description(kind.equals("carrier") ? "From the INVITE sent to the carrier to its first 180/183"
-                        + " (or its answer without one)" : "From the peer's INVITE to the first 180/183 relayed"
-                        + " (or the answer without one)")
-                .tag(kind, id).serviceLevelObjectives(PDD_BUCKETS).register(in);
-    }
-
-    private static Timer setup(MeterRegistry in, String kind, String id) {
-        return Timer.builder("trunkgate." + kind + ".setup")
-                .description(kind.equals("carrier") ? "From the INVITE sent to the carrier to its 2xx"
-                        : "From the peer's INVITE to the 2xx relayed")
-                .tag(kind, id).serviceLevelObjectives(SETUP_BUCKETS).register(in);
-    }
-
     private long minute() {
         return Math.floorDiv(clock.millis(), 60_000L);
     }
 
-    private Ratios view(String key) {
-        Window window = windows.get(key);
-        return window == null ? Window.EMPTY : window.ratios(minute());
+    private Ratios view(Subject subject) {
+        return subject == null ? Window.EMPTY : subject.window.ratios(minute());
+    }
+
+    /** A carrier's or a peer's meters, registered once, and its window for the status page. */
+    private static final class Subject {
+
+        /** The codes with a label of their own, in order: a response's index in {@link #responses}. */
+        private static final int[] LABELLED = CODES.stream().mapToInt(Integer::intValue).sorted().toArray();
+
+        private final Counter attempts;
+        private final Counter answered;
+        private final Counter effective;
+        /** By {@link #LABELLED} code, then {@code other} of each class (and {@code none}) by {@link #classIndex}. */
+        private final Counter[] responses = new Counter[LABELLED.length + CLASSES.size()];
+        private final Timer postDialDelay;
+        private final Timer setup;
+        private final Window window = new Window();
+
+        Subject(MeterRegistry in, String kind, String id) {
+            attempts = counter(in, kind, "attempts", id);
+            answered = counter(in, kind, "answered", id);
+            effective = counter(in, kind, "effective", id);
+            for (int i = 0; i < LABELLED.length; i++) {
+                int code = LABELLED[i];
+                responses[i] = responses(in, kind, id, statusClass(code), Integer.toString(code));
+            }
+            for (int i = 0; i < CLASSES.size(); i++) {
+                String statusClass = CLASSES.get(i);
+                responses[LABELLED.length + i] = responses(in, kind, id, statusClass,
+                        statusClass.equals("none") ? "none" : "other");
+            }
+            postDialDelay = postDialDelay(in, kind, id);
+            setup = setup(in, kind, id);
+        }
+
+        void count(long minute, int status, boolean effective, Long pddMs, Long setupMs) {
+            attempts.increment();
+            int labelled = Arrays.binarySearch(LABELLED, status);
+            responses[labelled >= 0 ? labelled : LABELLED.length + classIndex(status)].increment();
+            if (status / 100 == 2) {
+                answered.increment();
+            }
+            if (effective) {
+                this.effective.increment();
+            }
+            if (pddMs != null) {
+                postDialDelay.record(pddMs, TimeUnit.MILLISECONDS);
+            }
+            if (setupMs != null) {
+                setup.record(setupMs, TimeUnit.MILLISECONDS);
+            }
+            window.add(minute, status, effective, pddMs, setupMs);
+        }
+
+        /** trunkgate_carrier_attempts_total, trunkgate_peer_calls_answered_total, ... */
+        private static Counter counter(MeterRegistry in, String kind, String what, String id) {
+            String unit = kind.equals("carrier") ? "attempts" : "calls";
+            String name = "trunkgate." + kind + "." + unit + (what.equals("attempts") ? "" : "." + what);
+            String of = kind.equals("carrier") ? "INVITEs sent to the carrier" : "admitted calls of the peer";
+            String description = switch (what) {
+                case "attempts" -> of + " whose INVITE ended";
+                case "answered" -> of + " answered (2xx)";
+                default -> of + " that reached the callee: answered, busy, declined, or rang";
+            };
+            return Counter.builder(name).description(description).tag(kind, id).register(in);
+        }
+
+        private static Counter responses(MeterRegistry in, String kind, String id, String statusClass, String code) {
+            return Counter.builder("trunkgate." + kind + ".responses")
+                    .description(kind.equals("carrier") ? "Final responses of the carrier to INVITEs, by class and code"
+                            : "Final responses to the peer's admitted calls, by class and code")
+                    .tags(kind, id, "class", statusClass, "code", code).register(in);
+        }
+
+        private static Timer postDialDelay(MeterRegistry in, String kind, String id) {
+            return Timer.builder("trunkgate." + kind + ".post.dial.delay")
+                    .description(kind.equals("carrier") ? "From the INVITE sent to the carrier to its first 180/183"
+                            + " (or its answer without one)" : "From the peer's INVITE to the first 180/183 relayed"
+                            + " (or the answer without one)")
+                    .tag(kind, id).serviceLevelObjectives(PDD_BUCKETS).register(in);
+        }
+
+        private static Timer setup(MeterRegistry in, String kind, String id) {
+            return Timer.builder("trunkgate." + kind + ".setup")
+                    .description(kind.equals("carrier") ? "From the INVITE sent to the carrier to its 2xx"
+                            : "From the peer's INVITE to the 2xx relayed")
+                    .tag(kind, id).serviceLevelObjectives(SETUP_BUCKETS).register(in);
+        }
     }
 
     /** One carrier's or peer's counts per minute, the last {@link #WINDOW_MINUTES} of them. */
@@ -227,7 +269,7 @@ public final class AnswerRatios {
                 at[SETUP_SUM] += setupMs;
                 at[SETUP_COUNT]++;
             }
-            at[CLASS_0 + CLASSES.indexOf(statusClass(status))]++;
+            at[CLASS_0 + classIndex(status)]++;
         }
 
         private long[] bucket(long minute) {

@@ -41,7 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
@@ -104,10 +104,52 @@ public final class GatewayMetrics implements AutoCloseable {
     private volatile Collection<String> credentialPeers = List.of();
     private volatile Collection<String> authFailures = List.of();
 
-    /** A registry for counters and timers, and the request counters by method already registered in it. */
-    private record Events(MeterRegistry registry, Map<String, Counter> requestsByMethod) {
-        Events(MeterRegistry registry) {
-            this(registry, new ConcurrentHashMap<>());
+    /** New calls shed, by peer and reason: counted in the scraped registry even while the gateway warms up. */
+    private final Bound<Bound<Counter>> shed = new Bound<>(peer -> new Bound<>(reason -> shedCounter(peer, reason)));
+
+    /**
+     * A registry for counters and timers, with the meters of each label value (method, reason, peer, carrier,
+     * Redis operation) bound in it at their first event: an event then costs a map lookup or two, where a builder
+     * and a lookup in the registry per event cost allocations and time on the call's thread. A peer or carrier a
+     * reload adds is bound at its first call (its series declared at 0 at the reload, {@link #configured}).
+     */
+    private static final class Events {
+        final MeterRegistry registry;
+        final Bound<Counter> requests;
+        final Bound<Counter> refused;
+        final Bound<Counter> dropped;
+        final Bound<Counter> absorbed;
+        final Bound<Counter> admitted;
+        final Bound<Bound<Counter>> rejected;
+        final Bound<Bound<Counter>> wouldRefuse;
+        final Bound<Timer> pacingDelay;
+        final Bound<Timer> shadowPacingDelay;
+        final Bound<Timer> admissionToSend;
+        final Bound<Bound<Counter>> reroutes;
+        final Bound<Counter> hookOutcomes;
+        final Bound<Timer> redisLatency;
+        final Bound<Counter> redisErrors;
+        final Bound<Counter> authChallenges;
+        final Bound<Bound<Counter>> authFailures;
+
+        Events(MeterRegistry in) {
+            registry = in;
+            requests = new Bound<>(method -> requestCounter(in, method));
+            refused = new Bound<>(reason -> refusedCounter(in, reason));
+            dropped = new Bound<>(reason -> droppedCounter(in, reason));
+            absorbed = new Bound<>(reason -> absorbedCounter(in, reason));
+            admitted = new Bound<>(peer -> admittedCounter(in, peer));
+            rejected = new Bound<>(peer -> new Bound<>(reason -> rejectedCounter(in, peer, reason)));
+            wouldRefuse = new Bound<>(peer -> new Bound<>(limit -> wouldRefuseCounter(in, peer, limit)));
+            pacingDelay = new Bound<>(carrier -> pacingDelay(in, carrier));
+            shadowPacingDelay = new Bound<>(carrier -> shadowPacingDelay(in, carrier));
+            admissionToSend = new Bound<>(carrier -> admissionToSend(in, carrier));
+            reroutes = new Bound<>(carrier -> new Bound<>(reason -> rerouteCounter(in, carrier, reason)));
+            hookOutcomes = new Bound<>(outcome -> hookCounter(in, outcome));
+            redisLatency = new Bound<>(op -> redisLatency(op, in));
+            redisErrors = new Bound<>(op -> redisErrors(op, in));
+            authChallenges = new Bound<>(reason -> challengeCounter(in, reason));
+            authFailures = new Bound<>(peer -> new Bound<>(reason -> authFailureCounter(in, peer, reason)));
         }
     }
 
@@ -121,7 +163,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** {@code clock} times the status page's window of answer ratios. */
     public GatewayMetrics(String instanceId, BuildInfo build, Clock clock) {
-        answers = new AnswerRatios(clock);
+        answers = new AnswerRatios(clock, registry);
         registry.config().commonTags("gateway", instanceId);
         // Micrometer counts the process's CPU time in ns (process_cpu_time_ns_total); Prometheus' convention, and
         // its client libraries, count it in seconds as process_cpu_seconds_total
@@ -160,8 +202,8 @@ public final class GatewayMetrics implements AutoCloseable {
             redisErrors(op, registry);
             redisLatency(op, registry);
         });
-        METHODS.forEach(method -> requestCounter(events, method));
-        requestCounter(events, "other");
+        METHODS.forEach(events.requests::get);
+        events.requests.get("other");
         reloadRefusedCounter();
         rejectedCounter(registry, "", UNKNOWN_SOURCE);
     }
@@ -235,16 +277,16 @@ public final class GatewayMetrics implements AutoCloseable {
 
     private synchronized void declareZeroSeries() {
         for (String peer : peers) {
-            AnswerRatios.declare(registry, "peer", peer);
+            answers.declarePeer(peer);
             admittedCounter(registry, peer);
             rejectionReasons.forEach(reason -> rejectedCounter(registry, peer, reason));
-            shedReasons.forEach(reason -> shedCounter(peer, reason));
+            shedReasons.forEach(shed.get(peer)::get);
         }
         for (String peer : credentialPeers) {
             authFailures.forEach(reason -> authFailureCounter(registry, peer, reason));
         }
         for (String carrier : carriers) {
-            AnswerRatios.declare(registry, "carrier", carrier);
+            answers.declareCarrier(carrier);
             CARRIER_DOWN_CAUSES.forEach(by -> downsCounter(registry, carrier, by));
             pacingDelay(registry, carrier);
             admissionToSend(registry, carrier);
@@ -279,13 +321,13 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One SIP request the stack delivered to the proxy; methods not in RFC 3261 and its extensions count as "other". */
     public void requestReceived(String method) {
-        requestCounter(events, METHODS.contains(method) ? method : "other").increment();
+        events.requests.get(METHODS.contains(method) ? method : "other").increment();
     }
 
-    private static Counter requestCounter(Events recording, String method) {
-        return recording.requestsByMethod().computeIfAbsent(method, m -> Counter.builder("trunkgate.sip.requests")
+    private static Counter requestCounter(MeterRegistry in, String method) {
+        return Counter.builder("trunkgate.sip.requests")
                 .description("SIP requests received (retransmissions the stack absorbs excluded), by method")
-                .tag("method", m).register(recording.registry()));
+                .tag("method", method).register(in);
     }
 
     /**
@@ -293,7 +335,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * that is not a party to it, a route elsewhere, a request too large...).
      */
     public void requestRefused(String reason) {
-        refusedCounter(events.registry(), reason).increment();
+        events.refused.get(reason).increment();
     }
 
     private static Counter refusedCounter(MeterRegistry in, String reason) {
@@ -304,7 +346,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One response dropped instead of relayed ({@code reason}: no transaction, not our Via, unknown dialog...). */
     public void responseDropped(String reason) {
-        droppedCounter(events.registry(), reason).increment();
+        events.dropped.get(reason).increment();
     }
 
     private static Counter droppedCounter(MeterRegistry in, String reason) {
@@ -315,7 +357,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** A retransmitted request the gateway dropped itself, its transaction being over (e.g. an answered INVITE). */
     public void requestAbsorbed(String reason) {
-        absorbedCounter(events.registry(), reason).increment();
+        events.absorbed.get(reason).increment();
     }
 
     private static Counter absorbedCounter(MeterRegistry in, String reason) {
@@ -340,7 +382,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One call that got its admission decision and was let in (its final status may still be a failure). */
     public void callAdmitted(String peer) {
-        admittedCounter(events.registry(), peer).increment();
+        events.admitted.get(peer).increment();
     }
 
     private static Counter admittedCounter(MeterRegistry in, String peer) {
@@ -354,7 +396,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * (the Redis-down policy refused it).
      */
     public void callRejected(String peer, String reason) {
-        rejectedCounter(events.registry(), peer, reason).increment();
+        events.rejected.get(peer).get(reason).increment();
     }
 
     /**
@@ -362,7 +404,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * have refused had it been enforced, whether or not an enforced one refused it.
      */
     public void callWouldRefuse(String peer, String limit) {
-        wouldRefuseCounter(events.registry(), peer, limit).increment();
+        events.wouldRefuse.get(peer).get(limit).increment();
     }
 
     private static Counter wouldRefuseCounter(MeterRegistry in, String peer, String limit) {
@@ -390,7 +432,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * counted every time, with an empty peer and the reason {@value #UNKNOWN_SOURCE}.
      */
     public void unknownSource() {
-        rejectedCounter(events.registry(), "", UNKNOWN_SOURCE).increment();
+        events.rejected.get("").get(UNKNOWN_SOURCE).increment();
     }
 
     private static Counter rejectedCounter(MeterRegistry in, String peer, String reason) {
@@ -402,7 +444,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** A 407 sent to an INVITE, challenging it for a peer's digest credentials, for {@code reason}. */
     public void authChallenged(String reason) {
-        challengeCounter(events.registry(), reason).increment();
+        events.authChallenges.get(reason).increment();
     }
 
     private static Counter challengeCounter(MeterRegistry in, String reason) {
@@ -413,7 +455,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** Credentials refused: for {@code peer}, the one they name ("" when none), for {@code reason}. */
     public void authFailed(String peer, String reason) {
-        authFailureCounter(events.registry(), peer, reason).increment();
+        events.authFailures.get(peer).get(reason).increment();
     }
 
     private static Counter authFailureCounter(MeterRegistry in, String peer, String reason) {
@@ -428,7 +470,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * {@code dialogs}.
      */
     public void callShed(String peer, String reason) {
-        shedCounter(peer, reason).increment();
+        shed.get(peer).get(reason).increment();
     }
 
     private Counter shedCounter(String peer, String reason) {
@@ -442,8 +484,8 @@ public final class GatewayMetrics implements AutoCloseable {
      * carriers' answer ratios, the call for its peer's (docs/metrics.md); not while the gateway warms up.
      */
     public void callSetUp(CallRecord record) {
-        if (events.registry() == registry) {
-            answers.count(registry, record);
+        if (events.registry == registry) {
+            answers.count(record);
         }
     }
 
@@ -452,7 +494,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * {@code retry_after} or {@code operator}.
      */
     public void carrierDown(String carrier, String by) {
-        downsCounter(events.registry(), carrier, by).increment();
+        downsCounter(events.registry, carrier, by).increment();
     }
 
     private static Counter downsCounter(MeterRegistry in, String carrier, String by) {
@@ -468,7 +510,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One call sent to a carrier after being held {@code held} in total for pacing slots. */
     public void callSent(String carrier, Duration held) {
-        pacingDelay(events.registry(), carrier).record(held);
+        events.pacingDelay.get(carrier).record(held);
     }
 
     /**
@@ -476,7 +518,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * the carrier's max-wait: the call would have gone to the next carrier instead).
      */
     public void shadowPacingDelay(String carrier, Duration wouldWait) {
-        shadowPacingDelay(events.registry(), carrier).record(wouldWait);
+        events.shadowPacingDelay.get(carrier).record(wouldWait);
     }
 
     private static Timer shadowPacingDelay(MeterRegistry in, String carrier) {
@@ -496,7 +538,7 @@ public final class GatewayMetrics implements AutoCloseable {
      * its slot prescribed: what the gateway's own work and queues add between the limiter and the wire.
      */
     public void admissionToSend(String carrier, Duration overhead) {
-        admissionToSend(events.registry(), carrier).record(overhead);
+        events.admissionToSend.get(carrier).record(overhead);
     }
 
     private static Timer admissionToSend(MeterRegistry in, String carrier) {
@@ -675,7 +717,7 @@ public final class GatewayMetrics implements AutoCloseable {
             }
 
             private void count(RerouteContext context) {
-                rerouteCounter(events.registry(), context.fromCarrier(), context.reason().label()).increment();
+                events.reroutes.get(context.fromCarrier()).get(context.reason().label()).increment();
             }
         };
     }
@@ -688,7 +730,7 @@ public final class GatewayMetrics implements AutoCloseable {
 
     /** One request to the HTTP reroute hook: {@code ok}, or why the configured chain was used instead. */
     public void rerouteHookOutcome(String outcome) {
-        hookCounter(events.registry(), outcome).increment();
+        events.hookOutcomes.get(outcome).increment();
     }
 
     private static Counter hookCounter(MeterRegistry in, String outcome) {
@@ -700,9 +742,10 @@ public final class GatewayMetrics implements AutoCloseable {
     private <T> CompletionStage<T> timeRedis(String operation, Supplier<CompletionStage<T>> call) {
         long start = System.nanoTime();
         return call.get().whenComplete((result, error) -> {
-            redisLatency(operation, events.registry()).record(Duration.ofNanos(System.nanoTime() - start));
+            Events recording = events;
+            recording.redisLatency.get(operation).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             if (error != null) {
-                redisErrors(operation, events.registry()).increment();
+                recording.redisErrors.get(operation).increment();
             }
         });
     }

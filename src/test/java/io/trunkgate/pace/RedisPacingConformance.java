@@ -69,6 +69,25 @@ abstract class RedisPacingConformance extends PacingConformance {
     }
 
     /**
+     * A reload gives a carrier another rate (a new configuration of the same id): its next reservations are spaced
+     * at the new interval, also those asked for with an admission (its slot request), not at the rate the reserver
+     * saw first.
+     */
+    @Test
+    void aCarrierReloadedWithAnotherRateIsPacedAtIt() {
+        CarrierConfig before = Carriers.carrier(10, 1, Duration.ofSeconds(30));
+        CarrierConfig after = Carriers.carrier(before.id(), 1, 1, Duration.ofSeconds(30), List.of(), 1000);
+        RedisSlotReserver reserver = new RedisSlotReserver(fleet.client(0), "tg-test");
+        new ScriptClock(fleet.client(0), "tg-test", "c:" + before.id()); // Redis's clock stands still
+        Reservation first = reserve(reserver, before);
+        assertEquals(100_000, reserve(reserver, before).slotMicros() - first.slotMicros(), "10 calls/s");
+        Reservation third = reserve(reserver, after);
+        assertEquals(1_000_000, reserve(reserver, after).slotMicros() - third.slotMicros(), "1 call/s");
+        assertEquals(List.of("1000000", "1", "30000000"), reserver.request(after, reserver).scriptArgs());
+        assertEquals(List.of("100000", "1", "30000000"), reserver.request(before, reserver).scriptArgs());
+    }
+
+    /**
      * Two gateways keep a carrier's slots booked up to max-wait; one stands still for half a second while the other
      * goes on. The calls whose slots passed meanwhile must not go out back to back beside the other gateway's: they
      * take new slots, with the carrier's max-wait (with a shorter one pace.lua would take the TAT for a step back of

@@ -14,15 +14,21 @@ import java.util.Base64;
  */
 final class CallMember {
 
+    /** One per thread, reset by each digest: replaces a look-up of the algorithm among the JDK's providers per call. */
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    });
+    private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
+
     private CallMember() {
     }
 
     static String of(String callKey) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(callKey.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 12));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
+        byte[] digest = SHA_256.get().digest(callKey.getBytes(StandardCharsets.UTF_8));
+        return BASE64.encodeToString(Arrays.copyOf(digest, 12));
     }
 }

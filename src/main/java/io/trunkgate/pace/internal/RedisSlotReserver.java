@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -24,6 +26,15 @@ public final class RedisSlotReserver implements SlotReserver {
 
     private final RedissonClient redis;
     private final String keyPrefix;
+    /**
+     * Each carrier's ledger key and pace.lua's ARGV at its max-wait, made once per carrier configuration (a reload's
+     * new one makes them again): replaces a key and three numbers turned into strings per call.
+     */
+    private final ConcurrentMap<String, Ledger> ledgers = new ConcurrentHashMap<>();
+
+    /** What a call to pace.lua for {@code carrier} at its max-wait takes. */
+    private record Ledger(CarrierConfig carrier, String key, List<Object> keys, List<String> args) {
+    }
 
     public RedisSlotReserver(RedissonClient redis, String keyPrefix) {
         this.redis = redis;
@@ -41,10 +52,22 @@ public final class RedisSlotReserver implements SlotReserver {
 
     @Override
     public CompletionStage<Reservation> reserve(CarrierConfig carrier, Duration maxWait) {
-        return PACE.run(redis, List.of(key(carrier.id())), args(carrier, maxWait).toArray())
+        Ledger ledger = ledger(carrier);
+        List<String> args = maxWait.equals(carrier.maxWait()) ? ledger.args() : args(carrier, maxWait);
+        return PACE.run(redis, ledger.keys(), args.toArray())
                 .thenApply(RedisSlotReserver::reservation)
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(new PacerUnavailableException(
                         "pacing for carrier " + carrier.id() + " failed: " + error.getMessage(), error)));
+    }
+
+    private Ledger ledger(CarrierConfig carrier) {
+        Ledger ledger = ledgers.get(carrier.id());
+        if (ledger == null || ledger.carrier() != carrier) {
+            String key = key(carrier.id());
+            ledger = new Ledger(carrier, key, List.of(key), args(carrier, carrier.maxWait()));
+            ledgers.put(carrier.id(), ledger);
+        }
+        return ledger;
     }
 
     /** lua/pace.lua's ARGV. */
@@ -61,6 +84,7 @@ public final class RedisSlotReserver implements SlotReserver {
 
     /** A slot to reserve with the call's admission; given back through {@code guarded} (the guarded ledger). */
     public SlotRequest request(CarrierConfig carrier, SlotReserver guarded) {
+        Ledger ledger = ledger(carrier);
         return new SlotRequest() {
             @Override
             public CarrierConfig carrier() {
@@ -69,12 +93,12 @@ public final class RedisSlotReserver implements SlotReserver {
 
             @Override
             public String ledgerKey() {
-                return key(carrier.id());
+                return ledger.key();
             }
 
             @Override
             public List<String> scriptArgs() {
-                return args(carrier, carrier.maxWait());
+                return ledger.args();
             }
 
             @Override

@@ -135,6 +135,16 @@ calls_logged() {
   tail -n "+$(($1 + 1))" "$WORK/gateway.log" | grep -c -- "trunkgate.calls - .*$2" || true
 }
 
+# Waits (at most 5 s) until the gateway has logged the call line of each of the $2 calls placed since line $1: the
+# console log is written a batch at a time by a thread of its own, so the last lines may follow SIPp's end.
+await_calls_logged() {
+  local i
+  for i in $(seq 50); do
+    [ "$(calls_logged "$1" "")" -ge "$2" ] && return 0
+    sleep 0.1
+  done
+}
+
 log "work directory $WORK"
 # safe.directory: CI's checkout may belong to another user than the one running this
 head=$(git -c safe.directory="$REPO_DIR" -C "$REPO_DIR" rev-parse HEAD)
@@ -177,6 +187,7 @@ log "$CALLER"
 mark=$(wc -l <"$WORK/gateway.log")
 run_caller caller "$CALLER"
 [ "$CALLER_RC" -eq 0 ] || fail "SIPp caller exit code $CALLER_RC (0: every call successful)"
+await_calls_logged "$mark" 10
 completed=$(calls_logged "$mark" "peer=local admission=admitted carrier=local .*final=200")
 [ "$completed" -eq 10 ] || fail "the gateway logged $completed calls of peer local with final=200, not 10"
 minute=$(peer_window 60000)
@@ -231,6 +242,7 @@ quiet_second
 log "$OVER_LIMIT"
 mark=$(wc -l <"$WORK/gateway.log")
 run_caller over-limit "$OVER_LIMIT"
+await_calls_logged "$mark" 100
 refused=$(calls_logged "$mark" "peer=local admission=rejected(peer:local 15/1000ms) .*final=503")
 admitted=$(calls_logged "$mark" "peer=local admission=admitted .*final=200")
 [ "$CALLER_RC" -ne 0 ] && [ "$refused" -gt 0 ] && [ "$admitted" -gt 0 ] \
@@ -248,6 +260,7 @@ quiet_second
 log "$DEAD_CARRIER"
 mark=$(wc -l <"$WORK/gateway.log")
 run_caller rerouted "$DEAD_CARRIER"
+await_calls_logged "$mark" 10
 timed_out=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:timeout\] final=200")
 skipped=$(calls_logged "$mark" "carrier=local-backup .*reroutes=\[local->local-backup:carrier_down\] final=200")
 [ "$CALLER_RC" -eq 0 ] && [ "$timed_out" -eq 3 ] && [ "$skipped" -eq 7 ] \

@@ -275,6 +275,7 @@ log "$BLOCK"
 [ "$(stat -c %a "$WORK/trunkgate/admin.token")" = 600 ] || fail "admin.token is not readable by its owner only"
 mark=$(wc -l <"$WORK/gateway.log")
 run_caller blocked "$ONE_CALL"
+await_calls_logged "$mark" 1
 blocked=$(calls_logged "$mark" "peer=local admission=rejected(blocked) .*final=403")
 [ "$CALLER_RC" -ne 0 ] && [ "$blocked" -eq 1 ] || fail "blocked: SIPp exit code $CALLER_RC, $blocked calls refused 403"
 log "$UNBLOCK"

@@ -23,13 +23,13 @@ import io.trunkgate.tls.TlsEngines;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -69,9 +69,13 @@ public final class SipTransports implements AutoCloseable {
     private final CaptureHandler udpCapture;
     private final StreamTransport tcp;
     private final StreamTransport tls;
-    private final List<UdpListener> udp = new ArrayList<>();
-    private final Map<SipListener, InetSocketAddress> bound = new LinkedHashMap<>();
+    private final List<UdpListener> udp = new CopyOnWriteArrayList<>();
+    private final Map<SipListener, InetSocketAddress> bound = new ConcurrentHashMap<>();
     private volatile Inbound inbound;
+    /*
+     * The lock guards these two flags only: binding and closing wait for the loops, and a loop sending ({@link
+     * #udpTo}) must never wait for a lock held meanwhile.
+     */
     private boolean listening;
     private boolean closed;
 
@@ -150,19 +154,25 @@ public final class SipTransports implements AutoCloseable {
      *
      * @throws IOException a listener cannot be bound; those bound before it are closed again
      */
-    public synchronized void listen(Inbound inbound) throws IOException {
-        if (listening || closed) {
-            throw new IllegalStateException(closed ? "the SIP transports are closed" : "already listening");
-        }
-        listening = true;
-        this.inbound = inbound;
-        try {
-            for (SipListener listener : sip.listeners()) {
-                bound.put(listener, bind(listener));
+    public void listen(Inbound inbound) throws IOException {
+        synchronized (this) {
+            if (listening || closed) {
+                throw new IllegalStateException(closed ? "the SIP transports are closed" : "already listening");
             }
+            listening = true;
+            this.inbound = inbound;
+        }
+        try {
+            bindAll();
         } catch (IOException | RuntimeException e) {
             closeSockets();
             throw e;
+        }
+    }
+
+    private void bindAll() throws IOException {
+        for (SipListener listener : sip.listeners()) {
+            bound.put(listener, bind(listener));
         }
     }
 
@@ -192,7 +202,7 @@ public final class SipTransports implements AutoCloseable {
     }
 
     /** The address {@code listener} is bound to (its port when it asked for port 0), once listening. */
-    public synchronized Optional<InetSocketAddress> localAddress(SipListener listener) {
+    public Optional<InetSocketAddress> localAddress(SipListener listener) {
         return Optional.ofNullable(bound.get(listener));
     }
 
@@ -224,7 +234,7 @@ public final class SipTransports implements AutoCloseable {
     }
 
     /** The UDP listener to send to {@code address} from: one of its family, else an IPv6 wildcard (dual stack). */
-    private synchronized UdpListener udpTo(InetSocketAddress address) {
+    private UdpListener udpTo(InetSocketAddress address) {
         for (boolean sameFamily : new boolean[] {true, false}) {
             for (UdpListener listener : udp) {
                 if (listener.isOpen() && listener.reaches(address, sameFamily)) {
@@ -244,7 +254,7 @@ public final class SipTransports implements AutoCloseable {
     }
 
     /** The UDP listeners bound. */
-    synchronized List<UdpListener> udpListeners() {
+    List<UdpListener> udpListeners() {
         return List.copyOf(udp);
     }
 
@@ -273,15 +283,16 @@ public final class SipTransports implements AutoCloseable {
                 return;
             }
             closed = true;
-            closeSockets();
         }
+        closeSockets();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private synchronized void closeSockets() {
-        udp.forEach(UdpListener::close);
+    private void closeSockets() {
+        List<UdpListener> closing = List.copyOf(udp);
         udp.clear();
         bound.clear();
+        closing.forEach(UdpListener::close);
         tcp.close();
         if (tls != null) {
             tls.close();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.epoll.Epoll;
+import io.netty.util.concurrent.EventExecutor;
 import io.trunkgate.config.SipListener;
 import io.trunkgate.config.TcpLimits;
 import io.trunkgate.config.Transport;
@@ -35,6 +36,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -338,6 +340,41 @@ class SipTransportsTest {
                     "half a message closed after " + partialClosed / 1_000_000 + " ms");
             assertTrue(closedWithin(silent, Duration.ofSeconds(10)));
             assertTrue(System.nanoTime() - opened >= idle.toNanos(), "the idle connection closed before its time");
+        }
+    }
+
+    /**
+     * Closing waits for each loop to close its socket; a loop that sends meanwhile (a call answering or cancelling
+     * as the gateway stops) must not wait for anything the closing thread holds.
+     */
+    @Test
+    void closingWhileEveryLoopIsAboutToSendEndsAndTheSendsAnswer() throws Exception {
+        Loopback gateway = Loopback.listening(UDP);
+        CountDownLatch release = new CountDownLatch(1);
+        List<CompletableFuture<CompletionStage<Void>>> sends = new ArrayList<>();
+        for (EventExecutor loop : gateway.transports.loops()) {
+            CompletableFuture<CompletionStage<Void>> send = new CompletableFuture<>();
+            sends.add(send);
+            loop.execute(() -> {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                    send.complete(gateway.transports.send(Destination.of(Transport.UDP,
+                            new InetSocketAddress("127.0.0.1", 9)), bytes(ok("closing"))));
+                } catch (InterruptedException | RuntimeException e) {
+                    send.completeExceptionally(e);
+                }
+            });
+        }
+        Thread closing = new Thread(gateway::close, "closing");
+        closing.start();
+        Await.atMost(Duration.ofSeconds(10)).until(() -> closing.getState() == Thread.State.WAITING);
+        release.countDown();
+        closing.join(10_000);
+        assertFalse(closing.isAlive(), "close still waits for the loops");
+        for (CompletableFuture<CompletionStage<Void>> send : sends) {
+            // sent, or failed because its socket closed: either way answered
+            send.get(10, TimeUnit.SECONDS).toCompletableFuture().handle((sent, failed) -> true)
+                    .get(10, TimeUnit.SECONDS);
         }
     }
 

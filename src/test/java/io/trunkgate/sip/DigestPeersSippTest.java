@@ -14,16 +14,12 @@ import io.trunkgate.testing.AdminClient;
 import io.trunkgate.testing.Metrics;
 import io.trunkgate.testing.SipAgent;
 import io.trunkgate.testing.SipSockets;
+import io.trunkgate.testing.Sipp;
 import io.trunkgate.testing.TestConfigs;
-import java.io.File;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import javax.sip.header.ProxyAuthorizationHeader;
 import javax.sip.message.Request;
 import org.junit.jupiter.api.Test;
@@ -46,15 +42,9 @@ class DigestPeersSippTest {
     @TempDir
     Path dir;
 
-    private static boolean sippInstalled() {
-        String path = System.getenv("PATH");
-        return path != null && Stream.of(path.split(File.pathSeparator))
-                .anyMatch(p -> Files.isExecutable(Path.of(p, "sipp")));
-    }
-
     @Test
     void sippAnswersTheChallengeAndEachCallIsAdmittedOnceWithoutItsCredentials() throws Exception {
-        assumeTrue(sippInstalled(), "SIPp is not installed");
+        assumeTrue(Sipp.installed(), "SIPp is not installed");
         try (SipAgent carrier = SipAgent.start("127.0.5.2")) {
             TestConfigs config = config(carrier);
             try (Gateway gateway = Gateway.start(config.build())) {
@@ -82,7 +72,7 @@ class DigestPeersSippTest {
 
     @Test
     void aWrongPasswordIsChallengedAgainCountedAndNeverReachesTheCarrier() throws Exception {
-        assumeTrue(sippInstalled(), "SIPp is not installed");
+        assumeTrue(Sipp.installed(), "SIPp is not installed");
         try (SipAgent carrier = SipAgent.start("127.0.5.2")) {
             TestConfigs config = config(carrier);
             try (Gateway gateway = Gateway.start(config.build())) {
@@ -107,36 +97,14 @@ class DigestPeersSippTest {
     }
 
     /**
-     * Runs SIPp's {@code scenario} from the test's directory: {@code calls} calls, two a second (each call's two
-     * stateless answers stay within the 5 a second a source that no peer lists gets); returns its errors, "" if none.
+     * Runs SIPp's {@code scenario}: {@code calls} calls, two a second (each call's two stateless answers stay within
+     * the 5 a second a source that no peer lists gets); returns its errors, "" if none.
      */
     private String sipp(String scenario, int gatewayPort, String password, int calls) throws Exception {
-        Path file = dir.resolve(scenario);
-        try (InputStream in = getClass().getResourceAsStream("/sipp/" + scenario)) {
-            Files.copy(in, file);
-        }
-        Process sipp = new ProcessBuilder("sipp", "-sf", file.toString(), "-i", SIPP,
-                "-p", Integer.toString(SipSockets.freePort()), GW + ":" + gatewayPort,
-                "-s", "+15550", "-au", PBX.user(), "-ap", password, "-m", Integer.toString(calls), "-r", "2",
-                "-d", "0", "-nostdin", "-timeout", "60s", "-timeout_error", "-trace_err")
-                .directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("sipp.out").toFile()).start();
-        assertTrue(sipp.waitFor(90, TimeUnit.SECONDS), "SIPp did not finish");
-        if (sipp.exitValue() == 0) {
-            return "";
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return "exit " + sipp.exitValue() + ": " + files.filter(f -> f.getFileName().toString()
-                            .endsWith("_errors.log")).findFirst().map(DigestPeersSippTest::read).orElse("")
-                    + read(dir.resolve("sipp.out"));
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (Exception e) {
-            return e.toString();
+        try (Sipp sipp = Sipp.start(dir, "pbx", Sipp.resource(dir, scenario), "u1", SIPP, SipSockets.freePort(),
+                GW + ":" + gatewayPort, "-s", "+15550", "-au", PBX.user(), "-ap", password,
+                "-m", Integer.toString(calls), "-r", "2", "-d", "0")) {
+            return sipp.awaitOutcome();
         }
     }
 }

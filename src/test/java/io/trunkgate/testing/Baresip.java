@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * baresip, the softphone, as a caller over TLS or UDP: started with its own configuration in a test's directory
- * (a client certificate and the CA to trust, or digest credentials; G.711 and a sine wave as its microphone, no sound
+ * baresip, the softphone, as a caller over UDP, TCP or TLS: started with its own configuration in a test's directory
+ * (a client certificate and the CA to trust, digest credentials, or neither for a peer known by its address; G.711 and a sine wave as its microphone, no sound
  * card), driven through its ctrl_tcp module (JSON in netstrings: commands in, call events out).
  */
 public final class Baresip implements AutoCloseable {
@@ -62,6 +62,15 @@ public final class Baresip implements AutoCloseable {
         Files.writeString(certificate, Files.readString(identity.certificateFile()) + Files.readString(identity.keyFile()));
         return start(home, host, List.of("sip_certificate " + certificate, "sip_cafile " + ca.certificateFile()),
                 "<sip:" + user + "@" + host + ";transport=tls>;regint=0");
+    }
+
+    /**
+     * baresip on {@code host} calling over {@code transport} ("udp" or "tcp"), its account {@code user} known to the
+     * gateway by its address alone.
+     */
+    public static Baresip start(Path dir, String host, String user, String transport) throws Exception {
+        Path home = Files.createDirectories(dir.resolve("baresip-" + host));
+        return start(home, host, List.of(), "<sip:" + user + "@" + host + ";transport=" + transport + ">;regint=0");
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import javax.sip.header.CSeqHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
@@ -16,8 +17,11 @@ import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** RFC 3261 figure 5 with RFC 6026's Accepted state, Timer C (§16.8) and a CANCEL's wait (§9.1), on manual time. */
+// the manual loop is the thread that made the test instance: the test runs on it
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SAME_THREAD)
 class InviteClientTransactionTest {
 
     private final Harness h = new Harness();

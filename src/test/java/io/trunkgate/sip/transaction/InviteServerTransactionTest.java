@@ -7,10 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.sip.message.Request;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** RFC 3261 figure 7, the INVITE server transaction, with RFC 6026's Accepted state, on manual time. */
+// the manual loop is the thread that made the test instance: the test runs on it
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SAME_THREAD)
 class InviteServerTransactionTest {
 
     private final Harness h = new Harness();

@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Which transaction a message belongs to (RFC 3261 §17.1.3, §17.2.3, §9.2), RFC 2543 requests included. */
+// the manual loop is the thread that made the test instance: the test runs on it
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SAME_THREAD)
 class MatchingTest {
 
     private final Harness h = new Harness();

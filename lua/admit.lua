@@ -19,18 +19,29 @@
 -- The clock, read once: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds
 -- one (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
 -- real clock: on a test clock, which runs apart from it, a window's key or lease set keeps at least min_ttl
--- (10 min) of it.
+-- (10 min) of it. A reading of TIME is left in KEYS.time_us, so that a script running this one and then pace.lua
+-- (admit-pace.lua) reads TIME once.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test), 600000 end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2]), 0
+  if not KEYS.time_us then
+    local t = redis.call('TIME')
+    KEYS.time_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  return KEYS.time_us, 0
 end
 local now, min_ttl = clock(KEYS[1])
 local member = ARGV[1]
 local weight = tonumber(ARGV[2])
 
-local function id(n) return string.format('%d', n) end
+-- Decimal field names, each made once per call: a peer's and its group's windows of one precision share them.
+local names = { [''] = {}, g = {} }
+local function field(prefix, n)
+  local s = names[prefix][n]
+  if not s then s = prefix .. string.format('%d', n); names[prefix][n] = s end
+  return s
+end
+local function id(n) return field('', n) end
 
 local scope_count = tonumber(ARGV[3])
 local blocks, limits = {}, {}
@@ -152,11 +163,13 @@ local function blk(b) return math.floor(b / K) end
 -- added, once, to a hash from before it (that one conversion reads the listpack once).
 local PIN = string.rep('e', 128)
 
--- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET.
+-- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET. Block sums are read CHUNK at a
+-- time where a call may need only the first few (each field read costs the script about as much as a command).
+local CHUNK = 16
 local function counts(key, prefix, from, to)
   if to < from then return {} end
   local f = {}
-  for i = from, to do f[#f + 1] = prefix .. id(i) end
+  for i = from, to do f[#f + 1] = field(prefix, i) end
   local r = redis.call('HMGET', key, unpack(f))
   for i = 1, #r do r[i] = tonumber(r[i]) or 0 end
   return r
@@ -166,28 +179,38 @@ end
 -- non-empty ones, within the budget; later calls delete the rest), then the stale part of first's block. 'n' and
 -- the block sums stay the sums of the buckets present. If more than W blocks are stale and the blocks left unread
 -- are not all empty, those still count (ks.cut): never fewer calls counted than admitted, and later calls catch
--- up W blocks at a time. `max` is the smallest max of the limits counting in this key.
+-- up W blocks at a time. `max` is the smallest max of the limits counting in this key. ks.part: what the stale
+-- part of first's block still holds (its block sum counts it).
 local function bucketed_count(ks, l, max)
   local state = redis.call('HMGET', l.key, 'o', 'n', 'z', 'e')
   local o, n, z = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3])
   ks.first = math.floor((now - l.window) / l.precision)
-  ks.o, ks.z, ks.fresh = o, z, n == 0
+  ks.o, ks.z, ks.fresh, ks.part = o, z, n == 0, 0
   local function drop()
     redis.call('UNLINK', l.key)
     ks.o, ks.z, ks.fresh = nil, nil, true
     return 0
   end
+  -- a hash kept is made a hashtable before more than its state and one chunk of block sums are read
+  local function pin()
+    if n > 0 and not state[4] then redis.call('HSET', l.key, 'e', PIN); state[4] = PIN end
+  end
   -- the newest bucket has left the window, so has every other
   if o and o < ks.first and z and z < ks.first then return drop() end
-  if n > 0 and not state[4] then redis.call('HSET', l.key, 'e', PIN) end
-  if not o or o >= ks.first then return n end
+  if not o or o >= ks.first then pin(); return n end
   local g0, gf = blk(o), blk(ks.first)
   local last = math.min(gf - 1, g0 + W - 1)
   ks.cut = last < gf - 1
-  local sums, stale = counts(l.key, 'g', g0, last), 0
-  for _, c in ipairs(sums) do stale = stale + c end
-  -- the stale blocks read hold every bucket (a hash without 'z' after a quiet spell)
-  if stale >= n then return drop() end
+  local sums, stale = {}, 0
+  for from = g0, last, CHUNK do
+    for _, c in ipairs(counts(l.key, 'g', from, math.min(from + CHUNK - 1, last))) do
+      sums[#sums + 1] = c; stale = stale + c
+    end
+    -- the stale blocks read hold every bucket (a hash without 'z' after a quiet spell)
+    if stale >= n then return drop() end
+    pin()
+  end
+  pin()
   if ks.cut and n - stale + weight > max then
     -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
     -- blocks from first's on, and the count (and Retry-After) are exact.
@@ -202,11 +225,12 @@ local function bucketed_count(ks, l, max)
     if stale + part_sum >= n then return drop() end
   end
   local count, next_o = n - stale - part_sum, nil
+  ks.part = part_sum
   for i, c in ipairs(sums) do
     local g = g0 + i - 1
     if c > 0 and blocks_left == 0 then next_o = g * K; break end
     if c > 0 then
-      local f = { 'g' .. id(g) }
+      local f = { field('g', g) }
       for b = math.max(o, g * K), g * K + K - 1 do f[#f + 1] = id(b) end
       redis.call('HDEL', l.key, unpack(f))
       n, blocks_left = n - c, blocks_left - 1
@@ -218,8 +242,8 @@ local function bucketed_count(ks, l, max)
       local f = {}
       for i, c in ipairs(part) do if c > 0 then f[#f + 1] = id(lo + i - 1) end end
       redis.call('HDEL', l.key, unpack(f))
-      if redis.call('HINCRBY', l.key, 'g' .. id(gf), -part_sum) <= 0 then redis.call('HDEL', l.key, 'g' .. id(gf)) end
-      n = n - part_sum
+      if redis.call('HINCRBY', l.key, field('g', gf), -part_sum) <= 0 then redis.call('HDEL', l.key, field('g', gf)) end
+      n, ks.part = n - part_sum, 0
     end
     next_o = ks.first
   end
@@ -228,24 +252,29 @@ local function bucketed_count(ks, l, max)
   return count
 end
 
--- Buckets leave in id order, bucket b at (b + 1) * precision + window. Walk from 'first': its block's
--- buckets, then block sums, then the buckets of the block in which enough has left. Beyond that (a walk cut
--- short, buckets ahead of the clock after it stepped back) the key's TTL, by when every bucket has left.
+-- Buckets leave in id order, bucket b at (b + 1) * precision + window. Walk the block sums from first's block on
+-- (less its stale part), a chunk at a time, then the buckets of the block in which enough has left. Beyond that (a
+-- walk cut short, buckets ahead of the clock after it stepped back) the key's TTL, by when every bucket has left.
 local function bucketed_retry(l, excess)
   local freed, gf = 0, blk(l.first)
-  local function scan(from, to)
-    for i, c in ipairs(counts(l.key, '', from, to)) do
-      freed = freed + c
-      if freed >= excess then return from + i - 1 end
+  local function walk()
+    for from = gf, gf + W, CHUNK do
+      for i, c in ipairs(counts(l.key, 'g', from, math.min(from + CHUNK - 1, gf + W))) do
+        local g = from + i - 1
+        if g == gf then c = c - l.state.part end
+        if freed + c >= excess then
+          local lo = math.max(g * K, l.first)
+          for j, b in ipairs(counts(l.key, '', lo, g * K + K - 1)) do
+            freed = freed + b
+            if freed >= excess then return lo + j - 1 end
+          end
+          return nil
+        end
+        freed = freed + c
+      end
     end
   end
-  local b = not l.cut and scan(l.first, gf * K + K - 1)
-  if not l.cut and not b then
-    for i, c in ipairs(counts(l.key, 'g', gf + 1, gf + W)) do
-      if freed + c >= excess then b = scan((gf + i) * K, (gf + i) * K + K - 1); break end
-      freed = freed + c
-    end
-  end
+  local b = not l.cut and walk()
   if b then return (b + 1) * l.precision + l.window - now end
   return math.max(redis.call('PTTL', l.key) * 1000, l.window + l.precision)
 end
@@ -331,11 +360,11 @@ end
 local function record_buckets(l)
   local ks, b = l.state, math.floor(now / l.precision)
   if ks.fresh then
-    redis.call('HSET', l.key, id(b), weight, 'g' .. id(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
+    redis.call('HSET', l.key, id(b), weight, field('g', blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
     return keep_for(l.key, (l.window + l.precision) / 1000, true)
   end
   redis.call('HINCRBY', l.key, id(b), weight)
-  redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
+  redis.call('HINCRBY', l.key, field('g', blk(b)), weight)
   redis.call('HINCRBY', l.key, 'n', weight)
   -- 'o' moves back when the clock stepped back, so these buckets are pruned in their turn; 'z' only forward
   local marks = {}

@@ -252,30 +252,45 @@ local function bucketed_count(ks, l, max)
   return count
 end
 
--- Buckets leave in id order, bucket b at (b + 1) * precision + window. Walk the block sums from first's block on
--- (less its stale part), a chunk at a time, then the buckets of the block in which enough has left. Beyond that (a
--- walk cut short, buckets ahead of the clock after it stepped back) the key's TTL, by when every bucket has left.
+-- Buckets leave in id order, bucket b at (b + 1) * precision + window: the one to find holds the excess-th oldest
+-- call, and so also the (count - excess + 1)-th newest. Walk block sums from the nearer end, a chunk at a time: from
+-- first's block (less its stale part) on, or back from the newest bucket's ('z') when that is nearer; then the
+-- buckets of the block reached. Beyond W + 1 blocks (a walk cut short, buckets ahead of the clock after it stepped
+-- back) the key's TTL, by when every bucket has left.
 local function bucketed_retry(l, excess)
-  local freed, gf = 0, blk(l.first)
-  local function walk()
-    for from = gf, gf + W, CHUNK do
-      for i, c in ipairs(counts(l.key, 'g', from, math.min(from + CHUNK - 1, gf + W))) do
-        local g = from + i - 1
-        if g == gf then c = c - l.state.part end
-        if freed + c >= excess then
-          local lo = math.max(g * K, l.first)
-          for j, b in ipairs(counts(l.key, '', lo, g * K + K - 1)) do
-            freed = freed + b
-            if freed >= excess then return lo + j - 1 end
+  local gf, ks = blk(l.first), l.state
+  local function leaves(b) return (b + 1) * l.precision + l.window - now end
+  local function walk(from, to, step, need)
+    local seen = 0
+    for lo = from, to, step * CHUNK do
+      local hi = lo + step * (CHUNK - 1)
+      if (hi - to) * step > 0 then hi = to end
+      local sums = counts(l.key, 'g', math.min(lo, hi), math.max(lo, hi))
+      for g = lo, hi, step do
+        local c = sums[g - math.min(lo, hi) + 1]
+        if g == gf then c = c - ks.part end
+        if seen + c >= need then
+          local b0, b1 = math.max(g * K, l.first), g * K + K - 1
+          local buckets = counts(l.key, '', b0, b1)
+          for b = (step > 0 and b0 or b1), (step > 0 and b1 or b0), step do
+            seen = seen + buckets[b - b0 + 1]
+            if seen >= need then return b end
           end
           return nil
         end
-        freed = freed + c
+        seen = seen + c
       end
     end
   end
-  local b = not l.cut and walk()
-  if b then return (b + 1) * l.precision + l.window - now end
+  local b
+  if l.cut then
+    b = nil
+  elseif ks.z and blk(ks.z) - gf <= W and l.count - excess + 1 < excess then
+    b = walk(blk(ks.z), gf, -1, l.count - excess + 1)
+  else
+    b = walk(gf, gf + W, 1, excess)
+  end
+  if b then return leaves(b) end
   return math.max(redis.call('PTTL', l.key) * 1000, l.window + l.precision)
 end
 

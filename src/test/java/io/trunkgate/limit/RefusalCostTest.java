@@ -108,6 +108,33 @@ class RefusalCostTest {
     }
 
     /**
+     * The same with the hash's newest mark ('z'): 100 calls must stay, fewer than the 1,341 that must leave, so the
+     * walk goes back from the newest bucket, one chunk of block sums and one block's buckets, to the same exact
+     * Retry-After.
+     */
+    @Test
+    void aLoweredMaxRefusalWalksBackFromTheNewestBucketWhenThatIsNearer() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 1440,
+                Duration.ofMinutes(1))));
+        long oldest = fillOneCallPerMinute(peer, peer.limits().get(0));
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000:v2";
+        client.getMap(key, StringCodec.INSTANCE).put("z", Long.toString(oldest + 1439));
+        Scope lowered = Scope.peer(peer.id(), List.of(Limit.bucketed(Duration.ofDays(1), 100, Duration.ofMinutes(1))));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        Map<String, Long> before = calls();
+        AdmissionDecision refused = null;
+        for (int i = 0; i < 20; i++) {
+            refused = limiter.admit(AdmissionRequest.of("call-" + i, lowered)).toCompletableFuture().join();
+            assertEquals(Outcome.LIMITED, refused.outcome());
+        }
+        long reads = delta(before, calls(), "hmget");
+        assertTrue(reads <= 20 * 3, reads + " hash reads for 20 refusals");
+        assertEquals(ceilMs((oldest + 1341) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis());
+    }
+
+    /**
      * After 12 quiet hours, half a full day window is stale and the rest of the gap is empty: the first call counts
      * the other half exactly, from block sums, without reading the 720 stale buckets; after a day and a half quiet
      * the whole hash goes at once.

@@ -201,16 +201,14 @@ local function bucketed_count(ks, l, max)
   local g0, gf = blk(o), blk(ks.first)
   local last = math.min(gf - 1, g0 + W - 1)
   ks.cut = last < gf - 1
+  -- the stale blocks' sums: a first chunk, then (the hash made a hashtable) the rest; once those read hold every
+  -- bucket (a hash without 'z' after a quiet spell), the hash goes
   local sums, stale = {}, 0
-  for from = g0, last, CHUNK do
-    for _, c in ipairs(counts(l.key, 'g', from, math.min(from + CHUNK - 1, last))) do
-      sums[#sums + 1] = c; stale = stale + c
-    end
-    -- the stale blocks read hold every bucket (a hash without 'z' after a quiet spell)
+  for _, range in ipairs({ { g0, math.min(g0 + CHUNK - 1, last) }, { g0 + CHUNK, last } }) do
+    for _, c in ipairs(counts(l.key, 'g', range[1], range[2])) do sums[#sums + 1] = c; stale = stale + c end
     if stale >= n then return drop() end
     pin()
   end
-  pin()
   if ks.cut and n - stale + weight > max then
     -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
     -- blocks from first's on, and the count (and Retry-After) are exact.

@@ -34,14 +34,9 @@ local now, min_ttl = clock(KEYS[1])
 local member = ARGV[1]
 local weight = tonumber(ARGV[2])
 
--- Decimal field names, each made once per call: a peer's and its group's windows of one precision share them.
-local names = { [''] = {}, g = {} }
-local function field(prefix, n)
-  local s = names[prefix][n]
-  if not s then s = prefix .. string.format('%d', n); names[prefix][n] = s end
-  return s
-end
-local function id(n) return field('', n) end
+local function id(n) return string.format('%d', n) end
+-- a block sum's field name
+local function gid(n) return string.format('g%d', n) end
 
 local scope_count = tonumber(ARGV[3])
 local blocks, limits = {}, {}
@@ -163,13 +158,14 @@ local function blk(b) return math.floor(b / K) end
 -- added, once, to a hash from before it (that one conversion reads the listpack once).
 local PIN = string.rep('e', 128)
 
--- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET. Block sums are read CHUNK at a
--- time where a call may need only the first few (each field read costs the script about as much as a command).
+-- The counts of fields prefix..id for id = from..to (absent = 0; prefix '' or 'g'), in one HMGET. Block sums are
+-- read CHUNK at a time where a call may need only the first few: a field named costs about what a command does.
 local CHUNK = 16
 local function counts(key, prefix, from, to)
   if to < from then return {} end
   local f = {}
-  for i = from, to do f[#f + 1] = field(prefix, i) end
+  local name = prefix == 'g' and gid or id
+  for i = from, to do f[#f + 1] = name(i) end
   local r = redis.call('HMGET', key, unpack(f))
   for i = 1, #r do r[i] = tonumber(r[i]) or 0 end
   return r
@@ -228,7 +224,7 @@ local function bucketed_count(ks, l, max)
     local g = g0 + i - 1
     if c > 0 and blocks_left == 0 then next_o = g * K; break end
     if c > 0 then
-      local f = { field('g', g) }
+      local f = { gid(g) }
       for b = math.max(o, g * K), g * K + K - 1 do f[#f + 1] = id(b) end
       redis.call('HDEL', l.key, unpack(f))
       n, blocks_left = n - c, blocks_left - 1
@@ -240,7 +236,7 @@ local function bucketed_count(ks, l, max)
       local f = {}
       for i, c in ipairs(part) do if c > 0 then f[#f + 1] = id(lo + i - 1) end end
       redis.call('HDEL', l.key, unpack(f))
-      if redis.call('HINCRBY', l.key, field('g', gf), -part_sum) <= 0 then redis.call('HDEL', l.key, field('g', gf)) end
+      if redis.call('HINCRBY', l.key, gid(gf), -part_sum) <= 0 then redis.call('HDEL', l.key, gid(gf)) end
       n, ks.part = n - part_sum, 0
     end
     next_o = ks.first
@@ -373,11 +369,11 @@ end
 local function record_buckets(l)
   local ks, b = l.state, math.floor(now / l.precision)
   if ks.fresh then
-    redis.call('HSET', l.key, id(b), weight, field('g', blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
+    redis.call('HSET', l.key, id(b), weight, gid(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
     return keep_for(l.key, (l.window + l.precision) / 1000, true)
   end
   redis.call('HINCRBY', l.key, id(b), weight)
-  redis.call('HINCRBY', l.key, field('g', blk(b)), weight)
+  redis.call('HINCRBY', l.key, gid(blk(b)), weight)
   redis.call('HINCRBY', l.key, 'n', weight)
   -- 'o' moves back when the clock stepped back, so these buckets are pruned in their turn; 'z' only forward
   local marks = {}

@@ -67,9 +67,12 @@ if lease_member then
 end
 local now_ms = math.floor(now / 1000)
 
-for s, key in ipairs(blocks) do
-  local ttl = redis.call('PTTL', key)
-  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
+-- a block key is usually absent: one EXISTS for a peer and its group, a PTTL each only when one is there
+if #blocks == 1 or redis.call('EXISTS', unpack(blocks)) > 0 then
+  for s, key in ipairs(blocks) do
+    local ttl = redis.call('PTTL', key)
+    if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
+  end
 end
 for _, l in ipairs(limits) do
   if weight > l.max and not l.shadow then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy', '' } end

@@ -15,9 +15,10 @@ local function slice(list, from, to)
   return part
 end
 
--- Redis TIME is read once: admit.lua leaves its reading in its KEYS table (time_us), pace.lua takes it from there
--- (a tag with a test clock still reads its own).
+-- Redis TIME is read once: admit.lua leaves its reading in the KEYS table it is given (time_us, false until then),
+-- pace.lua takes it from there (a tag with a test clock still reads its own).
 local admit_keys = slice(KEYS, 1, #KEYS - 1)
+admit_keys.time_us = false
 local verdict = admit(admit_keys, slice(ARGV, 1, #ARGV - 3))
 if verdict[1] ~= 1 then
   return verdict

@@ -19,16 +19,15 @@
 -- The clock, read once: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds
 -- one (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
 -- real clock: on a test clock, which runs apart from it, a window's key or lease set keeps at least min_ttl
--- (10 min) of it. A reading of TIME is left in KEYS.time_us, so that a script running this one and then pace.lua
--- (admit-pace.lua) reads TIME once.
+-- (10 min) of it. A script that runs this one and then pace.lua (admit-pace.lua) passes KEYS with time_us = false:
+-- the reading of TIME is left there for pace.lua, so TIME is read once.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test), 600000 end
-  if not KEYS.time_us then
-    local t = redis.call('TIME')
-    KEYS.time_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  end
-  return KEYS.time_us, 0
+  local t = redis.call('TIME')
+  local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if KEYS.time_us == false then KEYS.time_us = us end
+  return us, 0
 end
 local now, min_ttl = clock(KEYS[1])
 local member = ARGV[1]

@@ -15,10 +15,14 @@ local function slice(list, from, to)
   return part
 end
 
-local verdict = admit(slice(KEYS, 1, #KEYS - 1), slice(ARGV, 1, #ARGV - 3))
+-- Redis TIME is read once: admit.lua leaves its reading in the KEYS table it is given (time_us, false until then),
+-- pace.lua takes it from there (a tag with a test clock still reads its own).
+local admit_keys = slice(KEYS, 1, #KEYS - 1)
+admit_keys.time_us = false
+local verdict = admit(admit_keys, slice(ARGV, 1, #ARGV - 3))
 if verdict[1] ~= 1 then
   return verdict
 end
-local slot = pace({ KEYS[#KEYS] }, slice(ARGV, #ARGV - 2, #ARGV))
+local slot = pace({ KEYS[#KEYS], time_us = admit_keys.time_us }, slice(ARGV, #ARGV - 2, #ARGV))
 for i = 1, 4 do verdict[8 + i] = slot[i] end
 return verdict

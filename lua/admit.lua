@@ -19,18 +19,23 @@
 -- The clock, read once: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds
 -- one (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). Key TTLs run on Redis's
 -- real clock: on a test clock, which runs apart from it, a window's key or lease set keeps at least min_ttl
--- (10 min) of it.
+-- (10 min) of it. A script that runs this one and then pace.lua (admit-pace.lua) passes KEYS with time_us = false:
+-- the reading of TIME is left there for pace.lua, so TIME is read once.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test), 600000 end
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2]), 0
+  local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if KEYS.time_us == false then KEYS.time_us = us end
+  return us, 0
 end
 local now, min_ttl = clock(KEYS[1])
 local member = ARGV[1]
 local weight = tonumber(ARGV[2])
 
 local function id(n) return string.format('%d', n) end
+-- a block sum's field name
+local function gid(n) return string.format('g%d', n) end
 
 local scope_count = tonumber(ARGV[3])
 local blocks, limits = {}, {}
@@ -61,9 +66,12 @@ if lease_member then
 end
 local now_ms = math.floor(now / 1000)
 
-for s, key in ipairs(blocks) do
-  local ttl = redis.call('PTTL', key)
-  if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
+-- a block key is usually absent: one EXISTS for a peer and its group, a PTTL each only when one is there
+if #blocks == 1 or redis.call('EXISTS', unpack(blocks)) > 0 then
+  for s, key in ipairs(blocks) do
+    local ttl = redis.call('PTTL', key)
+    if ttl > 0 then return { 0, ttl, s, 0, 0, now, 'blocked', '' } end
+  end
 end
 for _, l in ipairs(limits) do
   if weight > l.max and not l.shadow then return { 0, -1, l.scope, l.index, 0, now, 'too-heavy', '' } end
@@ -152,11 +160,14 @@ local function blk(b) return math.floor(b / K) end
 -- added, once, to a hash from before it (that one conversion reads the listpack once).
 local PIN = string.rep('e', 128)
 
--- The counts of fields prefix..id for id = from..to (absent = 0), in one HMGET.
+-- The counts of fields prefix..id for id = from..to (absent = 0; prefix '' or 'g'), in one HMGET. Block sums are
+-- read CHUNK at a time where a call may need only the first few: a field named costs about what a command does.
+local CHUNK = 16
 local function counts(key, prefix, from, to)
   if to < from then return {} end
   local f = {}
-  for i = from, to do f[#f + 1] = prefix .. id(i) end
+  local name = prefix == 'g' and gid or id
+  for i = from, to do f[#f + 1] = name(i) end
   local r = redis.call('HMGET', key, unpack(f))
   for i = 1, #r do r[i] = tonumber(r[i]) or 0 end
   return r
@@ -166,28 +177,36 @@ end
 -- non-empty ones, within the budget; later calls delete the rest), then the stale part of first's block. 'n' and
 -- the block sums stay the sums of the buckets present. If more than W blocks are stale and the blocks left unread
 -- are not all empty, those still count (ks.cut): never fewer calls counted than admitted, and later calls catch
--- up W blocks at a time. `max` is the smallest max of the limits counting in this key.
+-- up W blocks at a time. `max` is the smallest max of the limits counting in this key. ks.part: what the stale
+-- part of first's block still holds (its block sum counts it).
 local function bucketed_count(ks, l, max)
   local state = redis.call('HMGET', l.key, 'o', 'n', 'z', 'e')
   local o, n, z = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3])
   ks.first = math.floor((now - l.window) / l.precision)
-  ks.o, ks.z, ks.fresh = o, z, n == 0
+  ks.o, ks.z, ks.fresh, ks.part = o, z, n == 0, 0
   local function drop()
     redis.call('UNLINK', l.key)
     ks.o, ks.z, ks.fresh = nil, nil, true
     return 0
   end
+  -- a hash kept is made a hashtable before more than its state and one chunk of block sums are read
+  local function pin()
+    if n > 0 and not state[4] then redis.call('HSET', l.key, 'e', PIN); state[4] = PIN end
+  end
   -- the newest bucket has left the window, so has every other
   if o and o < ks.first and z and z < ks.first then return drop() end
-  if n > 0 and not state[4] then redis.call('HSET', l.key, 'e', PIN) end
-  if not o or o >= ks.first then return n end
+  if not o or o >= ks.first then pin(); return n end
   local g0, gf = blk(o), blk(ks.first)
   local last = math.min(gf - 1, g0 + W - 1)
   ks.cut = last < gf - 1
-  local sums, stale = counts(l.key, 'g', g0, last), 0
-  for _, c in ipairs(sums) do stale = stale + c end
-  -- the stale blocks read hold every bucket (a hash without 'z' after a quiet spell)
-  if stale >= n then return drop() end
+  -- the stale blocks' sums: a first chunk, then (the hash made a hashtable) the rest; once those read hold every
+  -- bucket (a hash without 'z' after a quiet spell), the hash goes
+  local sums, stale = {}, 0
+  for _, range in ipairs({ { g0, math.min(g0 + CHUNK - 1, last) }, { g0 + CHUNK, last } }) do
+    for _, c in ipairs(counts(l.key, 'g', range[1], range[2])) do sums[#sums + 1] = c; stale = stale + c end
+    if stale >= n then return drop() end
+    pin()
+  end
   if ks.cut and n - stale + weight > max then
     -- Counting them would refuse the call; they may all be empty: then what is not stale lies in the W + 1
     -- blocks from first's on, and the count (and Retry-After) are exact.
@@ -202,11 +221,12 @@ local function bucketed_count(ks, l, max)
     if stale + part_sum >= n then return drop() end
   end
   local count, next_o = n - stale - part_sum, nil
+  ks.part = part_sum
   for i, c in ipairs(sums) do
     local g = g0 + i - 1
     if c > 0 and blocks_left == 0 then next_o = g * K; break end
     if c > 0 then
-      local f = { 'g' .. id(g) }
+      local f = { gid(g) }
       for b = math.max(o, g * K), g * K + K - 1 do f[#f + 1] = id(b) end
       redis.call('HDEL', l.key, unpack(f))
       n, blocks_left = n - c, blocks_left - 1
@@ -218,8 +238,8 @@ local function bucketed_count(ks, l, max)
       local f = {}
       for i, c in ipairs(part) do if c > 0 then f[#f + 1] = id(lo + i - 1) end end
       redis.call('HDEL', l.key, unpack(f))
-      if redis.call('HINCRBY', l.key, 'g' .. id(gf), -part_sum) <= 0 then redis.call('HDEL', l.key, 'g' .. id(gf)) end
-      n = n - part_sum
+      if redis.call('HINCRBY', l.key, gid(gf), -part_sum) <= 0 then redis.call('HDEL', l.key, gid(gf)) end
+      n, ks.part = n - part_sum, 0
     end
     next_o = ks.first
   end
@@ -228,25 +248,45 @@ local function bucketed_count(ks, l, max)
   return count
 end
 
--- Buckets leave in id order, bucket b at (b + 1) * precision + window. Walk from 'first': its block's
--- buckets, then block sums, then the buckets of the block in which enough has left. Beyond that (a walk cut
--- short, buckets ahead of the clock after it stepped back) the key's TTL, by when every bucket has left.
+-- Buckets leave in id order, bucket b at (b + 1) * precision + window: the one to find holds the excess-th oldest
+-- call, and so also the (count - excess + 1)-th newest. Walk block sums from the nearer end, a chunk at a time: from
+-- first's block (less its stale part) on, or back from the newest bucket's ('z') when that is nearer; then the
+-- buckets of the block reached. Beyond W + 1 blocks (a walk cut short, buckets ahead of the clock after it stepped
+-- back) the key's TTL, by when every bucket has left.
 local function bucketed_retry(l, excess)
-  local freed, gf = 0, blk(l.first)
-  local function scan(from, to)
-    for i, c in ipairs(counts(l.key, '', from, to)) do
-      freed = freed + c
-      if freed >= excess then return from + i - 1 end
+  local gf, ks = blk(l.first), l.state
+  local function leaves(b) return (b + 1) * l.precision + l.window - now end
+  local function walk(from, to, step, need)
+    local seen = 0
+    for lo = from, to, step * CHUNK do
+      local hi = lo + step * (CHUNK - 1)
+      if (hi - to) * step > 0 then hi = to end
+      local sums = counts(l.key, 'g', math.min(lo, hi), math.max(lo, hi))
+      for g = lo, hi, step do
+        local c = sums[g - math.min(lo, hi) + 1]
+        if g == gf then c = c - ks.part end
+        if seen + c >= need then
+          local b0, b1 = math.max(g * K, l.first), g * K + K - 1
+          local buckets = counts(l.key, '', b0, b1)
+          for b = (step > 0 and b0 or b1), (step > 0 and b1 or b0), step do
+            seen = seen + buckets[b - b0 + 1]
+            if seen >= need then return b end
+          end
+          return nil
+        end
+        seen = seen + c
+      end
     end
   end
-  local b = not l.cut and scan(l.first, gf * K + K - 1)
-  if not l.cut and not b then
-    for i, c in ipairs(counts(l.key, 'g', gf + 1, gf + W)) do
-      if freed + c >= excess then b = scan((gf + i) * K, (gf + i) * K + K - 1); break end
-      freed = freed + c
-    end
+  local b
+  if l.cut then
+    b = nil
+  elseif ks.z and blk(ks.z) - gf <= W and l.count - excess + 1 < excess then
+    b = walk(blk(ks.z), gf, -1, l.count - excess + 1)
+  else
+    b = walk(gf, gf + W, 1, excess)
   end
-  if b then return (b + 1) * l.precision + l.window - now end
+  if b then return leaves(b) end
   return math.max(redis.call('PTTL', l.key) * 1000, l.window + l.precision)
 end
 
@@ -331,11 +371,11 @@ end
 local function record_buckets(l)
   local ks, b = l.state, math.floor(now / l.precision)
   if ks.fresh then
-    redis.call('HSET', l.key, id(b), weight, 'g' .. id(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
+    redis.call('HSET', l.key, id(b), weight, gid(blk(b)), weight, 'n', weight, 'o', id(b), 'z', id(b), 'e', PIN)
     return keep_for(l.key, (l.window + l.precision) / 1000, true)
   end
   redis.call('HINCRBY', l.key, id(b), weight)
-  redis.call('HINCRBY', l.key, 'g' .. id(blk(b)), weight)
+  redis.call('HINCRBY', l.key, gid(blk(b)), weight)
   redis.call('HINCRBY', l.key, 'n', weight)
   -- 'o' moves back when the clock stepped back, so these buckets are pruned in their turn; 'z' only forward
   local marks = {}

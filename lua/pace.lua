@@ -12,10 +12,12 @@
 
 -- The clock: Redis TIME, or a test's time when the key <prefix>:{<tag>}:test-clock beside KEYS[1] holds one
 -- (microseconds; set by tests and by what-if on its scratch server, see lua/README.md). The key's TTL runs on
--- Redis's real clock: on a test clock, which runs apart from it, it is at least min_ttl (10 min) of it.
+-- Redis's real clock: on a test clock, which runs apart from it, it is at least min_ttl (10 min) of it. KEYS.time_us,
+-- when a script running this one set it (admit-pace.lua: admit.lua's reading), is Redis TIME already read.
 local function clock(key)
   local test = redis.call('GET', string.match(key, '^.-}') .. ':test-clock')
   if test then return tonumber(test), 600000 end
+  if KEYS.time_us then return KEYS.time_us, 0 end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2]), 0
 end

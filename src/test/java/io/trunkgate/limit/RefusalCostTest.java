@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.trunkgate.config.Limit;
 import io.trunkgate.limit.AdmissionDecision.Outcome;
 import io.trunkgate.limit.internal.RedisAdmissionLimiter;
+import io.trunkgate.pace.Reservation;
+import io.trunkgate.pace.internal.RedisSlotReserver;
+import io.trunkgate.testing.Carriers;
 import io.trunkgate.testing.RedisAdmin;
 import io.trunkgate.testing.ScriptClock;
 import io.trunkgate.testing.StandaloneRedis;
@@ -28,8 +31,8 @@ import org.redisson.client.codec.StringCodec;
 /**
  * What one decision by a day window at one-minute precision costs Redis, whatever the hash holds: a refusal, a
  * window over a max a reload lowered, the first call after a quiet spell. The script reads block sums and the
- * buckets it needs, never the whole hash (1,487 fields) nor one bucket at a time. Standalone only: the call counts
- * come from the one server's INFO commandstats.
+ * buckets it needs, never the whole hash (1,487 fields) nor one bucket at a time; an admission with its carrier's
+ * first slot reads Redis TIME once. Standalone only: the call counts come from the one server's INFO commandstats.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RefusalCostTest {
@@ -100,6 +103,33 @@ class RefusalCostTest {
         Map<String, Long> after = calls();
         long reads = delta(before, after, "hget") + delta(before, after, "hmget");
         assertTrue(reads <= 20 * 6, reads + " hash reads for 20 refusals");
+        assertEquals(ceilMs((oldest + 1341) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
+                refused.retryAfter().toMillis());
+    }
+
+    /**
+     * The same with the hash's newest mark ('z'): 100 calls must stay, fewer than the 1,341 that must leave, so the
+     * walk goes back from the newest bucket, one chunk of block sums and one block's buckets, to the same exact
+     * Retry-After.
+     */
+    @Test
+    void aLoweredMaxRefusalWalksBackFromTheNewestBucketWhenThatIsNearer() {
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.bucketed(Duration.ofDays(1), 1440,
+                Duration.ofMinutes(1))));
+        long oldest = fillOneCallPerMinute(peer, peer.limits().get(0));
+        String key = PREFIX + ":{p:" + peer.id() + "}:peer:" + peer.id() + ":86400000:60000:v2";
+        client.getMap(key, StringCodec.INSTANCE).put("z", Long.toString(oldest + 1439));
+        Scope lowered = Scope.peer(peer.id(), List.of(Limit.bucketed(Duration.ofDays(1), 100, Duration.ofMinutes(1))));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        Map<String, Long> before = calls();
+        AdmissionDecision refused = null;
+        for (int i = 0; i < 20; i++) {
+            refused = limiter.admit(AdmissionRequest.of("call-" + i, lowered)).toCompletableFuture().join();
+            assertEquals(Outcome.LIMITED, refused.outcome());
+        }
+        long reads = delta(before, calls(), "hmget");
+        assertTrue(reads <= 20 * 3, reads + " hash reads for 20 refusals");
         assertEquals(ceilMs((oldest + 1341) * MINUTE_US + DAY_US - refused.serverTimeMicros()),
                 refused.retryAfter().toMillis());
     }
@@ -221,8 +251,8 @@ class RefusalCostTest {
 
     /**
      * A hash from before 'z' (no newest mark) after a quiet day: its stale blocks lie further back than one call
-     * reads (66 blocks of 32 ten-second buckets), but the block sums read hold all it counts, so it goes at once,
-     * with two hash reads, instead of being walked a few blocks per call.
+     * reads (66 blocks of 32 ten-second buckets), but the first 16 block sums read hold all it counts, so it goes at
+     * once, with two hash reads, instead of being walked a few blocks per call.
      */
     @Test
     void aHashWithoutItsNewestMarkGoesAtTheFirstCallAfterAQuietDay() {
@@ -237,9 +267,32 @@ class RefusalCostTest {
         AdmissionDecision first = limiter.admit(AdmissionRequest.of("call-1", peer)).toCompletableFuture().join();
         Map<String, Long> after = calls();
         assertEquals(100_000 - 1, first.remaining(), "nothing of the day before counts");
-        assertEquals(2, delta(before, after, "hmget"), "its state, then 66 block sums");
+        assertEquals(2, delta(before, after, "hmget"), "its state, then 16 block sums, which hold all it counts");
         // this call's bucket, its block sum, 'n', 'o', 'z' and 'e': the hash was dropped and written afresh
         assertEquals(6, client.getMap(hourKey(peer), StringCodec.INSTANCE).size());
+    }
+
+    /**
+     * admit-pace.lua runs admit.lua, then pace.lua for the admitted call's first carrier: one reading of Redis TIME
+     * serves both, so the slot of an empty ledger is the admission's own time.
+     */
+    @Test
+    void anAdmissionWithItsFirstSlotReadsRedisTimeOnce() {
+        RedisSlotReserver ledger = new RedisSlotReserver(client, PREFIX);
+        var carrier = Carriers.carrier(10, 1, Duration.ofSeconds(1));
+        Scope peer = Scope.peer("peer-" + UUID.randomUUID(), List.of(Limit.exact(Duration.ofSeconds(1), 10)));
+        AdmissionLimiter limiter = new RedisAdmissionLimiter(client, PREFIX);
+
+        Map<String, Long> before = calls();
+        AdmissionDecision admitted = limiter.admit(AdmissionRequest.of("call-1", peer)
+                .withFirstSlot(ledger.request(carrier, ledger))).toCompletableFuture().join();
+        Map<String, Long> after = calls();
+        assertEquals(Outcome.ADMITTED, admitted.outcome());
+        assertEquals(1, delta(before, after, "time"), "one TIME for the admission and its slot");
+        Reservation slot = admitted.firstSlot().orElseThrow();
+        assertTrue(slot.reserved());
+        assertEquals(admitted.serverTimeMicros(), slot.serverTimeMicros());
+        assertEquals(admitted.serverTimeMicros(), slot.slotMicros(), "the ledger was empty: the slot is now");
     }
 
     private static String hourKey(Scope peer) {

@@ -299,9 +299,12 @@ final class InviteCall {
             }
             dialog.carrierAttempt(carrier.id(), Hop.of(target.ip(), target.port()), out.recordRoutes());
             enter(CallPhase.TRYING);
+            // timed before the send: the carrier's answer can never seem quicker than the carrier was
+            RecordFields.Attempt sending = new RecordFields.Attempt(carrier.id(), sentTo.label(),
+                    send.held().toMillis(), carrier.shadowPacing() ? send.shadow().wouldWait().toMillis() : null,
+                    services.time());
             client = legs.send(out, timerC(carrier), this);
-            attempts.add(new RecordFields.Attempt(carrier.id(), sentTo.label(), send.held().toMillis(),
-                    carrier.shadowPacing() ? send.shadow().wouldWait().toMillis() : null, services.time()));
+            attempts.add(sending);
             noteShadow(send);
             if (firstAttempt) {
                 long overhead = services.time().nanoTime() - holdStartedNanos - send.held().toNanos();

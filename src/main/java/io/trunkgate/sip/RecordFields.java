@@ -114,7 +114,7 @@ final class RecordFields {
         private Long ringingMs;
         private Long answerMs;
 
-        /** Sent now, by {@code time}; {@code shadowWaitMs} null unless the carrier's pacing is in shadow. */
+        /** Being sent now, by {@code time}; {@code shadowWaitMs} null unless the carrier's pacing is in shadow. */
         Attempt(String carrier, String address, long slotWaitMs, Long shadowWaitMs, CallTime time) {
             this.carrier = carrier;
             this.address = address;

@@ -109,20 +109,22 @@ public final class SipTransports implements AutoCloseable {
     /**
      * Starts the event loops; nothing is bound until {@link #listen}.
      *
-     * @param sip      the listeners and their limits
-     * @param overload told how long received messages wait, in the UDP sockets and for their call's loop
-     * @param tls      where TLS connections get their engines; required when a listener is TLS, and for sending to
-     *                 carriers over TLS
-     * @param capture  told of each SIP message the sockets read and write
+     * @param sip       the listeners and their limits
+     * @param overload  told how long received messages wait, in the UDP sockets and for their call's loop
+     * @param tls       where TLS connections get their engines; required when a listener is TLS, and for sending to
+     *                  carriers over TLS
+     * @param capture   told of each SIP message the sockets read and write
+     * @param nanoClock when a message was read and how long it waited, for its call's loop and on a stream's idle and
+     *                  incomplete-message timeouts ({@link System#nanoTime}; a test's clock decides those waits)
      * @throws IllegalArgumentException a listener is TLS and {@code tls} is empty
      */
     public static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls,
-                                       Capture capture) {
+                                       Capture capture, LongSupplier nanoClock) {
         return create(sip, overload, tls, capture, Sockets.best(),
-                Math.max(2, Runtime.getRuntime().availableProcessors()), System::nanoTime);
+                Math.max(2, Runtime.getRuntime().availableProcessors()), nanoClock);
     }
 
-    /** As {@link #create(SipSettings, OverloadController, Optional, Capture)}, on the sockets and loops given. */
+    /** As {@link #create(SipSettings, OverloadController, Optional, Capture, LongSupplier)}, on the loops given. */
     static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls,
                                 Capture capture, Sockets sockets, int threads, LongSupplier nanoClock) {
         if (tls.isEmpty() && sip.listeners().stream().anyMatch(l -> l.transport() == Transport.TLS)) {

@@ -42,22 +42,19 @@ final class GatewayFileReader {
     static GatewaySettings read(ConfigSection file, Path baseDir, TlsFileCheck tlsFiles) {
         String instanceId = file.optional("instance-id").id().orElseGet(GatewayFileReader::hostName);
         int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
-        Optional<Integer> workerThreads = file.optional("sip.worker-threads").integer(1, 1024);
-        workerThreads.ifPresent(n -> log.warn("sip.worker-threads is no longer used and is ignored: each call runs on"
-                + " one of the SIP loops, one per core"));
-        int sipWorkers = workerThreads.orElse(16);
+        file.optional("sip.worker-threads").integer(1, 1024).ifPresent(n -> log.warn("sip.worker-threads is no longer"
+                + " used and is ignored: each call runs on one of the SIP loops, one per core"));
         int maxCalls = file.optional("sip.max-calls-in-progress").integer(1, Integer.MAX_VALUE).orElse(10_000);
         double maxNewCalls = file.optional("sip.max-new-calls-per-second").number(n -> n >= 0 && Double.isFinite(n),
                 "must be 0 (no cap) or more").orElse(0.0);
         Optional<String> rerouteHook = file.optional("routing.reroute-hook").nonEmptyString();
-        Optional<Duration> queueTimeoutSet = file.optional("sip.queue-timeout").duration(Duration.ofMillis(1));
-        queueTimeoutSet.ifPresent(d -> log.warn("sip.queue-timeout is no longer used and is ignored: no datagram waits"
-                + " for a worker; overload control sheds new calls before they are read (docs/overload.md)"));
-        Duration queueTimeout = queueTimeoutSet.orElse(Duration.ofSeconds(2));
+        file.optional("sip.queue-timeout").duration(Duration.ofMillis(1)).ifPresent(d -> log.warn("sip.queue-timeout is"
+                + " no longer used and is ignored: no datagram waits for a worker; overload control sheds new calls"
+                + " before they are read (docs/overload.md)"));
         Duration overloadDelay = file.optional("sip.overload-delay").duration(Duration.ZERO)
                 .orElse(DEFAULT_OVERLOAD_DELAY);
-        SipSettings sip = new SipSettings(listeners(file, baseDir, tlsFiles), sipWorkers, maxCalls, maxNewCalls,
-                queueTimeout, overloadDelay, sipLimits(file), tcp(file),
+        SipSettings sip = new SipSettings(listeners(file, baseDir, tlsFiles), maxCalls, maxNewCalls, overloadDelay,
+                sipLimits(file), tcp(file),
                 file.optional("shutdown.drain-timeout").duration(Duration.ZERO).orElse(DEFAULT_DRAIN_TIMEOUT),
                 new WarmUpSettings(file.optional("sip.warm-up.calls").integer(0, 1_000_000).orElse(DEFAULT_WARM_UP_CALLS),
                         file.optional("sip.warm-up.max-time").duration(Duration.ofSeconds(1)), true),

@@ -20,7 +20,7 @@ public record WarmUpSettings(int calls, Optional<Duration> maxTime, boolean unti
 
     /**
      * The warm-up caller's and carrier's address: loopback, and far from the 127.0.0.1 everyone uses. What happens
-     * to its datagrams (one waiting too long for a worker while the JIT compiler has the cores) is no news to an
+     * to its datagrams (one waiting too long for its call's loop while the JIT compiler has the cores) is no news to an
      * operator.
      */
     public static final InetAddress ADDRESS = warmUpAddress();

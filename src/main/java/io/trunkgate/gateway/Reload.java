@@ -121,8 +121,7 @@ final class Reload implements ConfigReloader.Applier {
     private static List<Object> restartSettings(GatewayConfig config) {
         return List.of(config.instanceId(), config.fleetSize(), config.rerouteHook(), config.reroute(), config.records(),
                 config.dns(), config.capture(),
-                config.sip().listeners(), config.sip().workerThreads(),
-                config.sip().queueTimeout(), config.sip().limits(), config.sip().tcp(), config.redis(),
+                config.sip().listeners(), config.sip().limits(), config.sip().tcp(), config.redis(),
                 config.admission().leaseTime(),
                 config.admin().host(), config.admin().port(), config.admin().requestTimeout(),
                 config.admin().maxConnections(), config.admin().maxConnectionsPerAddress());

@@ -622,10 +622,11 @@ public final class GatewayMetrics implements AutoCloseable {
                 .register(registry);
     }
 
-    /** The standing wait of received datagrams, in the socket and for a SIP worker (the overload signal), in ms. */
+    /** The standing wait of received messages, in the UDP socket and for the call's loop (the overload signal). */
     public void trackQueueDelay(LongSupplier standingWaitMs) {
         Gauge.builder("trunkgate.sip.queue.delay", () -> standingWaitMs.getAsLong() / 1000.0)
-                .description("Shortest wait of received datagrams over the last 100 ms: in the socket, then for a SIP worker")
+                .description("Shortest wait of received messages over the last 100 ms: in the UDP socket, then for the"
+                        + " call's SIP loop")
                 .baseUnit("seconds").register(registry);
     }
 

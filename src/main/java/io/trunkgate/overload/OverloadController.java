@@ -5,7 +5,6 @@ import io.trunkgate.overload.internal.StandingWait;
 import io.trunkgate.throttle.ThrottledLog;
 import io.trunkgate.throttle.TokenBucket;
 import java.io.IOException;
-import java.net.DatagramSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,12 +18,11 @@ import org.slf4j.event.Level;
 /**
  * Overload control's one entry point: whether a new call is shed, and why ({@link #shed}). It decides from the
  * configured caps and from one signal, how long received messages wait (the idea of CoDel, RFC 8289): first in a
- * UDP socket until it is read (the most backlogged socket's, each measured by probes: {@link SocketMeter} on the
- * event-loop transports, {@link ReceiveLoop} on a blocking receive loop; sampled on each {@link #probeSockets()}
- * tick), then for the thread that handles them ({@link #messageWaited}). The gateway is overloaded while the
- * shortest waits of an interval add up to more than the target. Unlike a fixed cap on new calls per second the
- * wait needs no tuning per machine, and it also sees a cold JVM or a busy host that is slower than any cap. The
- * rules are in docs/overload.md.
+ * UDP socket until it is read (the most backlogged socket's, each measured by probes, a {@link SocketMeter},
+ * sampled on each {@link #probeSockets()} tick), then for the loop of the message's call ({@link #messageWaited}).
+ * The gateway is overloaded while the shortest waits of an interval add up to more than the target. Unlike a fixed
+ * cap on new calls per second the wait needs no tuning per machine, and it also sees a cold JVM or a busy host that
+ * is slower than any cap. The rules are in docs/overload.md.
  */
 public final class OverloadController {
 
@@ -33,13 +31,13 @@ public final class OverloadController {
 
     private final Supplier<OverloadSettings> settings;
     private final LongSupplier nanoClock;
-    /** The settings the meters were built with: their interval and windows do not change on reload. */
+    /** The settings the meters were built with: their interval and probe period do not change on reload. */
     private final OverloadSettings built;
     private final StandingWait socketWait;
-    private final StandingWait workerWait;
+    private final StandingWait loopWait;
     private final AdmittedRate rate;
     private final TokenBucket newCalls = new TokenBucket();
-    private final List<ProbedSocket> loops = new CopyOnWriteArrayList<>();
+    private final List<SocketMeter> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean draining;
 
     /**
@@ -52,7 +50,7 @@ public final class OverloadController {
         this.built = settings.get();
         long intervalNanos = built.interval().toNanos();
         this.socketWait = new StandingWait(intervalNanos, nanoClock);
-        this.workerWait = new StandingWait(intervalNanos, nanoClock);
+        this.loopWait = new StandingWait(intervalNanos, nanoClock);
         this.rate = new AdmittedRate(built, nanoClock.getAsLong());
     }
 
@@ -70,8 +68,8 @@ public final class OverloadController {
      * Why a new call is shed, or empty to let it in (then it counts as let in). In order: a drain; the caps on calls
      * in progress ({@code callsInProgress}), dialogs ({@code dialogsFull}) and new calls a second; then, with a
      * target set, overload: the wait stood over the target, the backlog ahead of this call ({@code waitAhead}: in
-     * the socket, then for its worker) is over {@link OverloadSettings#backlogFactor()} targets (a socket read in
-     * one go after the machine was busy fills the workers' queues faster than the standing wait can say so), or the
+     * the socket, then for its call's loop) is over {@link OverloadSettings#backlogFactor()} targets (a socket read
+     * in one go after the machine was busy fills the loops' queues faster than the standing wait can say so), or the
      * call is over the rate let in since an overload.
      */
     public synchronized Optional<ShedReason> shed(int callsInProgress, boolean dialogsFull, Duration waitAhead) {
@@ -108,16 +106,9 @@ public final class OverloadController {
         return waitAhead.compareTo(target.multipliedBy(now.backlogFactor())) > 0 || !rate.letIn(nanos);
     }
 
-    /** A worker took a received message that had waited {@code waitMs} since its listener read it. */
+    /** A call's loop took a received message that had waited {@code waitMs} since its socket was read. */
     public void messageWaited(long waitMs) {
-        workerWait.record(waitMs);
-    }
-
-    /** From now on {@link #probeSockets()} measures this UDP listener's socket too; its receive loop feeds the meter. */
-    public ReceiveLoop receiveLoop(DatagramSocket socket) {
-        ReceiveLoop loop = new ReceiveLoop(socket, built, nanoClock, this::standingWaitMs);
-        loops.add(loop);
-        return loop;
+        loopWait.record(waitMs);
     }
 
     /**
@@ -126,39 +117,39 @@ public final class OverloadController {
      */
     public SocketMeter socketMeter(SocketMeter.Sender sender) {
         SocketMeter meter = new SocketMeter(sender, built, nanoClock);
-        loops.add(meter);
+        sockets.add(meter);
         return meter;
     }
 
     /** {@link #probeSockets()} no longer measures {@code meter}'s socket (closed). */
     public void forget(SocketMeter meter) {
-        loops.remove(meter);
+        sockets.remove(meter);
     }
 
     /**
-     * Samples how long the oldest datagram still unread in each listener's socket has waited, then sends each
-     * listener its next probe; returns when to call it again: after {@link OverloadSettings#probePeriod()}, or,
-     * while every receive loop is relaxed, after an {@link OverloadSettings#interval()}.
+     * Samples how long the oldest datagram still unread in each UDP socket has waited, then sends each socket its
+     * next probe; returns when to call it again: after {@link OverloadSettings#probePeriod()}, or, while every
+     * socket is relaxed, after an {@link OverloadSettings#interval()}.
      */
     public Duration probeSockets() {
         long longest = 0;
-        for (ProbedSocket loop : loops) {
-            longest = Math.max(longest, loop.socketWaitNanos());
+        for (SocketMeter socket : sockets) {
+            longest = Math.max(longest, socket.socketWaitNanos());
         }
         socketWait.record(TimeUnit.NANOSECONDS.toMillis(longest));
-        for (ProbedSocket loop : loops) {
+        for (SocketMeter socket : sockets) {
             try {
-                loop.sendProbe();
+                socket.sendProbe();
             } catch (IOException | RuntimeException e) {
                 log.log(Level.WARN, "queue-delay probe not sent: " + e);
             }
         }
-        return loops.stream().allMatch(ProbedSocket::relaxed) ? built.interval() : built.probePeriod();
+        return sockets.stream().allMatch(SocketMeter::relaxed) ? built.interval() : built.probePeriod();
     }
 
-    /** The shortest waits of the last full interval, in the sockets and for a worker, in milliseconds. */
+    /** The shortest waits of the last full interval, in the sockets and for the calls' loops, in milliseconds. */
     public long standingWaitMs() {
-        return socketWait.shortestMs() + workerWait.shortestMs();
+        return socketWait.shortestMs() + loopWait.shortestMs();
     }
 
     /** How many new calls a second are let in since an overload; 0 while they are not limited. */

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param newCallBurstsPerSecond that cap lets a burst of its calls of this many parts of a second (at least one)
  * @param interval               CoDel's interval: the shortest wait of each interval is the standing wait. Longer
  *                               than a burst or a GC pause takes to drain, short enough to react at once
- * @param probePeriod            how often the UDP sockets are probed while their receive loops are busy: several
+ * @param probePeriod            how often a UDP socket is probed while datagrams wait in it: several
  *                               samples per interval
  * @param backlogFactor          a new INVITE behind a backlog of this many targets is shed: more than a burst or
  *                               a short pause leaves
@@ -25,32 +25,22 @@ import java.time.Duration;
  *                               doing (a cold JVM, a busy host): the rate is not cut for it
  * @param releaseAfter           with no overload and no call refused by the rate for this long, the rate is no
  *                               longer limited
- * @param loopWindow             the window over which a UDP receive loop's busy share is taken
- * @param loopHandlingShare      a loop busy at most this share of its last window (and of this one so far) may
- *                               handle a datagram itself instead of waking a worker
- * @param loopRelaxedShare       a loop busy at most this share of its last window is probed once an interval only
  */
 public record OverloadSettings(Duration target, int maxCallsInProgress, double maxNewCallsPerSecond,
                                double newCallBurstsPerSecond, Duration interval, Duration probePeriod,
                                int backlogFactor, double decrease, Duration decreaseSpacing, double increase,
-                               int minCutBase, Duration releaseAfter, Duration loopWindow, double loopHandlingShare,
-                               double loopRelaxedShare) {
+                               int minCutBase, Duration releaseAfter) {
 
     public OverloadSettings {
         if (target.isNegative() || maxCallsInProgress < 1 || maxNewCallsPerSecond < 0) {
             throw new IllegalArgumentException("target >= 0, maxCallsInProgress >= 1, maxNewCallsPerSecond >= 0: "
                     + target + ", " + maxCallsInProgress + ", " + maxNewCallsPerSecond);
         }
-        if (!(loopHandlingShare >= 0 && loopHandlingShare <= 1 && loopRelaxedShare >= 0 && loopRelaxedShare <= 1)) {
-            throw new IllegalArgumentException("loop shares must be between 0 and 1: " + loopHandlingShare + ", "
-                    + loopRelaxedShare);
-        }
     }
 
     /** The configured caps with the default constants. */
     public static OverloadSettings of(Duration target, int maxCallsInProgress, double maxNewCallsPerSecond) {
         return new OverloadSettings(target, maxCallsInProgress, maxNewCallsPerSecond, 10, Duration.ofMillis(100),
-                Duration.ofMillis(10), 4, 0.85, Duration.ofMillis(500), 0.01, 20, Duration.ofSeconds(10),
-                Duration.ofMillis(10), 0.25, 0.1);
+                Duration.ofMillis(10), 4, 0.85, Duration.ofMillis(500), 0.01, 20, Duration.ofSeconds(10));
     }
 }

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * last probe came back within a {@link OverloadSettings#probePeriod()} and whose probes were all read has nothing
  * waiting in it: it is probed once an {@link OverloadSettings#interval()} only, as each probe costs wake-ups.
  */
-public final class SocketMeter implements ProbedSocket {
+public final class SocketMeter {
 
     /** Sends a probe so that it arrives at the measured socket (and not at another bound to the same port). */
     @FunctionalInterface
@@ -44,17 +44,16 @@ public final class SocketMeter implements ProbedSocket {
     }
 
     /** How long the oldest datagram still unread in the socket has waited, in nanoseconds (as of the probes). */
-    @Override
     public long socketWaitNanos() {
         return probe.waitNanos();
     }
 
-    @Override
+    /** Whether nothing waits in the socket: it is probed less often. */
     public boolean relaxed() {
         return probe.allRead() && probe.lastReadWaitNanos() < quickNanos;
     }
 
-    @Override
+    /** Sends the next probe, unless the socket is relaxed and was probed less than an interval ago. */
     public void sendProbe() throws IOException {
         if (relaxed() && probe.sent() > 0 && nanoClock.getAsLong() - probe.lastSentNanos() < intervalNanos) {
             return;

@@ -415,7 +415,7 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
      * a 503 to that copy would end an answered call at the caller). A copy of a call refused lately is answered
      * as that call was, whatever the load now: shed again with its Reason, without a record, or left to the stack
      * whose transaction answered it; so a call has one record however many copies of its INVITE come. An INVITE let
-     * in here may wait for a worker while a copy of it is shed: it is dropped once parsed (see onInvite).
+     * in here may wait for its call's loop while a copy of it is shed: it is dropped once parsed (see onInvite).
      */
     Optional<String> shed(InetAddress source, Optional<PresentedCertificate> certificate, String callId,
                           String callerTag, long cseq, ActiveConfig active, Supplier<Optional<ShedReason>> reason) {

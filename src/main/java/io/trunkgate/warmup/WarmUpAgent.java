@@ -42,7 +42,8 @@ final class WarmUpAgent implements AutoCloseable {
     private static final long WAIT_POLL_MS = 5;
     /**
      * An INVITE nothing was heard about is sent again after this (RFC 3261's T1), at most {@link #RESENDS} times: a
-     * busy gateway drops a new INVITE that waited this long for a worker, counting on the sender to send it again.
+     * busy gateway drops a new INVITE that waited this long for its call's loop, counting on the sender to send it
+     * again.
      */
     private static final long RESEND_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int RESENDS = 4;

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -72,47 +73,53 @@ class OverloadControllerTest {
     }
 
     @Test
-    void theWaitInTheSocketAndTheWaitForAWorkerAddUp() throws Exception {
+    void theWaitInTheSocketAndTheWaitForTheCallsLoopAddUp() throws Exception {
         try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             socket.setSoTimeout(5_000);
-            ReceiveLoop loop = overload.receiveLoop(socket);
+            AtomicInteger probesSent = new AtomicInteger();
+            SocketMeter meter = overload.socketMeter(probe -> {
+                socket.send(new DatagramPacket(probe, probe.length, socket.getLocalSocketAddress()));
+                probesSent.incrementAndGet();
+                return true;
+            });
             byte[] buffer = new byte[64];
             DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
             overload.probeSockets();
-            loop.reading();
-            socket.receive(packet);
-            assertTrue(loop.read(buffer, packet.getLength()));
-            // the loop is busy for a whole window, and then reads nothing: each tick finds the probes of the ticks
-            // before still in the socket
+            // the first probe is read a probe period late: the socket is not relaxed, it is probed on every tick
             advanceMs(10);
-            loop.reading();
+            socket.receive(packet);
+            assertTrue(meter.read(buffer, packet.getLength()));
             byte[] sip = "OPTIONS sip:gw SIP/2.0\r\n\r\n".getBytes();
-            assertFalse(loop.read(sip, sip.length));
+            assertFalse(meter.read(sip, sip.length), "SIP is no probe");
+            // then nothing is read: each tick finds the probes of the ticks before still in the socket
             int ticks = 30;
             for (int tick = 0; tick < ticks; tick++) {
                 advanceMs(10);
                 assertEquals(settings.get().probePeriod(), overload.probeSockets(), "the next tick, probes out");
                 overload.messageWaited(15);
             }
-            assertTrue(overload.standingWaitMs() >= 90 + 15, "socket " + overload.standingWaitMs() + " ms");
+            assertEquals(1 + ticks, probesSent.get());
+            assertTrue(overload.standingWaitMs() >= 90 + 15, "socket and loop " + overload.standingWaitMs() + " ms");
             assertEquals(Optional.of(ShedReason.OVERLOAD), shed(Duration.ZERO));
-            // the listener catches up: the socket is empty at the next ticks and the workers keep up again
+            // the socket is read up at once: empty at the next ticks, and the calls' loops keep up again
             for (int read = 0; read < ticks; read++) {
-                loop.reading(); // busy: traffic keeps it so, and the probes go out on every tick
                 socket.receive(packet);
-                assertTrue(loop.read(buffer, packet.getLength()));
+                assertTrue(meter.read(buffer, packet.getLength()));
             }
             for (int tick = 0; tick < 10; tick++) {
                 advanceMs(10);
+                int before = probesSent.get();
                 overload.probeSockets();
-                loop.reading();
-                socket.receive(packet);
-                loop.read(buffer, packet.getLength());
+                for (int probe = before; probe < probesSent.get(); probe++) {
+                    socket.receive(packet);
+                    assertTrue(meter.read(buffer, packet.getLength()));
+                }
                 overload.messageWaited(2);
             }
             advanceMs(10);
-            assertEquals(2, overload.standingWaitMs());
+            assertEquals(2, overload.standingWaitMs(), "the socket's wait is gone, the loops' is 2 ms");
             assertFalse(overloaded());
+            assertEquals(settings.get().interval(), overload.probeSockets(), "a relaxed socket, probed less often");
         }
     }
 

@@ -197,7 +197,7 @@ class RerouteHookDeploymentTest {
 
     @Test
     void aHookThatTakesItsTimeHoldsNoSipThread() throws Exception {
-        TestConfigs config = config("slow-hook").route("+2", "b").workerThreads(1)
+        TestConfigs config = config("slow-hook").route("+2", "b")
                 .reroute(new RerouteSettings(Optional.empty(),
                         Optional.of(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/reroute")),
                         Duration.ofSeconds(30), 4));
@@ -208,7 +208,7 @@ class RerouteHookDeploymentTest {
         try {
             SipAgent.Call rerouted = caller.invite(GW, config.sipPort(), "+1555");
             assertTrue(arrived.await(WAIT_MS, TimeUnit.MILLISECONDS), "a's 503 sent the call to the hook");
-            // the hook has not answered: the gateway's one SIP worker and its receive loop go on with other calls
+            // the hook has not answered: the SIP loops go on with other calls
             SipAgent.Call other = caller.invite(GW, config.sipPort(), "+2555");
             assertEquals(200, other.awaitFinal(WAIT_MS).getStatusCode(), "a call while the hook thinks");
             assertEquals(1, next.received("INVITE", other.callId()));

@@ -50,7 +50,6 @@ public final class TestConfigs {
     private RedisDownPolicy redisDown = RedisDownPolicy.REJECT;
     private int fleetSize = 1;
     private int maxCallsInProgress = 10_000;
-    private int workerThreads = 8;
     private double maxNewCallsPerSecond;
     private SipLimits sipLimits = SipLimits.DEFAULTS;
     private CallRecordSettings records = CallRecordSettings.NONE;
@@ -183,12 +182,6 @@ public final class TestConfigs {
 
     public TestConfigs maxCallsInProgress(int calls) {
         this.maxCallsInProgress = calls;
-        return this;
-    }
-
-    /** SIP worker threads (sip.worker-threads); 8 unless set. */
-    public TestConfigs workerThreads(int threads) {
-        this.workerThreads = threads;
         return this;
     }
 
@@ -346,8 +339,8 @@ public final class TestConfigs {
         List<SipListener> listeners = new ArrayList<>(List.of(new SipListener(Transport.UDP, "127.0.0.1", sipPort),
                 new SipListener(Transport.TCP, "127.0.0.1", sipPort)));
         listeners.addAll(extraListeners);
-        SipSettings sip = new SipSettings(listeners, workerThreads, maxCallsInProgress, maxNewCallsPerSecond,
-                Duration.ofSeconds(2), overloadDelay, sipLimits, tcpLimits, drainTimeout, warmUp);
+        SipSettings sip = new SipSettings(listeners, maxCallsInProgress, maxNewCallsPerSecond, overloadDelay,
+                sipLimits, tcpLimits, drainTimeout, warmUp);
         return new GatewayConfig(Path.of("test.conf"), instanceId, fleetSize, sip,
                 redis, new AdmissionSettings(503, 403, 403, redisDown, 503, leaseTime, nonceLifetime),
                 new AdminSettings("127.0.0.1", 0, adminToken, adminRequestTimeout, adminMaxConnections,

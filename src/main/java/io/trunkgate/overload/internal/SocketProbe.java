@@ -1,10 +1,6 @@
 package io.trunkgate.overload.internal;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -13,13 +9,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 
 /**
- * How long datagrams wait in a UDP listener's socket before its receive loop reads them. An overloaded gateway's
- * backlog builds there first (the kernel queues up to the socket's buffer, megabytes), where no clock of the
- * gateway's can see it. So probe datagrams are sent to the socket, which queue behind whatever waits, and the
- * receive loop notes each probe it reads: a probe not read yet has waited at least its age, and so has everything
- * received before it. A probe carries a random secret of this listener's, so no datagram from elsewhere passes
- * for one. Until the first probe comes back the wait reads zero: a probe that can never arrive (a firewall on the
- * host) must not make the gateway shed every call.
+ * How long datagrams wait in a UDP socket before the gateway reads them. An overloaded gateway's backlog builds
+ * there first (the kernel queues up to the socket's buffer, megabytes), where no clock of the gateway's can see it.
+ * So probe datagrams are sent to the socket, which queue behind whatever waits, and the socket's reader notes each
+ * probe it reads: a probe not read yet has waited at least its age, and so has everything received before it. A
+ * probe carries a random secret of this socket's, so no datagram from elsewhere passes for one. Until the first
+ * probe comes back the wait reads zero: a probe that can never arrive (a firewall on the host) must not make the
+ * gateway shed every call.
  */
 public final class SocketProbe {
 
@@ -44,11 +40,6 @@ public final class SocketProbe {
     /** How long the last probe read had waited, in nanoseconds. */
     private volatile long lastReadWaitNanos;
 
-    /** Probes {@code socket} by sending them to it from itself. */
-    public SocketProbe(DatagramSocket socket, LongSupplier nanoClock) {
-        this(selfSender(socket), nanoClock);
-    }
-
     /** Probes a socket that {@code sender} reaches. */
     public SocketProbe(Sender sender, LongSupplier nanoClock) {
         this.sender = sender;
@@ -57,19 +48,6 @@ public final class SocketProbe {
         byte[] secret = new byte[8];
         new SecureRandom().nextBytes(secret);
         System.arraycopy(secret, 0, prefix, MAGIC.length, secret.length);
-    }
-
-    private static Sender selfSender(DatagramSocket socket) {
-        InetAddress bound = socket.getLocalAddress();
-        InetSocketAddress self = new InetSocketAddress(bound.isAnyLocalAddress() ? InetAddress.getLoopbackAddress()
-                : bound, socket.getLocalPort());
-        return probe -> {
-            if (socket.isClosed()) {
-                return false;
-            }
-            socket.send(new DatagramPacket(probe, probe.length, self));
-            return true;
-        };
     }
 
     /** Sends the next probe, unless the socket is closed. Called from one thread. */
@@ -95,7 +73,7 @@ public final class SocketProbe {
         return sentAt.get((int) (sent.get() % KEPT));
     }
 
-    /** How many probes this listener has sent. */
+    /** How many probes this socket has been sent. */
     public long sent() {
         return sent.get();
     }
@@ -105,7 +83,7 @@ public final class SocketProbe {
         return read.get() >= sent.get();
     }
 
-    /** Whether the datagram just read is one of this listener's probes: then it is accounted for, and not SIP. */
+    /** Whether the datagram just read is one of this socket's probes: then it is accounted for, and not SIP. */
     public boolean read(byte[] data, int length) {
         if (length != LENGTH || !Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length)) {
             return false;

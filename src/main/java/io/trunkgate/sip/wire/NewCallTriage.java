@@ -15,10 +15,10 @@ import org.slf4j.event.Level;
 
 /**
  * Sheds new calls before they cost anything: a new INVITE (no To tag) the {@link NewCallGate} refuses is answered
- * 503 from its raw bytes, on the listener's thread (UDP) or the connection's selector (TCP), before it waits for a
- * worker or JAIN-SIP parses it; the caller's ACK of that 503 is absorbed the same way. Parsing an INVITE and
- * creating its transaction is a large share of a whole call's cost, so shedding after the parse would make a
- * gateway offered several times its capacity spend its cores refusing calls. Everything else, and anything these
+ * 503 from its raw bytes, on the SIP loop that read it, before it waits for its call's loop or JAIN-SIP parses
+ * it; the caller's ACK of that 503 is absorbed the same way. Parsing an INVITE and creating its transaction is a
+ * large share of a whole call's cost, so shedding after the parse would make a gateway offered several times its
+ * capacity spend its cores refusing calls. Everything else, and anything these
  * few header reads cannot make sense of, goes on to the stack unchanged.
  */
 public final class NewCallTriage {

@@ -38,7 +38,7 @@ final class Loopback implements Inbound, AutoCloseable {
     }
 
     static SipSettings settings(List<SipListener> listeners, TcpLimits tcp, Duration handshakeTimeout) {
-        return new SipSettings(listeners, 4, 1000, 0, Duration.ofSeconds(1), Duration.ofMillis(50),
+        return new SipSettings(listeners, 1000, 0, Duration.ofMillis(50),
                 SipLimits.DEFAULTS, tcp, Duration.ofSeconds(1), WarmUpSettings.OFF, new TlsSettings(handshakeTimeout));
     }
 

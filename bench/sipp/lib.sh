@@ -94,10 +94,15 @@ start_gateway() {
   launch_gateway "$@" && await_gateway "$1"
 }
 
-# launch_gateway NAME CONF [ENV=VALUE...]: start_gateway without the wait; sets GW_PID_<NAME>.
+# launch_gateway NAME CONF [ENV=VALUE...]: start_gateway without the wait; sets GW_PID_<NAME>. The gateway runs as
+# users run it, through bin/trunkgate (its JVM options; JAVA_OPTS adds to them), without the start cache (MODE=cold
+# of sipp-vs-kamailio.sh measures that); the launcher execs the JVM, so the pid is the gateway's.
 launch_gateway() {
   local name=$1 conf=$2; shift 2
-  $PROXY_RUN env "$@" $JAVA ${JAVA_OPTS:-} -jar "$JAR" run --config "$conf" >"$WORK/$name.log" 2>&1 &
+  local java_home
+  java_home=$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")
+  $PROXY_RUN env JAVA_HOME="$java_home" JAVA_OPTS="${JAVA_OPTS:-}" TRUNKGATE_JAR="$JAR" TRUNKGATE_START_CACHE=off \
+    "$@" "$REPO_DIR/bin/trunkgate" run --config "$conf" >"$WORK/$name.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
   printf -v "GW_PID_$name" '%s' "$pid"

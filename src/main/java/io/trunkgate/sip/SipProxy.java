@@ -227,7 +227,7 @@ public final class SipProxy implements Inbound, RequestHandler, StrayResponseHan
 
     @Override
     public void transportError(ServerTransaction transaction, Throwable cause) {
-        throttled.log(Level.INFO, "response to " + transaction.request().getMethod() + " not sent to "
+        throttled.log(Level.INFO, "response to " + transaction.method() + " not sent to "
                 + transaction.source().address() + ": " + cause);
     }
 

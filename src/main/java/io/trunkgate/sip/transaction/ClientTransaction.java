@@ -8,8 +8,16 @@ import javax.sip.message.Request;
  */
 public interface ClientTransaction {
 
-    /** The request as sent (an INVITE for an INVITE transaction). */
+    /**
+     * The request as sent (an INVITE for an INVITE transaction), until the final response has been handed to the
+     * listener: then the transaction lets go of it (and of the listener), as it only absorbs copies from there on.
+     *
+     * @throws IllegalStateException after the final response was handed on
+     */
     Request request();
+
+    /** The request's method, kept for the transaction's life. */
+    String method();
 
     /** Where it was sent. */
     Peer peer();

@@ -10,8 +10,16 @@ import javax.sip.message.Response;
  */
 public interface ServerTransaction {
 
-    /** The request that made it. */
+    /**
+     * The request that made it, while the transaction may still answer it: once it is Accepted (a 2xx sent to an
+     * INVITE) or Confirmed (the ACK of a failure came), it lets go of it, as it only absorbs copies from there on.
+     *
+     * @throws IllegalStateException once let go
+     */
     Request request();
+
+    /** The request's method, kept for the transaction's life. */
+    String method();
 
     /** Where the request came from. */
     Peer source();

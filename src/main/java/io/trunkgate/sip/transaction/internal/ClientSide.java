@@ -10,14 +10,17 @@ import javax.sip.message.Response;
 /** A client transaction: what the INVITE and non-INVITE ones share. */
 abstract class ClientSide extends Transaction implements ClientTransaction {
 
-    final Request request;
+    private final String method;
+    /** The request and the listener, let go once the final response has been handed on ({@link #release}). */
+    private Request request;
+    private ClientListener listener;
     final Peer peer;
-    final ClientListener listener;
     final ClientKey key;
 
     ClientSide(LoopTable table, Request request, Peer peer, ClientListener listener, ClientKey key,
                TransactionState initial) {
         super(table, initial);
+        this.method = request.getMethod();
         this.request = request;
         this.peer = peer;
         this.listener = listener;
@@ -28,14 +31,39 @@ abstract class ClientSide extends Transaction implements ClientTransaction {
     abstract void start();
 
     /** A response that matched this transaction. */
-    abstract void received(Response response);
+    abstract void received(Response response, Peer source);
 
     /** Stops the retransmission timer (A or E). */
     abstract void stopRetransmittingOnLoop();
 
     @Override
     public Request request() {
+        if (request == null) {
+            throw new IllegalStateException("the request of " + this + " was let go with its final response");
+        }
         return request;
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    final ClientListener listener() {
+        return listener;
+    }
+
+    /**
+     * Lets go of the request, and of the listener too when nothing more goes to it, once the final response has
+     * been handed on: a finished transaction lingers only to absorb copies, and what it held (the parsed request,
+     * the call behind the listener) would otherwise live on with it, to be copied by every young collection
+     * meanwhile.
+     */
+    final void release(boolean listenerToo) {
+        request = null;
+        if (listenerToo) {
+            listener = null;
+        }
     }
 
     @Override
@@ -90,12 +118,13 @@ abstract class ClientSide extends Transaction implements ClientTransaction {
             return; // nothing is sent in these states: the failure is of a send the response made moot
         }
         terminate();
-        notify("transport error", () -> listener.transportError(this, cause));
+        ClientListener to = listener;
+        notify("transport error", () -> to.transportError(this, cause));
     }
 
     @Override
     public String toString() {
-        return request.getMethod() + " client transaction " + key.branch() + " to " + peer.address() + " ("
+        return method + " client transaction " + key.branch() + " to " + peer.address() + " ("
                 + state + ")";
     }
 }

@@ -45,7 +45,7 @@ final class InviteClient extends ClientSide {
     @Override
     void start() {
         long now = now();
-        send(request, peer);
+        send(request(), peer);
         if (!peer.reliable()) {
             intervalA = timing.t1;
             timerA = now + intervalA;
@@ -76,7 +76,7 @@ final class InviteClient extends ClientSide {
                 sendCancel();
             }
         } else if (timerA <= now) {
-            send(request, peer);
+            send(request(), peer);
             intervalA *= 2;
             timerA = nextRetransmission(timerA, intervalA, now);
         }
@@ -84,23 +84,25 @@ final class InviteClient extends ClientSide {
 
     private void end(ClientTimeout timer) {
         terminate();
-        notify("timeout", () -> listener.timeout(this, timer));
+        notify("timeout", () -> listener().timeout(this, timer));
     }
 
     @Override
-    void received(Response response) {
+    void received(Response response, Peer source) {
         int status = response.getStatusCode();
         switch (state) {
             case CALLING, PROCEEDING -> {
                 if (status < 200) {
                     proceeding(status);
-                    notify("provisional", () -> listener.provisional(this, response));
+                    notify("provisional", () -> listener().provisional(this, response));
                 } else if (status < 300) {
                     accepted();
-                    notify("final response", () -> listener.finalResponse(this, response));
+                    notify("final response", () -> listener().finalResponse(this, response));
+                    release(true);
                 } else {
                     completed(response);
-                    notify("final response", () -> listener.finalResponse(this, response));
+                    notify("final response", () -> listener().finalResponse(this, response));
+                    release(false); // a failed send of its ACK still goes to the listener
                     if (peer.reliable()) {
                         terminate(); // Timer D is 0 over a reliable transport
                     }
@@ -108,7 +110,9 @@ final class InviteClient extends ClientSide {
             }
             case ACCEPTED -> {
                 if (status / 100 == 2) {
-                    notify("final response", () -> listener.finalResponse(this, response));
+                    // a copy, or another fork's answer: what the proxy does with it needs no more of the call than
+                    // a 2xx after the transaction ended (RFC 3261 §16.7 step 5)
+                    table.layer.stray(response, source);
                 }
             }
             case COMPLETED -> {
@@ -145,7 +149,7 @@ final class InviteClient extends ClientSide {
         state = TransactionState.COMPLETED;
         clearWaits();
         try {
-            ack = table.layer.derived.ack(request, response);
+            ack = table.layer.derived.ack(request(), response);
         } catch (Exception e) {
             log.warn("no ACK for a {} to {}: {}", response.getStatusCode(), this, e.toString());
             terminate();
@@ -190,7 +194,7 @@ final class InviteClient extends ClientSide {
         timerC = NONE;
         Request cancel;
         try {
-            cancel = table.layer.derived.cancel(request);
+            cancel = table.layer.derived.cancel(request());
         } catch (Exception e) {
             log.warn("no CANCEL for {}: {}", this, e.toString());
             return;

@@ -16,6 +16,8 @@ final class InviteServer extends ServerSide {
     private long timerH = NONE;
     /** Timers I (Confirmed) and L (Accepted): the end of absorbing copies of the ACK or the INVITE. */
     private long lingerEnd = NONE;
+    /** The To tag of the final response, which the ACK of an RFC 2543 caller must carry to match. */
+    private String finalToTag;
 
     InviteServer(LoopTable table, Request request, Peer source, Object key) {
         super(table, request, source, key, TransactionState.PROCEEDING);
@@ -52,10 +54,8 @@ final class InviteServer extends ServerSide {
         } // Confirmed and Accepted absorb it
     }
 
-    /** The To tag of the final response, which the ACK of an RFC 2543 caller must carry to match. */
     String finalToTag() {
-        ToHeader to = last == null || last.getStatusCode() < 200 ? null : (ToHeader) last.getHeader(ToHeader.NAME);
-        return to == null ? null : to.getTag();
+        return finalToTag;
     }
 
     /** An ACK that matched this transaction. */
@@ -65,6 +65,7 @@ final class InviteServer extends ServerSide {
                 state = TransactionState.CONFIRMED;
                 timerG = NONE;
                 timerH = NONE;
+                release(true);
                 if (respondTo.reliable()) {
                     terminate(); // Timer I is 0 over a reliable transport
                 } else {
@@ -87,12 +88,16 @@ final class InviteServer extends ServerSide {
                     sendResponse(response);
                 } else if (status < 300) {
                     state = TransactionState.ACCEPTED;
+                    finalToTag = toTag(response);
                     sendResponse(response);
+                    release(true); // further 2xx come from the call, not from here
                     lingerEnd = now() + timing.lingering; // Timer L
                     rearm();
                 } else {
                     state = TransactionState.COMPLETED;
+                    finalToTag = toTag(response);
                     sendResponse(response);
+                    release(false);
                     long now = now();
                     if (!respondTo.reliable()) {
                         intervalG = timing.t1;
@@ -116,5 +121,10 @@ final class InviteServer extends ServerSide {
             default -> {
             }
         }
+    }
+
+    private static String toTag(Response response) {
+        ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
+        return to == null ? null : to.getTag();
     }
 }

@@ -121,10 +121,15 @@ public final class Layer implements TransactionLayer {
         ClientKey key = ClientKey.of(response);
         ClientSide client = key == null ? null : table.clients.get(key);
         if (client != null) {
-            client.received(response);
+            client.received(response, source);
         } else {
-            Transaction.notify("stray response", () -> strays.stray(response, source));
+            stray(response, source);
         }
+    }
+
+    /** A response no transaction takes further, to the stray handler. */
+    void stray(Response response, Peer source) {
+        Transaction.notify("stray response", () -> strays.stray(response, source));
     }
 
     @Override

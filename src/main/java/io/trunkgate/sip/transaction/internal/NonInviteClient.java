@@ -30,7 +30,7 @@ final class NonInviteClient extends ClientSide {
     @Override
     void start() {
         long now = now();
-        send(request, peer);
+        send(request(), peer);
         if (!peer.reliable()) {
             intervalE = timing.t1;
             timerE = now + intervalE;
@@ -48,30 +48,31 @@ final class NonInviteClient extends ClientSide {
     void deadlines(long now) {
         if (timerF <= now) {
             terminate();
-            notify("timeout", () -> listener.timeout(this, ClientTimeout.TIMER_F));
+            notify("timeout", () -> listener().timeout(this, ClientTimeout.TIMER_F));
         } else if (timerK <= now) {
             terminate();
         } else if (timerE <= now) {
-            send(request, peer);
+            send(request(), peer);
             intervalE = state == TransactionState.PROCEEDING ? timing.t2 : Math.min(2 * intervalE, timing.t2);
             timerE = nextRetransmission(timerE, intervalE, now);
         }
     }
 
     @Override
-    void received(Response response) {
+    void received(Response response, Peer source) {
         if (state != TransactionState.TRYING && state != TransactionState.PROCEEDING) {
             return; // Completed: a copy of the final response, absorbed
         }
         if (response.getStatusCode() < 200) {
             state = TransactionState.PROCEEDING;
-            notify("provisional", () -> listener.provisional(this, response));
+            notify("provisional", () -> listener().provisional(this, response));
             return;
         }
         state = TransactionState.COMPLETED;
         timerE = NONE;
         timerF = NONE;
-        notify("final response", () -> listener.finalResponse(this, response));
+        notify("final response", () -> listener().finalResponse(this, response));
+        release(true); // Completed sends nothing: no transport error can follow
         if (peer.reliable()) {
             terminate(); // Timer K is 0 over a reliable transport
         } else {
@@ -88,6 +89,6 @@ final class NonInviteClient extends ClientSide {
 
     @Override
     public void cancel() {
-        throw new IllegalStateException("only an INVITE is cancelled, not a " + request.getMethod());
+        throw new IllegalStateException("only an INVITE is cancelled, not a " + method());
     }
 }

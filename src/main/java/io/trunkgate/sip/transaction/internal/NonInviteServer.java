@@ -49,6 +49,7 @@ final class NonInviteServer extends ServerSide {
         }
         state = TransactionState.COMPLETED;
         sendResponse(response);
+        release(false);
         if (respondTo.reliable()) {
             terminate(); // Timer J is 0 over a reliable transport
         } else {

@@ -10,7 +10,9 @@ import javax.sip.message.Response;
 /** A server transaction: what the INVITE and non-INVITE ones share. */
 abstract class ServerSide extends Transaction implements ServerTransaction {
 
-    final Request request;
+    private final String method;
+    /** The request, let go when the transaction only absorbs copies from then on ({@link #release}). */
+    private Request request;
     final Peer source;
     /** Where its responses go (RFC 3261 §18.2.2). */
     final Peer respondTo;
@@ -20,6 +22,7 @@ abstract class ServerSide extends Transaction implements ServerTransaction {
 
     ServerSide(LoopTable table, Request request, Peer source, Object key, TransactionState initial) {
         super(table, initial);
+        this.method = request.getMethod();
         this.request = request;
         this.source = source;
         this.respondTo = ResponseRoutes.destination(request, source);
@@ -34,7 +37,27 @@ abstract class ServerSide extends Transaction implements ServerTransaction {
 
     @Override
     public Request request() {
+        if (request == null) {
+            throw new IllegalStateException("the request of " + this + " was let go");
+        }
         return request;
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    /**
+     * Lets go of the request once the final response is sent, and of that response too once it will not be sent
+     * again: what a finished transaction held would otherwise live on while it lingers, to be copied by every young
+     * collection meanwhile.
+     */
+    final void release(boolean lastToo) {
+        request = null;
+        if (lastToo) {
+            last = null;
+        }
     }
 
     @Override
@@ -85,6 +108,6 @@ abstract class ServerSide extends Transaction implements ServerTransaction {
 
     @Override
     public String toString() {
-        return request.getMethod() + " server transaction from " + source.address() + " (" + state + ")";
+        return method + " server transaction from " + source.address() + " (" + state + ")";
     }
 }

@@ -3,6 +3,7 @@ package io.trunkgate.sip.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -191,6 +192,22 @@ class InviteServerTransactionTest {
         assertEquals(TransactionState.TERMINATED, server.state());
         h.layer.received(copy(), SipText.CALLER_UDP);
         assertEquals(List.of("new INVITE @0", "new INVITE @33000"), h.events);
+    }
+
+    @Test
+    void onceItOnlyAbsorbsCopiesItLetsGoOfTheRequestAndKeepsItsMethod() {
+        ServerTransaction accepted = h.receive(invite, SipText.CALLER_UDP);
+        assertSame(invite, accepted.request());
+        accepted.respond(SipText.response(200, invite));
+        assertThrows(IllegalStateException.class, accepted::request);
+        assertEquals("INVITE", accepted.method());
+
+        Request other = SipText.fromCaller("INVITE", "z9hG4bK-caller-2");
+        ServerTransaction completed = h.receive(other, SipText.CALLER_UDP);
+        completed.respond(SipText.response(486, other));
+        assertThrows(IllegalStateException.class, completed::request);
+        h.layer.received(SipText.fromCaller("INVITE", "z9hG4bK-caller-2"), SipText.CALLER_UDP);
+        assertEquals(List.of(0L, 0L), h.wire.timesOf(486), "the kept response still answers a copy");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.trunkgate.sip.transaction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,6 +66,8 @@ class NonInviteServerTransactionTest {
 
         assertEquals(List.of(0L, 2000L), h.wire.timesOf(200));
         assertTrue(h.wire.timesOf(500).isEmpty(), "a second final response is dropped");
+        assertThrows(IllegalStateException.class, server::request, "the BYE is let go with its final response");
+        assertEquals("BYE", server.method());
         h.layer.received(bye(), SipText.CALLER_UDP);
         assertEquals(List.of("new BYE @0", "new BYE @32000"), h.events);
     }

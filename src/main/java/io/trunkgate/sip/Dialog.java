@@ -50,6 +50,8 @@ final class Dialog {
     private String carrierId;
     private final Set<Hop> towardsCallee = new HashSet<>();
     private final Set<String> calleeTags = new HashSet<>();
+    /** The To tags of carrier legs the gateway hung up itself (a late answer): their 2xx is never relayed. */
+    private final Set<String> closedTags = new HashSet<>();
     private URI calleeTarget;
     private List<Address> calleeRoutes = List.of();
     private int ownRecordRoutes;
@@ -292,6 +294,18 @@ final class Dialog {
      * Whether {@code source} is an address the dialog learned for the caller's side ({@code fromCaller}) or the
      * callee's; {@link DialogParties} adds those that speak for the peer and the carrier.
      */
+    /** A carrier leg that answered with {@code toTag} was hung up by the gateway (ACK and BYE). */
+    synchronized void legClosed(String toTag) {
+        if (toTag != null) {
+            closedTags.add(toTag);
+        }
+    }
+
+    /** Whether a 2xx with {@code toTag} is of a leg the gateway hung up: a copy of it goes no further. */
+    synchronized boolean isClosedLeg(String toTag) {
+        return toTag != null && closedTags.contains(toTag);
+    }
+
     synchronized boolean isEnd(InetAddress source, boolean fromCaller) {
         return fromCaller ? callerSource.equals(source) : carrierSources.contains(source);
     }

@@ -652,6 +652,9 @@ final class InviteCall {
 
     /** ACKs a 2xx nobody upstream will take and ends that leg with a BYE of the gateway's own. */
     private void hangUp(CallLegs.Leg leg, Response answer) {
+        if (dialog != null) {
+            dialog.legClosed(SipMessages.toTag(answer));
+        }
         try {
             legs.closeAnswered(leg, answer, dialog == null ? List.of() : dialog.otherRoutes(true));
             log.info("call={} late answer from {} closed with ACK and BYE", logId,

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Responses that no transaction of the gateway knows. The only one a proxy must still relay is a 2xx to an
  * INVITE it forwarded, retransmitted after its client transaction ended (RFC 3261 §16.7 step 5, §17.1.1.2):
  * such a response is relayed only when the gateway's own Via is on top, it comes from the carrier end of a
- * dialog the gateway admitted, and the next Via is that call's caller. Everything else is dropped, so the
+ * dialog the gateway admitted, the next Via is that call's caller, and it is not of a leg the gateway hung up itself
+ * (a carrier's late answer after the call went elsewhere). Everything else is dropped, so the
  * gateway cannot be made to reflect responses at a third address.
  */
 final class StrayResponseRelay {
@@ -71,7 +72,9 @@ final class StrayResponseRelay {
     private static final String NOT_OUR_VIA = "not_our_via";
     private static final String UNKNOWN_DIALOG = "unknown_dialog";
     private static final String NOT_UNICAST = "not_unicast";
-    static final List<String> DROP_REASONS = List.of(NO_TRANSACTION, NOT_OUR_VIA, UNKNOWN_DIALOG, NOT_UNICAST);
+    private static final String CLOSED_LEG = "closed_leg";
+    static final List<String> DROP_REASONS = List.of(NO_TRANSACTION, NOT_OUR_VIA, UNKNOWN_DIALOG, NOT_UNICAST,
+            CLOSED_LEG);
 
     /** Why the response is dropped (the metric's reason tag), or empty when it is relayed. */
     private Optional<String> refusal(Response response) {
@@ -91,6 +94,9 @@ final class StrayResponseRelay {
                 .filter(d -> d.inviteBranch() != null && d.inviteBranch().equals(caller.getBranch()));
         if (dialog.isEmpty()) {
             return Optional.of(UNKNOWN_DIALOG);
+        }
+        if (dialog.get().isClosedLeg(SipMessages.toTag(response))) {
+            return Optional.of(CLOSED_LEG); // a copy of a late answer the gateway ACKed and hung up itself
         }
         if (!SipMessages.answersToOneHost(caller)) {
             return Optional.of(NOT_UNICAST);

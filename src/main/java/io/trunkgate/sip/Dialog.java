@@ -290,10 +290,6 @@ final class Dialog {
         return carrierId;
     }
 
-    /**
-     * Whether {@code source} is an address the dialog learned for the caller's side ({@code fromCaller}) or the
-     * callee's; {@link DialogParties} adds those that speak for the peer and the carrier.
-     */
     /** A carrier leg that answered with {@code toTag} was hung up by the gateway (ACK and BYE). */
     synchronized void legClosed(String toTag) {
         if (toTag != null) {
@@ -306,6 +302,10 @@ final class Dialog {
         return toTag != null && closedTags.contains(toTag);
     }
 
+    /**
+     * Whether {@code source} is an address the dialog learned for the caller's side ({@code fromCaller}) or the
+     * callee's; {@link DialogParties} adds those that speak for the peer and the carrier.
+     */
     synchronized boolean isEnd(InetAddress source, boolean fromCaller) {
         return fromCaller ? callerSource.equals(source) : carrierSources.contains(source);
     }

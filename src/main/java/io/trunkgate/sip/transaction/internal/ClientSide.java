@@ -10,18 +10,14 @@ import javax.sip.message.Response;
 /** A client transaction: what the INVITE and non-INVITE ones share. */
 abstract class ClientSide extends Transaction implements ClientTransaction {
 
-    private final String method;
-    /** The request and the listener, let go once the final response has been handed on ({@link #release}). */
-    private Request request;
+    /** Let go once the final response has been handed on, when nothing more goes to it ({@link #release}). */
     private ClientListener listener;
     final Peer peer;
     final ClientKey key;
 
     ClientSide(LoopTable table, Request request, Peer peer, ClientListener listener, ClientKey key,
                TransactionState initial) {
-        super(table, initial);
-        this.method = request.getMethod();
-        this.request = request;
+        super(table, request, initial);
         this.peer = peer;
         this.listener = listener;
         this.key = key;
@@ -36,31 +32,16 @@ abstract class ClientSide extends Transaction implements ClientTransaction {
     /** Stops the retransmission timer (A or E). */
     abstract void stopRetransmittingOnLoop();
 
-    @Override
-    public Request request() {
-        if (request == null) {
-            throw new IllegalStateException("the request of " + this + " was let go with its final response");
-        }
-        return request;
-    }
-
-    @Override
-    public String method() {
-        return method;
-    }
-
     final ClientListener listener() {
         return listener;
     }
 
     /**
-     * Lets go of the request, and of the listener too when nothing more goes to it, once the final response has
-     * been handed on: a finished transaction lingers only to absorb copies, and what it held (the parsed request,
-     * the call behind the listener) would otherwise live on with it, to be copied by every young collection
-     * meanwhile.
+     * Lets go of the request, and of the listener (the call behind it) too when nothing more goes to it, once the
+     * final response has been handed on.
      */
     final void release(boolean listenerToo) {
-        request = null;
+        letGoOfRequest();
         if (listenerToo) {
             listener = null;
         }
@@ -118,13 +99,12 @@ abstract class ClientSide extends Transaction implements ClientTransaction {
             return; // nothing is sent in these states: the failure is of a send the response made moot
         }
         terminate();
-        ClientListener to = listener;
-        notify("transport error", () -> to.transportError(this, cause));
+        notify("transport error", () -> listener.transportError(this, cause));
     }
 
     @Override
     public String toString() {
-        return method + " client transaction " + key.branch() + " to " + peer.address() + " ("
+        return method() + " client transaction " + key.branch() + " to " + peer.address() + " ("
                 + state + ")";
     }
 }

@@ -2,7 +2,6 @@ package io.trunkgate.sip.transaction.internal;
 
 import io.trunkgate.sip.transaction.Peer;
 import io.trunkgate.sip.transaction.TransactionState;
-import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
@@ -88,14 +87,14 @@ final class InviteServer extends ServerSide {
                     sendResponse(response);
                 } else if (status < 300) {
                     state = TransactionState.ACCEPTED;
-                    finalToTag = toTag(response);
+                    finalToTag = ServerKeys.toTag(response);
                     sendResponse(response);
                     release(true); // further 2xx come from the call, not from here
                     lingerEnd = now() + timing.lingering; // Timer L
                     rearm();
                 } else {
                     state = TransactionState.COMPLETED;
-                    finalToTag = toTag(response);
+                    finalToTag = ServerKeys.toTag(response);
                     sendResponse(response);
                     release(false);
                     long now = now();
@@ -121,10 +120,5 @@ final class InviteServer extends ServerSide {
             default -> {
             }
         }
-    }
-
-    private static String toTag(Response response) {
-        ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
-        return to == null ? null : to.getTag();
     }
 }

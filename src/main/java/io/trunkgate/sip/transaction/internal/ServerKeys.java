@@ -6,6 +6,7 @@ import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
+import javax.sip.message.Message;
 import javax.sip.message.Request;
 
 /**
@@ -60,8 +61,8 @@ final class ServerKeys {
                 via.toString());
     }
 
-    static String toTag(Request request) {
-        ToHeader to = (ToHeader) request.getHeader(ToHeader.NAME);
+    static String toTag(Message message) {
+        ToHeader to = (ToHeader) message.getHeader(ToHeader.NAME);
         return to == null ? null : to.getTag();
     }
 

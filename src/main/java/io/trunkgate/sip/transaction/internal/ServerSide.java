@@ -10,9 +10,6 @@ import javax.sip.message.Response;
 /** A server transaction: what the INVITE and non-INVITE ones share. */
 abstract class ServerSide extends Transaction implements ServerTransaction {
 
-    private final String method;
-    /** The request, let go when the transaction only absorbs copies from then on ({@link #release}). */
-    private Request request;
     final Peer source;
     /** Where its responses go (RFC 3261 §18.2.2). */
     final Peer respondTo;
@@ -21,9 +18,7 @@ abstract class ServerSide extends Transaction implements ServerTransaction {
     Response last;
 
     ServerSide(LoopTable table, Request request, Peer source, Object key, TransactionState initial) {
-        super(table, initial);
-        this.method = request.getMethod();
-        this.request = request;
+        super(table, request, initial);
         this.source = source;
         this.respondTo = ResponseRoutes.destination(request, source);
         this.key = key;
@@ -35,26 +30,9 @@ abstract class ServerSide extends Transaction implements ServerTransaction {
     /** A response from the transaction's user, on the loop. */
     abstract void respondOnLoop(Response response);
 
-    @Override
-    public Request request() {
-        if (request == null) {
-            throw new IllegalStateException("the request of " + this + " was let go");
-        }
-        return request;
-    }
-
-    @Override
-    public String method() {
-        return method;
-    }
-
-    /**
-     * Lets go of the request once the final response is sent, and of that response too once it will not be sent
-     * again: what a finished transaction held would otherwise live on while it lingers, to be copied by every young
-     * collection meanwhile.
-     */
+    /** Lets go of the request once the final response is sent, and of that response too once it is not sent again. */
     final void release(boolean lastToo) {
-        request = null;
+        letGoOfRequest();
         if (lastToo) {
             last = null;
         }
@@ -108,6 +86,6 @@ abstract class ServerSide extends Transaction implements ServerTransaction {
 
     @Override
     public String toString() {
-        return method + " server transaction from " + source.address() + " (" + state + ")";
+        return method() + " server transaction from " + source.address() + " (" + state + ")";
     }
 }

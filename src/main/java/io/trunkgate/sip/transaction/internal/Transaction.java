@@ -5,6 +5,7 @@ import io.trunkgate.sip.transaction.Scheduler;
 import io.trunkgate.sip.transaction.TransactionState;
 import java.util.concurrent.CompletionStage;
 import javax.sip.message.Message;
+import javax.sip.message.Request;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +23,15 @@ abstract class Transaction {
     final Scheduler loop;
     final Timing timing;
     volatile TransactionState state;
+    private final String method;
+    /** The request, let go once the transaction only absorbs copies ({@link #letGoOfRequest}). */
+    private Request request;
     private Scheduler.Timer armed;
     private long armedFor = NONE;
 
-    Transaction(LoopTable table, TransactionState initial) {
+    Transaction(LoopTable table, Request request, TransactionState initial) {
+        this.method = request.getMethod();
+        this.request = request;
         this.table = table;
         this.loop = table.loop;
         this.timing = table.layer.timing;
@@ -43,6 +49,26 @@ abstract class Transaction {
 
     /** Takes the transaction out of its table; whether it was there. */
     abstract boolean forget();
+
+    /** The request; {@link ClientSide#release} and {@link ServerSide#release} say when it is let go. */
+    public final Request request() {
+        if (request == null) {
+            throw new IllegalStateException("the request of " + this + " was let go");
+        }
+        return request;
+    }
+
+    public final String method() {
+        return method;
+    }
+
+    /**
+     * Lets go of the request once the transaction only absorbs copies: what a finished transaction held would
+     * otherwise live on while it lingers, to be copied by every young collection meanwhile.
+     */
+    final void letGoOfRequest() {
+        request = null;
+    }
 
     final long now() {
         return loop.nanoTime();

@@ -467,7 +467,10 @@ class Soak:
 
     def check_flat(self):
         """Gateway 1 (never restarted): heap after a full GC and open descriptors with no call up, before the load
-        and after the last call, within 10%; in runs of 10 minutes or more also the medians of the first and the
+        and after the last call, within 10%, the heap also within 4 MiB: a first load and the faults load classes
+        and fill bounded tables once (1.0-1.8 MiB over a 17 MiB baseline in 2-minute runs: classes, reflection
+        data, the traffic history, buffer pool caches), while a leak of a few hundred bytes per call shows over a
+        10-minute run's first and last fifth. In runs of 10 minutes or more also the medians of the first and the
         last fifth of the load (after the first calls' length), which shorter runs give as figures only: there
         the calls up at each sample sway the heap by more than 10%."""
         idle = [line.split() for line in open(os.path.join(self.work, "samples", "idle.tsv"))]
@@ -476,7 +479,7 @@ class Soak:
             return
         heap0, heap1 = (int(r[2]) * 1024 for r in idle)
         fd0, fd1 = (int(r[3]) for r in idle)
-        ok = heap1 <= heap0 * 1.10 and fd1 <= fd0 * 1.10
+        ok = heap1 <= max(heap0 * 1.10, heap0 + 4 * 2**20) and fd1 <= fd0 * 1.10
         figures = (f"gw1 (never restarted) with no call up, before the load and after it: heap after GC "
                    f"{heap0 / 2**20:.1f} -> {heap1 / 2**20:.1f} MiB ({(heap1 / heap0 - 1) * 100:+.1f}%), open fds "
                    f"{fd0} -> {fd1} ({(fd1 / fd0 - 1) * 100:+.1f}%)")

@@ -18,7 +18,8 @@
       Exits 1 when the share is below --target.
   sipp_analyze.py admissions ZSET.log CARRIER.log --offered UAC-LOGS... --window 1 --max 100
       Repeated `redis-cli zrange KEY 0 -1 withscores` dumps of the peer's 1 s sliding log: each admitted
-      call's member (base64url(sha256(Call-ID))[:12], as CallMember) with its score, the Redis TIME in
+      call's member (base64url of the first 12 bytes of sha256 of "Call-ID\nFrom tag\nCSeq", as CallMember and
+      CallIdentity make it; the OFFER lines give the Call-ID and From tag, the CSeq is 1) with its score, the Redis TIME in
       microseconds at which admit.lua admitted it. Prints the most admissions in any closed interval of the
       window's length on that clock (exit 1 above --max) and the delay admission -> arrival at the carrier.
   sipp_analyze.py outcomes UAC.log...
@@ -206,8 +207,8 @@ def cmd_admissions(args):
         with open(path) as f:
             for line in f:
                 parts = line.split()
-                if len(parts) >= 5 and parts[0] == "OFFER":
-                    digest = hashlib.sha256(parts[4].encode()).digest()[:12]
+                if len(parts) >= 6 and parts[0] == "OFFER":
+                    digest = hashlib.sha256(f"{parts[4]}\n{parts[5]}\n1".encode()).digest()[:12]
                     member_of[base64.urlsafe_b64encode(digest).decode().rstrip("=")] = parts[4]
     admitted_at = {}   # Call-ID -> score (Redis TIME in microseconds at admission)
     with open(args.zset) as f:

@@ -243,6 +243,9 @@ def cmd_admissions(args):
         delays = sorted((b - a / 1e6) * 1000.0 for a, b in joined)
         print("delay admission -> INVITE at the carrier, ms: p50={:.2f} p90={:.2f} p99={:.2f} max={:.2f}".format(
             percentile(delays, 50), percentile(delays, 90), percentile(delays, 99), delays[-1]))
+    if arrived and not joined:
+        print("FAIL: none of the INVITEs at the carrier found in the sliding log: nothing checked")
+        return 1
     return 1 if worst > args.max else 0
 
 

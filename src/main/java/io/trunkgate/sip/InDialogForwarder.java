@@ -174,7 +174,7 @@ final class InDialogForwarder {
             return;
         }
         try {
-            Relay relay = route(ack, SipMessages.source(ack), JainSip.callerCertificate(ack));
+            Relay relay = route(ack, SipMessages.source(ack), JainSip.callerCertificate(ack), false);
             if (relay.refusal() != null) {
                 metrics.requestRefused(relay.refusal().tag);
                 log.debug("ACK absorbed: {}", relay.refusal().tag);
@@ -229,6 +229,15 @@ final class InDialogForwarder {
      * relayed, and the copy to relay: the checks of this class's comment.
      */
     Relay route(Request request, InetAddress source, Optional<PresentedCertificate> certificate) throws Exception {
+        return route(request, source, certificate, true);
+    }
+
+    /**
+     * As {@link #route(Request, InetAddress, Optional)}; without {@code copy} the request itself is made the one to
+     * relay: an ACK, which no transaction keeps (a server transaction answers from its request as received).
+     */
+    private Relay route(Request request, InetAddress source, Optional<PresentedCertificate> certificate,
+                        boolean copy) throws Exception {
         String callId = SipMessages.callId(request);
         String fromTag = SipMessages.fromTag(request);
         String toTag = SipMessages.toTag(request);
@@ -248,7 +257,7 @@ final class InDialogForwarder {
         if (!parties.maySpeak(dialog, fromCaller, source, certificate)) {
             return Relay.refused(RequestRefusal.NOT_A_PARTY);
         }
-        Request routed = (Request) request.clone();
+        Request routed = copy ? (Request) request.clone() : request;
         stack.popOwnRoutes(routed);
         if (routed.getHeader(RouteHeader.NAME) == null && stack.isOwn(routed.getRequestURI())) {
             // A request that names only the gateway (e.g. SIPp's built-in caller ignores Record-Route): it goes

@@ -415,6 +415,7 @@ public final class Gateway implements AutoCloseable {
                 0, CONCURRENCY_SAMPLE_SECONDS, TimeUnit.SECONDS);
         metrics.trackQueueDelay(overload::standingWaitMs);
         metrics.trackNewCallLimit(overload::newCallsPerSecondLimit);
+        metrics.trackLoopBusy(overload::busiestLoopShare);
         metrics.trackTransactions(proxy.transactions()::size);
         metrics.trackCertificateExpiry(tls.statuses());
         metrics.trackConfigGeneration(() -> (int) activeConfig().generation());

@@ -630,6 +630,14 @@ public final class GatewayMetrics implements AutoCloseable {
                 .baseUnit("seconds").register(registry);
     }
 
+    /** The busiest SIP loop's busy share over the last second (NaN where it cannot be read). */
+    public void trackLoopBusy(DoubleSupplier share) {
+        Gauge.builder("trunkgate.sip.loop.busy", share::getAsDouble)
+                .description("Share of the last second the busiest SIP loop was busy: running, or ready and waiting for"
+                        + " a core")
+                .baseUnit("ratio").register(registry);
+    }
+
     /** The new calls a second let in since an overload (0: not limited). */
     public void trackNewCallLimit(DoubleSupplier perSecond) {
         Gauge.builder("trunkgate.sip.new.calls.limit", perSecond::getAsDouble)

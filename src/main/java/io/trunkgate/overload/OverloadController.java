@@ -38,6 +38,7 @@ public final class OverloadController {
     private final AdmittedRate rate;
     private final TokenBucket newCalls = new TokenBucket();
     private final List<SocketMeter> sockets = new CopyOnWriteArrayList<>();
+    private final List<LoopMeter> loops = new CopyOnWriteArrayList<>();
     private volatile boolean draining;
 
     /**
@@ -99,7 +100,7 @@ public final class OverloadController {
             return false;
         }
         long standingMs = standingWaitMs();
-        rate.adjust(nanos, standingMs, target.toMillis());
+        rate.adjust(nanos, standingMs, target.toMillis(), this::busiestLoopShare);
         if (standingMs > target.toMillis()) {
             return true;
         }
@@ -124,6 +125,26 @@ public final class OverloadController {
     /** {@link #probeSockets()} no longer measures {@code meter}'s socket (closed). */
     public void forget(SocketMeter meter) {
         sockets.remove(meter);
+    }
+
+    /**
+     * A meter for one SIP loop's busy time, which the loop samples from now on: while new calls are limited, the
+     * busiest loop's share says how many more the loops could carry.
+     */
+    public LoopMeter loopMeter() {
+        LoopMeter meter = new LoopMeter(built);
+        loops.add(meter);
+        return meter;
+    }
+
+    /** The busiest SIP loop's busy share over about the last second; NaN when no loop has said. */
+    public double busiestLoopShare() {
+        double busiest = Double.NaN;
+        for (LoopMeter loop : loops) {
+            double share = loop.busyShare();
+            busiest = Double.isNaN(busiest) || share > busiest ? share : busiest;
+        }
+        return busiest;
     }
 
     /**

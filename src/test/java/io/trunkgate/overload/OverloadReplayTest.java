@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * {@link #LATER_MS} more twice over the next {@link #LATER_AFTER_MS} (the carrier's answer, the ACK); a shed call
  * costs {@link #SHED_MS} on the same core. A worker that takes a message reports how long it waited; a new INVITE
  * is put to the controller with the backlog ahead of it. During a stall nothing is read: the INVITEs that came
- * meanwhile are put to it at once when it ends, each with its own age ahead of it.
+ * meanwhile are put to it at once when it ends, each with its own age ahead of it. The core reports the time it was
+ * busy every 100 ms; a stall counts as idle (as a collector's pause does on a loop's clock).
  */
 class OverloadReplayTest {
 
@@ -90,6 +91,8 @@ class OverloadReplayTest {
         AtomicLong nanos = new AtomicLong(TimeUnit.SECONDS.toNanos(1_000));
         OverloadController overload = new OverloadController(() -> OverloadSettings.of(TARGET, 100_000, 0),
                 nanos::get);
+        LoopMeter loop = overload.loopMeter();
+        double busyMs = 0;
         Trace trace = new Trace(ms);
         double[] later = new double[LATER_AFTER_MS + 1];
         Deque<Integer> unread = new ArrayDeque<>();
@@ -122,7 +125,11 @@ class OverloadReplayTest {
                 if (backlog > 0) {
                     overload.messageWaited(Math.round(backlog / rate));
                 }
+                busyMs += Math.min(1, backlog / rate);
                 backlog = Math.max(0, backlog - rate);
+            }
+            if (t % 100 == 0) {
+                loop.sample(TimeUnit.NANOSECONDS.convert(Math.round(busyMs * 1000), TimeUnit.MICROSECONDS), nanos.get());
             }
             trace.backlogMs[t] = rate > 0 ? backlog / rate : backlog;
         }
@@ -178,6 +185,19 @@ class OverloadReplayTest {
         assertTrue(lastShed - end < 1_000, "shedding stopped " + (lastShed - end) + " ms after the stall");
         double after = Arrays.stream(trace.backlogMs, end + 1_000, 30_000).max().orElse(0);
         assertTrue(after < TARGET.toMillis(), "a second after the stall the backlog stays under the target: " + after);
+    }
+
+    @Test
+    void aShortPauseAsTheOfferGrowsHoldsNoLimitUnderTheCapacity() {
+        // a fifth of the capacity, then four fifths; as the step comes the gateway runs at a quarter speed for 300 ms
+        int step = 5_000;
+        Trace trace = replay(30_000, t -> t < step ? CAPACITY * 0.2 : CAPACITY * 0.8,
+                t -> t >= step && t < step + 300 ? 0.25 : 1);
+        assertEquals(0, trace.shed(0, step), "before the step");
+        int settled = step + 2_000;
+        int shed = trace.shed(settled, 30_000);
+        assertTrue(shed <= trace.offered(settled, 30_000) / 100, "from 2 s after the step, shed " + shed + " of "
+                + trace.offered(settled, 30_000) + " offered within the capacity");
     }
 
     @Test

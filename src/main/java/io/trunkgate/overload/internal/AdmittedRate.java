@@ -3,6 +3,7 @@ package io.trunkgate.overload.internal;
 import io.trunkgate.overload.OverloadSettings;
 import io.trunkgate.throttle.TokenBucket;
 import java.time.Duration;
+import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,8 +16,10 @@ import org.slf4j.LoggerFactory;
  * what was let in over the last second (at most once per {@link OverloadSettings#decreaseSpacing()}); while the
  * wait stays over it, each further cut takes that share of the limit itself, since every new call is refused
  * meanwhile and what was let in says nothing more. Each interval well under the target raises the rate a little,
- * and {@link OverloadSettings#releaseAfter()} with the offer under it and no overload lifts it. Not thread-safe:
- * its owner calls it under a lock.
+ * or at once to what the loops would carry when their busy share says that is more (a cut made by a pause, far
+ * under what the machine carries, would otherwise take seconds to grow back), and
+ * {@link OverloadSettings#releaseAfter()} with the offer under it and no overload lifts it. Not thread-safe: its
+ * owner calls it under a lock.
  */
 public final class AdmittedRate {
 
@@ -53,8 +56,11 @@ public final class AdmittedRate {
         return limitPerSecond != Double.POSITIVE_INFINITY;
     }
 
-    /** Starts a new interval if the current one is over, and adjusts the rate by the standing wait at its end. */
-    public void adjust(long nowNanos, long standingWaitMs, long targetMs) {
+    /**
+     * Starts a new interval if the current one is over, and adjusts the rate by the standing wait at its end and by
+     * {@code busyShare}: how much of their time the busiest SIP loop was busy over the last second (NaN: unknown).
+     */
+    public void adjust(long nowNanos, long standingWaitMs, long targetMs, DoubleSupplier busyShare) {
         long intervals = (nowNanos - currentStart) / intervalNanos;
         if (intervals <= 0) {
             return;
@@ -78,16 +84,32 @@ public final class AdmittedRate {
                 log.info("overload over: new calls are no longer limited (the offer stayed under the limit with no "
                         + "overload for {} s)", settings.releaseAfter().toSeconds());
             } else if (standingWaitMs * 2 <= targetMs) {
-                limitPerSecond += Math.max(1, limitPerSecond * settings.increase());
+                limitPerSecond = Math.max(limitPerSecond + Math.max(1, limitPerSecond * settings.increase()),
+                        carried(busyShare.getAsDouble()));
             }
         }
     }
 
-    private void cut(long nowNanos, long standingWaitMs, long targetMs) {
+    /**
+     * What the loops would carry at the cut's share of their time, judged from the calls let in over the last second
+     * and how busy that kept the busiest loop; 0 when that says nothing (too few calls, no share known).
+     */
+    private double carried(double busyShare) {
+        int lastSecond = lastSecond();
+        return lastSecond < settings.minCutBase() || !(busyShare > 0) ? 0
+                : settings.decrease() * lastSecond / busyShare;
+    }
+
+    private int lastSecond() {
         int lastSecond = 0;
         for (int i = 0; i < letIn.length; i++) {
             lastSecond += i == current ? 0 : letIn[i];
         }
+        return lastSecond;
+    }
+
+    private void cut(long nowNanos, long standingWaitMs, long targetMs) {
+        int lastSecond = lastSecond();
         if (!cutInThisOverload && lastSecond < settings.minCutBase()) {
             return;
         }

@@ -13,6 +13,7 @@ import io.trunkgate.sip.transport.internal.CallLoops;
 import io.trunkgate.sip.transport.internal.CaptureHandler;
 import io.trunkgate.sip.transport.internal.ChannelFlow;
 import io.trunkgate.sip.transport.internal.DatagramFlow;
+import io.trunkgate.sip.transport.internal.LoopBusySampler;
 import io.trunkgate.sip.transport.internal.NewCallShedder;
 import io.trunkgate.sip.transport.internal.ReadFailures;
 import io.trunkgate.sip.transport.internal.Sockets;
@@ -48,7 +49,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Overload: each UDP socket is probed for the datagrams waiting unread in it through the
  * {@link OverloadController} given at creation (its {@link OverloadController#probeSockets()} tick sends the
- * probes), and each message's wait for its call's loop is reported to it ({@link OverloadController#messageWaited}).
+ * probes), each message's wait for its call's loop is reported to it ({@link OverloadController#messageWaited}),
+ * and each loop samples how busy it is into it ({@link LoopBusySampler}).
  */
 public final class SipTransports implements AutoCloseable {
 
@@ -87,6 +89,9 @@ public final class SipTransports implements AutoCloseable {
         this.nanoClock = nanoClock;
         this.group = sockets.group(threads, "sip-loop");
         this.loops = new CallLoops(group, nanoClock);
+        for (int i = 0; i < loops.size(); i++) {
+            LoopBusySampler.start(loops.loop(i), overload.loopMeter());
+        }
         this.dispatch = new CallLoopDispatch(loops, message -> {
             Inbound to = inbound;
             if (to != null) {

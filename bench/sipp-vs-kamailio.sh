@@ -229,6 +229,8 @@ proxy_pids() { # the proxy's processes (Kamailio: the main process and every chi
 redis_pid() { case "$1" in kamailio) echo "$KAM_REDIS_PID" ;; trunkgate) echo "$TG_REDIS_PID" ;; esac; }
 target() { case "$1" in kamailio) echo "127.0.0.1:$KAM_PORT" ;; trunkgate) echo "127.0.0.1:$GW_PORT" ;; esac; }
 
+mem_mb() { awk -v k="$1:" '$1 == k {printf "%.0f", $2 / 1024}' "/proc/$2/status"; } # mem_mb VmRSS|VmHWM PID
+
 # run_step PROXY NAME RATE SECONDS: prints one line; returns 1 when the step fails.
 run_step() {
   local proxy=$1 name=$2 rate=$3 secs=$4 dir="$WORK/$1-$2"
@@ -256,9 +258,10 @@ run_step() {
     "$(echo "($p1 - $p0) * 1000 / $HZ / ${created:-1}" | bc -l)" "$(echo "($r1 - $r0) * 1000 / $HZ / ${created:-1}" | bc -l)" \
     "$(field p50 "$rtt")" "$(field p99 "$rtt")" "$(field max "$rtt")" "$load0" "$load1" "$verdict"
   if [ "$proxy" = trunkgate ]; then
-    printf -v line '%s | alloc/call %.1f KiB, GC pauses/call %.3f ms | shed %s, redis_unavailable %s' "$line" \
-      "$(echo "(${m1[0]} - ${m0[0]}) / 1024 / ${created:-1}" | bc -l)" \
-      "$(echo "(${m1[1]} - ${m0[1]}) * 1000 / ${created:-1}" | bc -l)" "$((m1[2] - m0[2]))" "$((m1[3] - m0[3]))"
+    printf -v line '%s | alloc/call %.1f KiB, GC pauses/call %.3f ms | shed %s, redis_unavailable %s | rss %s MB (peak %s)' \
+      "$line" "$(echo "(${m1[0]} - ${m0[0]}) / 1024 / ${created:-1}" | bc -l)" \
+      "$(echo "(${m1[1]} - ${m0[1]}) * 1000 / ${created:-1}" | bc -l)" "$((m1[2] - m0[2]))" "$((m1[3] - m0[3]))" \
+      "$(mem_mb VmRSS "$GW_PID_gw")" "$(mem_mb VmHWM "$GW_PID_gw")"
   fi
   echo "$line"
   STEP_LINES+=("$line")

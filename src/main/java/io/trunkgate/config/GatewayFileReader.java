@@ -43,7 +43,7 @@ final class GatewayFileReader {
         String instanceId = file.optional("instance-id").id().orElseGet(GatewayFileReader::hostName);
         int fleetSize = file.optional("fleet-size").integer(1, Integer.MAX_VALUE).orElse(1);
         file.optional("sip.worker-threads").integer(1, 1024).ifPresent(n -> log.warn("sip.worker-threads is no longer"
-                + " used and is ignored: each call runs on one of the SIP loops, one per core"));
+                + " used and is ignored: each call runs on one of the SIP loops, two per core"));
         int maxCalls = file.optional("sip.max-calls-in-progress").integer(1, Integer.MAX_VALUE).orElse(10_000);
         double maxNewCalls = file.optional("sip.max-new-calls-per-second").number(n -> n >= 0 && Double.isFinite(n),
                 "must be 0 (no cap) or more").orElse(0.0);

@@ -36,7 +36,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Every SIP socket of the gateway, on one Netty event loop group ("sip-loop": epoll where the native transport
- * loads, NIO elsewhere; one thread per core, two at least). Made by {@link #create} (the loops run, nothing is
+ * loads, NIO elsewhere; two threads per core). Made by {@link #create} (the loops run, nothing is
  * bound: the rest of the gateway can be built on the loops), listening from {@link #listen}, closed by
  * {@link #close}.
  *
@@ -53,6 +53,13 @@ import java.util.function.LongSupplier;
  * and each loop samples how busy it is into it ({@link LoopBusySampler}).
  */
 public final class SipTransports implements AutoCloseable {
+
+    /**
+     * Two SIP loops per core, as Netty's own default: a loop blocked on its core (a page fault, the kernel's work for
+     * a socket) leaves another ready on it, and on a host busy with other work the kernel, which shares a core
+     * between threads, gives the gateway the share a proxy that runs several processes per core gets.
+     */
+    static final int LOOPS = 2 * Runtime.getRuntime().availableProcessors();
 
     /** What a TCP or TLS stream frames at most (JAIN-SIP's stack took as much). */
     static final int MAX_STREAM_MESSAGE = 64 << 10;
@@ -125,8 +132,7 @@ public final class SipTransports implements AutoCloseable {
      */
     public static SipTransports create(SipSettings sip, OverloadController overload, Optional<TlsEngines> tls,
                                        Capture capture, LongSupplier nanoClock) {
-        return create(sip, overload, tls, capture, Sockets.best(),
-                Math.max(2, Runtime.getRuntime().availableProcessors()), nanoClock);
+        return create(sip, overload, tls, capture, Sockets.best(), LOOPS, nanoClock);
     }
 
     /** As {@link #create(SipSettings, OverloadController, Optional, Capture, LongSupplier)}, on the loops given. */

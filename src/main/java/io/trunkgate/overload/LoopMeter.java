@@ -10,8 +10,8 @@ import java.time.Duration;
  */
 public final class LoopMeter {
 
-    /** Samples kept: one second's worth, plus the one it is measured from. */
     private final Duration period;
+    /** The samples kept (busy totals, and when): one second's worth, plus the one it is measured from. */
     private final long[] busy;
     private final long[] at;
     private int newest = -1;

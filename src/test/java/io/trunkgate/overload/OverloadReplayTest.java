@@ -129,7 +129,7 @@ class OverloadReplayTest {
                 backlog = Math.max(0, backlog - rate);
             }
             if (t % 100 == 0) {
-                loop.sample(TimeUnit.NANOSECONDS.convert(Math.round(busyMs * 1000), TimeUnit.MICROSECONDS), nanos.get());
+                loop.sample(Math.round(busyMs * 1e6), nanos.get());
             }
             trace.backlogMs[t] = rate > 0 ? backlog / rate : backlog;
         }

@@ -71,9 +71,13 @@ class ConfigReloaderTest {
         try (ConfigReloader reloader = new ConfigReloader(gatewayConf, applied::add, applied::size, () -> { },
                 Duration.ofMillis(5), worker)) {
             FileTime written = Files.getLastModifiedTime(peer);
-            // Same size, same time, other (and invalid) contents: a poll that read it would refuse it.
-            Files.writeString(peer, "id = acme\nmatch.sources = [\"10.0.0.1\"]\nlimits = [ { window = 1x, max = 5 } ]\n");
-            Files.setLastModifiedTime(peer, written);
+            // Same size, same time, other (and invalid) contents: a poll that read it would refuse it. Written on the
+            // reloader's one thread, so that no poll sees the file between the write and the time set back.
+            worker.submit(() -> {
+                Files.writeString(peer,
+                        "id = acme\nmatch.sources = [\"10.0.0.1\"]\nlimits = [ { window = 1x, max = 5 } ]\n");
+                return Files.setLastModifiedTime(peer, written);
+            }).get();
             worker.awaitPolls(3);
             assertEquals(Optional.empty(), reloader.lastAttempt(), "nothing read while no size or time changed");
 
